@@ -1,0 +1,108 @@
+/**
+ * The module definition format. A module is a folder under `modules/` whose `module.ts`
+ * default-exports `defineModule({...})`. The folder name is the module name.
+ *
+ * @example
+ * import { defineModule } from '../../generator/define.ts';
+ * export default defineModule({
+ *   description: 'Customers and sales leads',
+ *   models: {
+ *     party: {
+ *       fields: {
+ *         name: { kind: 'text', required: true, personal: true, label: 'Name' },
+ *         kind: { kind: 'select', options: ['person', 'company'] },
+ *       },
+ *     },
+ *   },
+ *   roles: { sales: { party: '*' } },
+ * });
+ */
+
+/** The field kinds of SPEC 2.2. */
+export const FIELD_KINDS = ['text', 'longtext', 'number', 'money', 'date', 'bool', 'select', 'ref'] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
+
+/** The commands every model gets. */
+export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete'] as const;
+export type GeneratedCommand = (typeof GENERATED_COMMANDS)[number];
+
+interface FieldOptionsBase {
+  /** Shown to people; for personal fields the upper-cased label is the masking token prefix (`Name` → `NAME_1`). Defaults to the field name in words. */
+  readonly label?: string;
+  /** A sentence for people and agents (used in tool schemas). */
+  readonly description?: string;
+  /** Creating a record without this field is refused with `<model>.<field> is required`. */
+  readonly required?: boolean;
+  /** Personal data: agents see it as masking tokens, never in clear. Only for text and longtext. */
+  readonly personal?: boolean;
+  /** Roles that may read (and so filter, order and write) this field. Omitted: every role that may use the model. `admin` always may. */
+  readonly read?: readonly string[];
+  /** `'hidden'`: withheld from agents entirely (absent from records and named in `denied`). */
+  readonly agents?: 'visible' | 'hidden';
+}
+
+export interface PlainFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool';
+}
+
+export interface SelectFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'select';
+  /** The allowed values, in order; a governed select starts at the first one. */
+  readonly options: readonly string[];
+  /** Changed only through workflow actions; `create` sets it to the first option. */
+  readonly governed?: boolean;
+}
+
+export interface RefFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'ref';
+  /** The target model (in this module or one it depends on). */
+  readonly to: string;
+}
+
+export type FieldDefinition = PlainFieldDefinition | SelectFieldDefinition | RefFieldDefinition;
+
+export interface ActionDefinition {
+  /** Short human description, shown in the command catalogue and to agents. */
+  readonly description: string;
+  /** The governed select field the action moves. May be omitted when the model has exactly one governed field. */
+  readonly field?: string;
+  /** The state (or states) the record must be in. */
+  readonly from: string | readonly string[];
+  /** The state the record moves to. */
+  readonly to: string;
+  /** Fields of the model the caller must give with the action; they are written with the transition. */
+  readonly required?: readonly string[];
+  /** When true an agent can only propose the action; a person approves the plan. Default false. */
+  readonly needs_approval?: boolean;
+}
+
+export interface ModelDefinition {
+  /** Shown to people; defaults to the model name in words. */
+  readonly label?: string;
+  readonly description?: string;
+  /** The field that names a record for people (ref pickers, lists). Defaults to the first required text field. */
+  readonly title?: string;
+  readonly fields: Readonly<Record<string, FieldDefinition>>;
+  readonly actions?: Readonly<Record<string, ActionDefinition>>;
+}
+
+/** A role's grant on one model: every command (`'*'`) or a list of command names (generated commands and actions). */
+export type ModelGrant = '*' | readonly string[];
+
+export interface ModuleDefinition {
+  readonly label?: string;
+  readonly description?: string;
+  /** Modules whose models this module refers to. */
+  readonly dependsOn?: readonly string[];
+  readonly models: Readonly<Record<string, ModelDefinition>>;
+  /**
+   * What each role may do with this module's models. Roles are shared across modules: the same
+   * role name in two modules is one role. The built-in role `admin` may do everything.
+   */
+  readonly roles?: Readonly<Record<string, Readonly<Record<string, ModelGrant>>>>;
+}
+
+/** Identity function that gives module files type checking and editor completion. */
+export function defineModule<const M extends ModuleDefinition>(definition: M): M {
+  return definition;
+}

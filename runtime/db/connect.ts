@@ -1,0 +1,93 @@
+/**
+ * Opens the database named by a URL: a SQLite file (the embedded default) or PostgreSQL.
+ * Everything above this file talks to knex and keeps SQL portable; dialect differences that
+ * cannot be avoided go through `dialectOf`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export const DEFAULT_DB_URL = 'sqlite:./data/rms.sqlite';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseTarget {
+  readonly dialect: Dialect;
+  /** The SQLite file path (absolute) or `:memory:`; the PostgreSQL connection string. */
+  readonly location: string;
+}
+
+/**
+ * Accepts `sqlite:<path>`, `sqlite://<path>`, `file:<path>`, a bare path ending in `.sqlite`/`.db`,
+ * `:memory:`, and `postgres://` / `postgresql://` URLs.
+ */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  const trimmed = url.trim();
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) return { dialect: 'postgres', location: trimmed };
+  if (trimmed === ':memory:' || trimmed === 'sqlite::memory:') return { dialect: 'sqlite', location: ':memory:' };
+  const sqlite = /^(?:sqlite:(?:\/\/)?|file:(?:\/\/)?)(.+)$/i.exec(trimmed);
+  if (sqlite) return { dialect: 'sqlite', location: resolve(sqlite[1]!) };
+  if (/\.(sqlite3?|db)$/i.test(trimmed)) return { dialect: 'sqlite', location: resolve(trimmed) };
+  throw new Error(`unsupported database URL (use sqlite:<file> or postgres://user:pass@host:port/db)`);
+}
+
+/** The knex client's dialect. */
+export function dialectOf(db: Knex): Dialect {
+  const client = String((db.client as { config?: { client?: unknown } }).config?.client ?? '');
+  return client === 'pg' || client === 'postgres' || client === 'postgresql' ? 'postgres' : 'sqlite';
+}
+
+export interface OpenOptions {
+  /** PostgreSQL pool size (default 10). SQLite always uses one connection. */
+  readonly poolSize?: number;
+  /** PostgreSQL statement timeout in milliseconds (default 30000). */
+  readonly statementTimeoutMs?: number;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Knex {
+  const target = parseDatabaseUrl(url);
+  if (target.dialect === 'postgres') {
+    const statementTimeout = options.statementTimeoutMs ?? 30_000;
+    return knexFactory({
+      client: 'pg',
+      connection: { connectionString: target.location },
+      pool: {
+        min: 0,
+        max: options.poolSize ?? 10,
+        afterCreate(connection: { query: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
+          connection.query(`SET statement_timeout = ${Math.max(0, Math.floor(statementTimeout))}`, (err) => done(err, connection));
+        },
+      },
+    });
+  }
+  if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename: target.location },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: SqliteConnection, done: (err: Error | null, c: unknown) => void) {
+        try {
+          connection.pragma('journal_mode = WAL');
+          connection.pragma('synchronous = NORMAL');
+          connection.pragma('busy_timeout = 5000');
+          connection.pragma('foreign_keys = ON');
+          // SQLite's lower() and LIKE fold ASCII only; `contains` must be case-insensitive for all of Unicode.
+          connection.function('rms_lower', { deterministic: true }, (value: unknown) =>
+            typeof value === 'string' ? value.toLowerCase() : value,
+          );
+          done(null, connection);
+        } catch (err) {
+          done(err as Error, connection);
+        }
+      },
+    },
+  });
+}
+
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
+}

@@ -1,0 +1,93 @@
+/**
+ * zod builders for field kinds (SPEC 2.2) and for the list/search input (SPEC 4.5).
+ * Generated schemas call these with the field's path (`lead.title`) so that every
+ * refusal carries the SPEC error text without the runtime translating zod issues.
+ */
+import { z } from 'zod';
+
+export const FILTER_OPERATORS = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export const LIMITS = {
+  filterConditions: 50,
+  orderKeys: 5,
+  minLimit: 1,
+  maxLimit: 5000,
+  inValues: 1000,
+} as const;
+
+/** Picks the message for a missing value (`undefined` or `null`) or a wrong one. */
+function message(path: string, wrong: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? `${path} is required` : `${path} ${wrong}`);
+}
+
+const SAFE = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
+
+export const kinds = {
+  text: (path: string) => z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }),
+  longtext: (path: string) => z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }),
+  number: (path: string) =>
+    z.int({ error: message(path, 'must be an integer') }).min(SAFE.min, { error: `${path} must be a safe integer` }).max(SAFE.max, { error: `${path} must be a safe integer` }),
+  money: (path: string) =>
+    z
+      .int({ error: message(path, 'must be an integer amount in minor units (12.34 is 1234)') })
+      .min(SAFE.min, { error: `${path} must be a safe integer` })
+      .max(SAFE.max, { error: `${path} must be a safe integer` }),
+  date: (path: string) => z.iso.date({ error: message(path, 'must be a real calendar date YYYY-MM-DD') }),
+  bool: (path: string) => z.boolean({ error: message(path, 'must be true or false') }),
+  select: <const O extends readonly [string, ...string[]]>(path: string, options: O) =>
+    z.enum(options, { error: message(path, `must be one of: ${options.join(', ')}`) }),
+  ref: (path: string, target: string) =>
+    z.string({ error: message(path, `must be the id of a ${target}`) }).min(1, { error: `${path} is required` }),
+} as const;
+
+/** The `id` of the record a command works on. */
+export const recordId = z.string({ error: message('id', 'must be a string') }).min(1, { error: 'id is required' });
+
+/** `unrecognized_keys` → `unknown field <model>.<key>`; used as the error of every generated record input object. */
+export function unknownFieldError(model: string) {
+  return (issue: { code?: string; keys?: readonly string[] }) =>
+    issue.code === 'unrecognized_keys' ? `unknown field ${model}.${issue.keys?.[0] ?? ''}` : `input must be a JSON object`;
+}
+
+const filterCondition = z.strictObject(
+  {
+    field: z.string({ error: 'filter field must be a string' }),
+    op: z.enum(FILTER_OPERATORS, { error: (issue) => `unknown operator ${String((issue as { input?: unknown }).input)}` }),
+    value: z.unknown().optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]} in filter condition` : 'filter condition must be an object') },
+);
+
+const orderKey = z.strictObject(
+  {
+    field: z.string({ error: 'order field must be a string' }),
+    dir: z.enum(['asc', 'desc'], { error: 'order dir must be asc or desc' }).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]} in order key` : 'order key must be an object') },
+);
+
+/**
+ * Input of `list` and `search`. Field names and values are checked by the runtime against the
+ * caller's readable fields; this checks the structure and the limits.
+ */
+export const listInput = z.strictObject(
+  {
+    filter: z
+      .array(filterCondition, { error: 'filter must be an array' })
+      .max(LIMITS.filterConditions, { error: `filter may have at most ${LIMITS.filterConditions} conditions` })
+      .optional(),
+    order: z
+      .array(orderKey, { error: 'order must be an array' })
+      .max(LIMITS.orderKeys, { error: `order may have at most ${LIMITS.orderKeys} keys` })
+      .optional(),
+    limit: z
+      .int({ error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
+      .min(LIMITS.minLimit, { error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
+      .max(LIMITS.maxLimit, { error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
+      .optional(),
+    offset: z.int({ error: 'offset must be an integer of 0 or more' }).min(0, { error: 'offset must be an integer of 0 or more' }).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]}` : 'input must be a JSON object') },
+);
+export type ListInput = z.infer<typeof listInput>;

@@ -1,0 +1,141 @@
+/**
+ * The contract between `generated/` and the runtime. `rmsgen build` emits `generated/registry.ts`,
+ * which exports a `Registry`; the server's entry point loads it and hands it to the runtime.
+ * The runtime never imports `generated/` itself.
+ */
+import type { z } from 'zod';
+
+export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
+export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
+
+export interface FieldMeta {
+  readonly name: string;
+  readonly kind: FieldKind;
+  /** Human label, e.g. `Expected revenue`. */
+  readonly label: string;
+  readonly description: string;
+  readonly required: boolean;
+  /** Personal data: masked for agents as `<maskLabel>_<n>`. */
+  readonly personal: boolean;
+  /** Upper-case token prefix for personal fields (`Name` → `NAME`, `Expected revenue` → `EXPECTED_REVENUE`). */
+  readonly maskLabel?: string;
+  /** A governed select: changed only through actions; starts at its first option. */
+  readonly governed: boolean;
+  /** Options of a select, in order. */
+  readonly options?: readonly string[];
+  /** Target model of a ref. */
+  readonly target?: string;
+  /** Roles that may read this field (besides `admin`); absent means every role that may use the model. */
+  readonly readRoles?: readonly string[];
+  /** Withheld from agents: absent from records and named in `denied`. */
+  readonly hiddenFromAgents: boolean;
+}
+
+export interface ActionMeta {
+  readonly name: string;
+  readonly description: string;
+  /** The governed select field the action moves. */
+  readonly field: string;
+  readonly from: readonly string[];
+  readonly to: string;
+  /** Fields the caller must give with the action; written with the transition. */
+  readonly required: readonly string[];
+  readonly needsApproval: boolean;
+}
+
+/** Column types the runtime knows how to create on SQLite and PostgreSQL. */
+export type ColumnType = 'id' | 'text' | 'integer' | 'date' | 'bool';
+
+export interface ColumnMeta {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly notNull: boolean;
+  /** Default for rows that exist when the column is added (e.g. a governed select's first option). */
+  readonly default?: string;
+}
+
+/** A model's table as the generator designed it; `rmsgen migrate` creates or extends it. */
+export interface TableMeta {
+  readonly name: string;
+  /** `id` first, then one column per field. */
+  readonly columns: readonly ColumnMeta[];
+  /** Single-column indexes (ref fields, governed selects). */
+  readonly indexes: readonly string[];
+}
+
+export interface ModelMeta {
+  readonly name: string;
+  readonly module: string;
+  readonly label: string;
+  readonly description: string;
+  /** Database table. */
+  readonly table: TableMeta;
+  /** Field that names a record for people. */
+  readonly titleField: string;
+  /** Fields in declaration order (without `id`). */
+  readonly fields: readonly FieldMeta[];
+  readonly actions: readonly ActionMeta[];
+  /** Ref fields of other models that point at this model; a record they point at cannot be deleted. */
+  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+}
+
+export interface CommandMeta {
+  /** `<model>.<command>`, e.g. `lead.qualify`. */
+  readonly id: string;
+  readonly model: string;
+  /** `get`, `list`, …, or the action name. */
+  readonly name: string;
+  readonly kind: CommandKind;
+  readonly description: string;
+  /** When true an agent can only propose the command. */
+  readonly needsApproval: boolean;
+  /**
+   * zod schema of the REST body. It checks shape and field kinds with SPEC's error texts
+   * (`lead.title is required`); rights, masking and references are the runtime's.
+   */
+  readonly input: z.ZodType;
+  /** The action, for kind `action`. */
+  readonly action?: ActionMeta;
+}
+
+/** JSON Schema (2020-12) object, as printed by the generator. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export interface ToolMeta {
+  /** `<model>__<command>`. */
+  readonly name: string;
+  /** The command id it runs. */
+  readonly command: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations: {
+    readonly readOnlyHint?: boolean;
+    readonly destructiveHint?: boolean;
+    readonly idempotentHint?: boolean;
+    readonly openWorldHint?: boolean;
+  };
+}
+
+export interface ModuleMeta {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  readonly dependsOn: readonly string[];
+  /** Model names in declaration order. */
+  readonly models: readonly string[];
+}
+
+export interface Registry {
+  /** Modules in dependency order. */
+  readonly modules: readonly ModuleMeta[];
+  /** Models in dependency order (a model's ref targets come before it where possible). */
+  readonly models: Readonly<Record<string, ModelMeta>>;
+  /** Every command, keyed by id, in catalogue order. */
+  readonly commands: Readonly<Record<string, CommandMeta>>;
+  /** Every role with the command ids it may use. `admin` has all of them. */
+  readonly roles: Readonly<Record<string, readonly string[]>>;
+  /** MCP tool definitions, keyed by tool name. */
+  readonly tools: Readonly<Record<string, ToolMeta>>;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests start real servers on loopback and real SQLite files; two cores here.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
