@@ -8,5 +8,6 @@ export default defineConfig({
     // Integration tests start real servers on loopback and real SQLite files; two cores here.
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
