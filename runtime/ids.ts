@@ -48,12 +48,9 @@ function encodeRandom(bytes: Uint8Array): string {
 function increment(bytes: Uint8Array): Uint8Array {
   const next = Uint8Array.from(bytes);
   for (let i = next.length - 1; i >= 0; i--) {
-    if (next[i] === 255) {
-      next[i] = 0;
-    } else {
-      next[i]++;
-      break;
-    }
+    const byte = next[i]!;
+    next[i] = (byte + 1) & 255;
+    if (byte !== 255) break;
   }
   return next;
 }
