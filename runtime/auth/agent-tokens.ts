@@ -1,0 +1,99 @@
+/**
+ * Agent tokens: made by a person, limited to scopes, valid for a number of days. The rights an
+ * agent has are its scopes cut down to its creator's current rights; that cut is made per request
+ * by the rights code, so here a scope is only checked to grant something when it is issued.
+ */
+import type { Knex } from 'knex';
+import type { PersonCaller } from '../caller.ts';
+import { newId } from '../ids.ts';
+import { parseScopes } from './authenticate.ts';
+import { scopeMatches } from './scopes.ts';
+import { TOKENS_TABLE, type TokenRow } from './tables.ts';
+import { hashToken, isoNow, newToken } from './tokens.ts';
+
+export const DEFAULT_AGENT_TOKEN_DAYS = 30;
+export const MAX_AGENT_TOKEN_DAYS = 365;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface NewAgentToken {
+  /** Well-formed, de-duplicated scope patterns, each granting at least one command the person may use. */
+  readonly scopes: readonly string[];
+  readonly label: string;
+  readonly expiresInDays: number;
+}
+
+export interface IssuedAgentToken {
+  readonly id: string;
+  /** The clear token: shown once, never stored. */
+  readonly token: string;
+  readonly label: string;
+  readonly scopes: readonly string[];
+  readonly created: string;
+  readonly expires: string;
+}
+
+/** What a person sees of one of their agent tokens. Never the token or its hash. */
+export interface AgentTokenInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly scopes: readonly string[];
+  readonly created: string;
+  readonly expires: string;
+  readonly last_used: string | null;
+  /** When it was revoked, or null. */
+  readonly revoked: string | null;
+  readonly status: 'active' | 'expired' | 'revoked';
+}
+
+/** The scopes among `scopes` that match no command in `allowed`. */
+export function scopesGrantingNothing(scopes: readonly string[], allowed: Iterable<string>): string[] {
+  const commands = [...allowed];
+  return scopes.filter((scope) => !commands.some((id) => scopeMatches(scope, id)));
+}
+
+export async function issueAgentToken(db: Knex, person: PersonCaller, input: NewAgentToken, now: number = Date.now()): Promise<IssuedAgentToken> {
+  const token = newToken('agent');
+  const id = newId(now);
+  const created = isoNow(now);
+  const expires = isoNow(now + input.expiresInDays * DAY_MS);
+  await db(TOKENS_TABLE).insert({
+    id,
+    token_hash: hashToken(token),
+    kind: 'agent',
+    user_id: person.userId,
+    label: input.label,
+    scopes: JSON.stringify(input.scopes),
+    created_at: created,
+    expires_at: expires,
+    revoked_at: null,
+    last_used_at: null,
+  });
+  return { id, token, label: input.label, scopes: input.scopes, created, expires };
+}
+
+/** The person's own agent tokens, newest first, revoked and expired ones included. */
+export async function listAgentTokens(db: Knex, userId: string, now: number = Date.now()): Promise<AgentTokenInfo[]> {
+  const rows = await db<TokenRow>(TOKENS_TABLE)
+    .where({ user_id: userId, kind: 'agent' })
+    .orderBy('id', 'desc')
+    .select('id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at');
+  const nowIso = isoNow(now);
+  return rows.map((row) => ({
+    id: row.id,
+    label: row.label ?? '',
+    scopes: parseScopes(row.scopes),
+    created: row.created_at,
+    expires: row.expires_at,
+    last_used: row.last_used_at,
+    revoked: row.revoked_at,
+    status: row.revoked_at !== null ? 'revoked' : row.expires_at <= nowIso ? 'expired' : 'active',
+  }));
+}
+
+/** Revokes one of the person's own agent tokens. False when there is no such token of theirs. */
+export async function revokeAgentToken(db: Knex, userId: string, tokenId: string): Promise<boolean> {
+  const row = await db<TokenRow>(TOKENS_TABLE).where({ id: tokenId, user_id: userId, kind: 'agent' }).first('id');
+  if (!row) return false;
+  await db(TOKENS_TABLE).where('id', tokenId).whereNull('revoked_at').update({ revoked_at: isoNow() });
+  return true;
+}

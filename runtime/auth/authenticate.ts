@@ -1,0 +1,110 @@
+/**
+ * Who is calling: resolves `Authorization: Bearer <token>` to a Caller with one indexed lookup
+ * (token joined with its person). Roles always come from the database, so a role taken from a
+ * person takes effect on their next request, for them and for their agents alike.
+ */
+import type { Knex } from 'knex';
+import type { AgentCaller, Caller, PersonCaller } from '../caller.ts';
+import { HttpError } from '../errors.ts';
+import { parseRoles } from './people.ts';
+import { PEOPLE_TABLE, TOKENS_TABLE } from './tables.ts';
+import { hashToken, isoNow, tokenKindOf } from './tokens.ts';
+
+export const MISSING_TOKEN = 'missing bearer token';
+export const INVALID_TOKEN = 'invalid or expired token';
+
+/** `last_used_at` of an agent token is written at most this often, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface TokenWithPerson {
+  id: string;
+  kind: string;
+  label: string | null;
+  scopes: string | null;
+  expires_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  user_id: string;
+  username: string;
+  roles: string;
+  disabled: boolean | number;
+}
+
+/** The token in an `Authorization` header value, or undefined when there is none. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1] : undefined;
+}
+
+/**
+ * Resolves the caller of a request, or throws HttpError 401 for a missing, malformed, unknown,
+ * expired or revoked token, or a token whose person is disabled.
+ */
+export async function authenticate(db: Knex, authorization: string | undefined): Promise<Caller> {
+  if (authorization === undefined || authorization.trim() === '') throw new HttpError(401, MISSING_TOKEN);
+  const token = bearerToken(authorization);
+  if (token === undefined) throw new HttpError(401, MISSING_TOKEN);
+  const claimedKind = tokenKindOf(token);
+  if (claimedKind === undefined) throw new HttpError(401, INVALID_TOKEN);
+
+  const row: TokenWithPerson | undefined = await db(`${TOKENS_TABLE} as t`)
+    .join(`${PEOPLE_TABLE} as p`, 'p.id', 't.user_id')
+    .where('t.token_hash', hashToken(token))
+    .first(
+      't.id',
+      't.kind',
+      't.label',
+      't.scopes',
+      't.expires_at',
+      't.revoked_at',
+      't.last_used_at',
+      't.user_id',
+      'p.username',
+      'p.roles',
+      'p.disabled',
+    );
+  const now = Date.now();
+  const nowIso = isoNow(now);
+  if (!row || row.kind !== claimedKind || row.revoked_at !== null || row.expires_at <= nowIso || Boolean(row.disabled)) {
+    throw new HttpError(401, INVALID_TOKEN);
+  }
+
+  const roles = parseRoles(row.roles);
+  if (row.kind === 'session') {
+    const person: PersonCaller = { kind: 'person', userId: row.user_id, username: row.username, roles, tokenId: row.id };
+    return person;
+  }
+
+  if (row.last_used_at === null || Date.parse(row.last_used_at) < now - LAST_USED_RESOLUTION_MS) {
+    await touchAgentToken(db, row.id, now);
+  }
+  const agent: AgentCaller = {
+    kind: 'agent',
+    tokenId: row.id,
+    label: row.label ?? '',
+    scopes: parseScopes(row.scopes),
+    creatorId: row.user_id,
+    creatorUsername: row.username,
+    creatorRoles: roles,
+  };
+  return agent;
+}
+
+async function touchAgentToken(db: Knex, tokenId: string, now: number): Promise<void> {
+  const cutoff = isoNow(now - LAST_USED_RESOLUTION_MS);
+  await db(TOKENS_TABLE)
+    .where('id', tokenId)
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', cutoff))
+    .update({ last_used_at: isoNow(now) });
+}
+
+export function parseScopes(json: string | null): string[] {
+  if (json === null) return [];
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : [];
+  } catch {
+    return [];
+  }
+}

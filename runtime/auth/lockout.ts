@@ -1,0 +1,81 @@
+/**
+ * Sign-in lockout (SPEC 5.5): five failed sign-ins for a username within one minute lock that
+ * username for one minute. Failures are rows in the database so that every instance sees them.
+ *
+ * An attempt first records itself as a failure (before the slow bcrypt compare), so a burst of
+ * parallel guesses cannot all slip past the check; the row is removed again when the attempt turns
+ * out to be locked out (attempts during a lock are not failures) or when the password is right
+ * (a successful sign-in clears the username's failures).
+ */
+import type { Knex } from 'knex';
+import { newId } from '../ids.ts';
+import { LOGIN_FAILURES_TABLE, type LoginFailureRow } from './tables.ts';
+import { isoNow } from './tokens.ts';
+
+export const LOCKOUT_FAILURES = 5;
+export const LOCKOUT_WINDOW_MS = 60_000;
+export const LOCKOUT_DURATION_MS = 60_000;
+/** How much history decides a lock; older failures are deleted. */
+const HISTORY_MS = 10 * 60_000;
+
+/**
+ * Walks failures in order and returns when the last lock they cause ends (ms), or 0.
+ * A lock consumes the failures that caused it, so the count starts afresh after it.
+ */
+export function lockedUntil(failures: readonly { id: string; at: string }[], stopAtId?: string): number {
+  let until = 0;
+  let window: number[] = [];
+  for (const failure of failures) {
+    if (failure.id === stopAtId) break;
+    const at = Date.parse(failure.at);
+    if (at < until) continue; // recorded while locked: not a counted failure
+    window.push(at);
+    window = window.filter((t) => t > at - LOCKOUT_WINDOW_MS);
+    if (window.length >= LOCKOUT_FAILURES) {
+      until = at + LOCKOUT_DURATION_MS;
+      window = [];
+    }
+  }
+  return until;
+}
+
+async function recentFailures(db: Knex, username: string, now: number): Promise<LoginFailureRow[]> {
+  return db<LoginFailureRow>(LOGIN_FAILURES_TABLE)
+    .where('username', username)
+    .andWhere('at', '>', isoNow(now - HISTORY_MS))
+    .orderBy('id', 'asc')
+    .limit(1000);
+}
+
+export type AttemptStart =
+  | { readonly locked: true; readonly retryAfterSeconds: number }
+  | { readonly locked: false; readonly attemptId: string };
+
+/**
+ * Starts a sign-in attempt for `username`: refuses it when the username is locked, otherwise
+ * records it (pessimistically) as a failure and returns its id for `passAttempt`.
+ */
+export async function beginAttempt(db: Knex, username: string, now: number = Date.now()): Promise<AttemptStart> {
+  const before = lockedUntil(await recentFailures(db, username, now));
+  if (before > now) return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((before - now) / 1000)) };
+
+  const attemptId = newId(now);
+  await db(LOGIN_FAILURES_TABLE).insert({ id: attemptId, username, at: isoNow(now) });
+  // Concurrent attempts (here or on other instances) recorded before ours may have locked the username.
+  const raced = lockedUntil(await recentFailures(db, username, now), attemptId);
+  if (raced > now) {
+    await db(LOGIN_FAILURES_TABLE).where('id', attemptId).delete();
+    return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((raced - now) / 1000)) };
+  }
+  return { locked: false, attemptId };
+}
+
+/** The attempt succeeded: the username's failures are forgotten. */
+export async function passAttempt(db: Knex, username: string): Promise<void> {
+  await db(LOGIN_FAILURES_TABLE).where('username', username).delete();
+}
+
+/** The attempt failed: its row stays as the failure; old failures of every username are pruned. */
+export async function failAttempt(db: Knex, now: number = Date.now()): Promise<void> {
+  await db(LOGIN_FAILURES_TABLE).where('at', '<', isoNow(now - HISTORY_MS)).delete();
+}

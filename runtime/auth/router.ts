@@ -1,0 +1,139 @@
+/**
+ * The `/api/auth/*` endpoints. Mounted at the root of the app by the server, after its JSON body
+ * parser and before the command routes; every failure is thrown as HttpError for the one error handler.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import type { Knex } from 'knex';
+import type { PersonCaller } from '../caller.ts';
+import { HttpError, badRequest, notFound } from '../errors.ts';
+import { sendJson } from '../http/send.ts';
+import type { Registry } from '../registry.ts';
+import { allowedCommands } from '../rights.ts';
+import {
+  DEFAULT_AGENT_TOKEN_DAYS,
+  MAX_AGENT_TOKEN_DAYS,
+  issueAgentToken,
+  listAgentTokens,
+  revokeAgentToken,
+  scopesGrantingNothing,
+} from './agent-tokens.ts';
+import { authenticate } from './authenticate.ts';
+import { isScopePattern } from './scopes.ts';
+import { revokeToken, signIn } from './sessions.ts';
+
+export const INVALID_CREDENTIALS = 'invalid username or password';
+export const LOCKED_OUT = 'too many failed sign-ins; try again in a minute';
+
+export const MAX_SCOPES = 100;
+export const MAX_LABEL_LENGTH = 200;
+/** Longer inputs cannot be right (usernames are ≤ 64 characters, bcrypt reads 72 bytes); refused before any work. */
+const MAX_USERNAME_INPUT_LENGTH = 200;
+const MAX_CREDENTIAL_LENGTH = 1024;
+
+export interface AuthRouterDeps {
+  readonly db: Knex;
+  readonly registry: Registry;
+}
+
+export function createAuthRouter(deps: AuthRouterDeps): Router {
+  const { db, registry } = deps;
+  const router = express.Router();
+
+  /** The signed-in person; agents get the 404 of an endpoint that does not exist. */
+  async function requirePerson(req: Request): Promise<PersonCaller> {
+    const caller = await authenticate(db, req.get('authorization'));
+    if (caller.kind !== 'person') throw notFound();
+    return caller;
+  }
+
+  router.post('/api/auth/login', async function login(req: Request, res: Response) {
+    const body = readBody(req.body, ['username', 'password']);
+    const username = requireString(body, 'username', MAX_USERNAME_INPUT_LENGTH);
+    const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
+    const result = await signIn(db, username, password);
+    if (result.outcome === 'locked') {
+      res.set('Retry-After', String(result.retryAfterSeconds));
+      throw new HttpError(429, LOCKED_OUT);
+    }
+    if (result.outcome === 'invalid') throw new HttpError(401, INVALID_CREDENTIALS);
+    sendJson(res, 200, { token: result.token, expires: result.expires });
+  });
+
+  router.post('/api/auth/logout', async function logout(req: Request, res: Response) {
+    const caller = await authenticate(db, req.get('authorization'));
+    readBody(req.body, []);
+    await revokeToken(db, caller.tokenId);
+    sendJson(res, 200, { ok: true });
+  });
+
+  router.post('/api/auth/agent-token', async function createAgentToken(req: Request, res: Response) {
+    const person = await requirePerson(req);
+    const body = readBody(req.body, ['scopes', 'label', 'expires_in_days']);
+    const scopes = readScopes(body);
+    const label = requireString(body, 'label', MAX_LABEL_LENGTH).trim();
+    if (label === '') throw badRequest('label must not be empty');
+    const expiresInDays = readExpiresInDays(body);
+    const [first] = scopesGrantingNothing(scopes, allowedCommands(registry, person));
+    if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
+    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays });
+    sendJson(res, 200, issued);
+  });
+
+  router.get('/api/auth/agent-tokens', async function agentTokens(req: Request, res: Response) {
+    const person = await requirePerson(req);
+    sendJson(res, 200, { tokens: await listAgentTokens(db, person.userId) });
+  });
+
+  router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {
+    const person = await requirePerson(req);
+    const body = readBody(req.body, ['id']);
+    const id = requireString(body, 'id', 100);
+    if (!(await revokeAgentToken(db, person.userId, id))) throw notFound();
+    sendJson(res, 200, { ok: true });
+  });
+
+  return router;
+}
+
+/** The body as an object with only `allowed` keys; an empty body counts as `{}`. */
+function readBody(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw badRequest(`unknown key ${key}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+function requireString(body: Record<string, unknown>, key: string, maxLength: number): string {
+  const value = body[key];
+  if (value === undefined || value === null) throw badRequest(`${key} is required`);
+  if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
+  if (value.length === 0) throw badRequest(`${key} must not be empty`);
+  if (value.length > maxLength) throw badRequest(`${key} must be at most ${maxLength} characters`);
+  return value;
+}
+
+function readScopes(body: Record<string, unknown>): string[] {
+  const value = body.scopes;
+  if (value === undefined || value === null) throw badRequest('scopes is required');
+  if (!Array.isArray(value)) throw badRequest('scopes must be an array of strings');
+  if (value.length === 0) throw badRequest('scopes must not be empty');
+  if (value.length > MAX_SCOPES) throw badRequest(`scopes must have at most ${MAX_SCOPES} entries`);
+  for (const scope of value) {
+    if (typeof scope !== 'string') throw badRequest('scopes must be an array of strings');
+    if (!isScopePattern(scope)) {
+      throw badRequest(`malformed scope ${JSON.stringify(scope.length > 60 ? `${scope.slice(0, 60)}…` : scope)}: use <model>.<command>, with * for a whole segment (lead.*, *.search)`);
+    }
+  }
+  return [...new Set(value as string[])];
+}
+
+function readExpiresInDays(body: Record<string, unknown>): number {
+  const value = body.expires_in_days;
+  if (value === undefined || value === null) return DEFAULT_AGENT_TOKEN_DAYS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_AGENT_TOKEN_DAYS) {
+    throw badRequest(`expires_in_days must be an integer from 1 to ${MAX_AGENT_TOKEN_DAYS}`);
+  }
+  return value;
+}

@@ -1,0 +1,88 @@
+/**
+ * The auth tables. Everything sign-in needs lives here, in the database, so that several
+ * instances of the server share sessions, agent tokens and lockout counters.
+ *
+ * Timestamps are ISO-8601 UTC strings from `Date.prototype.toISOString()` (always 24 characters),
+ * so they compare correctly as text on SQLite and PostgreSQL alike.
+ */
+import type { Knex } from 'knex';
+
+export const PEOPLE_TABLE = 'rms_people';
+export const TOKENS_TABLE = 'rms_tokens';
+export const LOGIN_FAILURES_TABLE = 'rms_login_failures';
+
+/** Row of `rms_people`. `roles` is a JSON array of role names. */
+export interface PersonRow {
+  id: string;
+  username: string;
+  password_hash: string;
+  roles: string;
+  disabled: boolean | number;
+  created_at: string;
+}
+
+export type TokenKind = 'session' | 'agent';
+
+/** Row of `rms_tokens`. Only the sha256 of a token is stored, never the token. */
+export interface TokenRow {
+  id: string;
+  token_hash: string;
+  kind: TokenKind;
+  user_id: string;
+  label: string | null;
+  /** JSON array of scope patterns (agent tokens only). */
+  scopes: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Row of `rms_login_failures`: one failed sign-in. `id` is time-ordered (newId). */
+export interface LoginFailureRow {
+  id: string;
+  username: string;
+  at: string;
+}
+
+/** Creates the auth tables that are missing. Safe to call on every start and from several instances. */
+export async function ensureAuthTables(db: Knex): Promise<void> {
+  await createTableIfMissing(db, PEOPLE_TABLE, (t) => {
+    t.string('id', 26).primary();
+    t.string('username', 64).notNullable().unique();
+    t.string('password_hash', 100).notNullable();
+    t.text('roles').notNullable();
+    t.boolean('disabled').notNullable().defaultTo(false);
+    t.string('created_at', 24).notNullable();
+  });
+  await createTableIfMissing(db, TOKENS_TABLE, (t) => {
+    t.string('id', 26).primary();
+    t.string('token_hash', 64).notNullable().unique();
+    t.string('kind', 10).notNullable();
+    t.string('user_id', 26).notNullable().references('id').inTable(PEOPLE_TABLE);
+    t.string('label', 200).nullable();
+    t.text('scopes').nullable();
+    t.string('created_at', 24).notNullable();
+    t.string('expires_at', 24).notNullable();
+    t.string('revoked_at', 24).nullable();
+    t.string('last_used_at', 24).nullable();
+    t.index(['user_id', 'kind'], 'rms_tokens_user_kind');
+  });
+  await createTableIfMissing(db, LOGIN_FAILURES_TABLE, (t) => {
+    t.string('id', 26).primary();
+    t.string('username', 200).notNullable();
+    t.string('at', 24).notNullable();
+    t.index(['username', 'at'], 'rms_login_failures_username_at');
+    t.index(['at'], 'rms_login_failures_at');
+  });
+}
+
+async function createTableIfMissing(db: Knex, name: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
+  if (await db.schema.hasTable(name)) return;
+  try {
+    await db.schema.createTable(name, build);
+  } catch (err) {
+    // Another instance may have created it between our check and our create.
+    if (!(await db.schema.hasTable(name))) throw err;
+  }
+}
