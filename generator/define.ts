@@ -94,6 +94,11 @@ export interface ModuleDefinition {
   readonly description?: string;
   /** Modules whose models this module refers to. */
   readonly dependsOn?: readonly string[];
+  /**
+   * Models by name (lower snake_case, shared by all modules; a model's table takes its name).
+   * Reserved: `auth`, `approve`, `reject`, `plans`, `commands`, `meta`, `audit` (the service's
+   * own endpoints under `/api/`) and names starting with `rms_` (the runtime's system tables).
+   */
   readonly models: Readonly<Record<string, ModelDefinition>>;
   /**
    * What each role may do with this module's models. Roles are shared across modules: the same

@@ -1,0 +1,74 @@
+/**
+ * `rmsgen build` and `rmsgen check`. Thin: parses options, runs the pipeline, prints. Only
+ * `RmsgenError` is caught (its lines go to stderr, exit status 1); anything else is a bug and
+ * shows its stack.
+ */
+import type { Command } from 'commander';
+import { allCommands, allModels } from './ir.ts';
+import { RmsgenError } from './errors.ts';
+import { generate, loadProject } from './pipeline.ts';
+import { diffOutput, writeOutput } from './write.ts';
+
+interface BuildOptions {
+  readonly check?: boolean;
+  readonly modules: string;
+  readonly out: string;
+}
+
+function shown(dir: string): string {
+  const trimmed = dir.replace(/^\.\//, '').replace(/\/+$/, '');
+  return `${trimmed === '' ? '.' : trimmed}/`;
+}
+
+async function reportingErrors(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (!(error instanceof RmsgenError)) throw error;
+    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export async function runBuild(options: BuildOptions): Promise<void> {
+  const ir = await loadProject(options.modules);
+  const files = generate(ir, options.out);
+  if (options.check) {
+    const diff = diffOutput(options.out, files);
+    const problems = [
+      ...diff.stale.map((path) => `${shown(options.out)}${path}: stale`),
+      ...diff.missing.map((path) => `${shown(options.out)}${path}: missing`),
+      ...diff.extra.map((path) => `${shown(options.out)}${path}: no longer generated`),
+    ];
+    if (problems.length > 0) throw new RmsgenError('stale', [...problems, `${shown(options.out)} is out of date; run \`npx rmsgen build\` and commit the result`]);
+    process.stdout.write(`${shown(options.out)} is up to date (${files.size} files)\n`);
+    return;
+  }
+  const diff = writeOutput(options.out, files, shown(options.out));
+  const changed = diff.stale.length + diff.missing.length;
+  const removed = diff.extra.length > 0 ? `, ${diff.extra.length} removed` : '';
+  process.stdout.write(`generated ${files.size} files (${changed} changed${removed}) in ${shown(options.out)}\n`);
+}
+
+export async function runCheck(options: { readonly modules: string }): Promise<void> {
+  const ir = await loadProject(options.modules);
+  const models = allModels(ir).length;
+  process.stdout.write(
+    `${shown(options.modules)}: ${ir.modules.length} modules, ${models} models, ${allCommands(ir).length} commands, ${ir.roles.length} roles; no problems\n`,
+  );
+}
+
+export function registerGeneratorCommands(program: Command): void {
+  program
+    .command('build')
+    .description('Validate modules/ and write generated/ (per model: schemas, model metadata, commands, Knex queries, MCP tools; plus catalogue, roles, registry)')
+    .option('--check', 'write nothing; exit 1 listing stale, missing or extra files when the output is out of date')
+    .option('--modules <dir>', 'folder of module definitions', './modules')
+    .option('--out <dir>', 'output folder', './generated')
+    .action((options: BuildOptions) => reportingErrors(() => runBuild(options)));
+  program
+    .command('check')
+    .description('Validate the module definitions only; writes nothing')
+    .option('--modules <dir>', 'folder of module definitions', './modules')
+    .action((options: { modules: string }) => reportingErrors(() => runCheck(options)));
+}

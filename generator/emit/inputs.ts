@@ -1,0 +1,134 @@
+/**
+ * The input of each command, described once and used twice: printed as the zod code of
+ * `<model>.schemas.ts`, and built as a live zod schema at build time to compute the MCP tools'
+ * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
+ */
+import { z } from 'zod';
+import { kinds, listInput, recordId, unknownFieldError } from '../../runtime/kinds.ts';
+import type { FieldKind } from '../define.ts';
+import type { CommandIR, FieldIR, ModelIR } from '../ir.ts';
+import { camelCase, pascalCase } from '../names.ts';
+import { call, code, quote, type Code } from './print.ts';
+
+export interface InputProperty {
+  readonly name: string;
+  /** Undefined for the record `id`. */
+  readonly field: FieldIR | undefined;
+  readonly nullable: boolean;
+  readonly optional: boolean;
+}
+
+export type CommandInput = { readonly kind: 'list' } | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
+
+const ID: InputProperty = { name: 'id', field: undefined, nullable: false, optional: false };
+
+/**
+ * create: required fields required, others nullable and optional, governed fields left out (the
+ * runtime refuses them before zod); update: id plus every field optional (optional fields also
+ * nullable); get/delete: id; list/search: the shared list input; action: id plus its required fields.
+ */
+export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
+  switch (command.kind) {
+    case 'get':
+    case 'delete':
+      return { kind: 'object', properties: [ID] };
+    case 'list':
+    case 'search':
+      return { kind: 'list' };
+    case 'create':
+      return {
+        kind: 'object',
+        properties: model.fields
+          .filter((field) => !field.governed)
+          .map((field) => ({ name: field.name, field, nullable: !field.required, optional: !field.required })),
+      };
+    case 'update':
+      return {
+        kind: 'object',
+        properties: [ID, ...model.fields.map((field) => ({ name: field.name, field, nullable: !field.required && !field.governed, optional: true }))],
+      };
+    case 'action': {
+      const required = new Set(command.action?.required ?? []);
+      const fields = model.fields.filter((field) => required.has(field.name));
+      return { kind: 'object', properties: [ID, ...fields.map((field) => ({ name: field.name, field, nullable: false, optional: false }))] };
+    }
+  }
+}
+
+/** `leadCreateInput`. */
+export function inputSchemaName(model: ModelIR, command: CommandIR): string {
+  return `${camelCase(model.name)}${pascalCase(command.name)}Input`;
+}
+
+/** `LeadCreateInput`. */
+export function inputTypeName(model: ModelIR, command: CommandIR): string {
+  return `${pascalCase(model.name)}${pascalCase(command.name)}Input`;
+}
+
+interface KindBuilder {
+  print(path: string, field: FieldIR): string;
+  build(path: string, field: FieldIR): z.ZodType;
+}
+
+const options = (field: FieldIR) => field.options as unknown as readonly [string, ...string[]];
+
+/** One builder per field kind, printed and live. */
+const KIND_BUILDERS: Record<FieldKind, KindBuilder> = {
+  text: { print: (path) => `kinds.text(${quote(path)})`, build: (path) => kinds.text(path) },
+  longtext: { print: (path) => `kinds.longtext(${quote(path)})`, build: (path) => kinds.longtext(path) },
+  number: { print: (path) => `kinds.number(${quote(path)})`, build: (path) => kinds.number(path) },
+  money: { print: (path) => `kinds.money(${quote(path)})`, build: (path) => kinds.money(path) },
+  date: { print: (path) => `kinds.date(${quote(path)})`, build: (path) => kinds.date(path) },
+  bool: { print: (path) => `kinds.bool(${quote(path)})`, build: (path) => kinds.bool(path) },
+  select: {
+    print: (path, field) => `kinds.select(${quote(path)}, [${field.options.map(quote).join(', ')}])`,
+    build: (path, field) => kinds.select(path, options(field)),
+  },
+  ref: {
+    print: (path, field) => `kinds.ref(${quote(path)}, ${quote(field.target ?? '')})`,
+    build: (path, field) => kinds.ref(path, field.target ?? ''),
+  },
+};
+
+function printProperty(model: ModelIR, property: InputProperty): string {
+  if (!property.field) return 'recordId';
+  let text = KIND_BUILDERS[property.field.kind].print(`${model.name}.${property.name}`, property.field);
+  if (property.nullable) text += '.nullable()';
+  if (property.optional) text += '.optional()';
+  return text;
+}
+
+function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
+  if (!property.field) return recordId;
+  let schema: z.ZodType = KIND_BUILDERS[property.field.kind].build(`${model.name}.${property.name}`, property.field);
+  if (property.nullable) schema = schema.nullable();
+  if (property.optional) schema = schema.optional();
+  return schema;
+}
+
+/** The zod expression of a command's input, e.g. `z.strictObject({ id: recordId }, { error: unknownFieldError('lead') })`. */
+export function printInput(model: ModelIR, input: CommandInput, prefix = 0): Code {
+  if (input.kind === 'list') return code('listInput');
+  const shape = Object.fromEntries(input.properties.map((property) => [property.name, code(printProperty(model, property))]));
+  return call('z.strictObject', [shape, { error: code(`unknownFieldError(${quote(model.name)})`) }], 0, prefix);
+}
+
+/** The same schema, live. */
+export function buildInput(model: ModelIR, input: CommandInput): z.ZodType {
+  if (input.kind === 'list') return listInput;
+  const shape = Object.fromEntries(input.properties.map((property) => [property.name, buildProperty(model, property)]));
+  return z.strictObject(shape, { error: unknownFieldError(model.name) });
+}
+
+/** Which runtime/kinds.ts exports the printed inputs of a model use. */
+export function kindsImports(inputs: readonly CommandInput[]): string[] {
+  const used = new Set<string>();
+  for (const input of inputs) {
+    if (input.kind === 'list') used.add('listInput');
+    else {
+      used.add('unknownFieldError');
+      for (const property of input.properties) used.add(property.field ? 'kinds' : 'recordId');
+    }
+  }
+  return ['kinds', 'listInput', 'recordId', 'unknownFieldError'].filter((name) => used.has(name));
+}

@@ -1,0 +1,111 @@
+/** `<module>/<model>.model.ts`: the model's metadata (fields, actions, table) for the runtime. */
+import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
+import type { FieldKind } from '../define.ts';
+import type { ActionIR, FieldIR, ModelIR } from '../ir.ts';
+import { camelCase, pascalCase } from '../names.ts';
+import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
+import { code, literal } from './print.ts';
+
+type ColumnType = 'id' | 'text' | 'integer' | 'date' | 'bool';
+
+/** Database column type per field kind. */
+const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
+  text: 'text',
+  longtext: 'text',
+  number: 'integer',
+  money: 'integer',
+  date: 'date',
+  bool: 'bool',
+  select: 'text',
+  ref: 'id',
+};
+
+/** `leadQualifyAction`. */
+export function actionConstName(model: ModelIR, action: ActionIR): string {
+  return `${camelCase(model.name)}${pascalCase(action.name)}Action`;
+}
+
+/** The database table of a model: named after it. */
+export function tableName(model: ModelIR): string {
+  return model.name;
+}
+
+function fieldMeta(field: FieldIR) {
+  return {
+    name: field.name,
+    kind: field.kind,
+    label: field.label,
+    description: field.description,
+    required: field.required,
+    personal: field.personal,
+    maskLabel: field.maskLabel,
+    governed: field.governed,
+    options: field.kind === 'select' ? field.options : undefined,
+    target: field.target,
+    readRoles: field.readRoles,
+    hiddenFromAgents: field.hiddenFromAgents,
+  };
+}
+
+function tableMeta(model: ModelIR) {
+  return {
+    name: tableName(model),
+    columns: [
+      { name: 'id', type: 'id', notNull: true },
+      ...model.fields.map((field) => ({
+        name: field.name,
+        type: COLUMN_TYPES[field.kind],
+        notNull: field.required || field.governed,
+        default: field.governed ? field.options[0] : undefined,
+      })),
+    ],
+    indexes: model.fields.filter((field) => field.kind === 'ref' || field.governed).map((field) => field.name),
+  };
+}
+
+function buildModelFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+  const types = model.actions.length > 0 ? ['ActionMeta', 'ModelMeta'] : ['ModelMeta'];
+  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: types });
+  for (const action of model.actions) {
+    const meta = {
+      name: action.name,
+      description: action.description,
+      field: action.field,
+      from: action.from,
+      to: action.to,
+      required: action.required,
+      needsApproval: action.needsApproval,
+    };
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`\`${model.name}.${action.name}\`: ${action.field} ${action.from.join(' | ')} → ${action.to}.`],
+      declarations: [{ name: actionConstName(model, action), type: 'ActionMeta', initializer: literal(meta) }],
+    });
+  }
+  const meta = {
+    name: model.name,
+    module: model.module,
+    label: model.label,
+    description: model.description,
+    table: tableMeta(model),
+    titleField: model.titleField,
+    fields: model.fields.map(fieldMeta),
+    actions: model.actions.map((action) => code(actionConstName(model, action))),
+    referencedBy: model.referencedBy,
+  };
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`Model \`${model.name}\` of module ${model.module}.`],
+    declarations: [{ name: modelExports(model).model, type: 'ModelMeta', initializer: literal(meta) }],
+  });
+}
+
+export const emitModels: Emitter = (context) =>
+  context.ir.modules.flatMap((module) =>
+    module.models.map((model): PlannedFile => {
+      const path = `${modelBase(model)}.model.ts`;
+      return { path, source: module.source, build: (file) => buildModelFile(context, model, path, file) };
+    }),
+  );

@@ -1,0 +1,92 @@
+/** `<module>/<model>.schemas.ts`: the record interface and the zod input schema of every command. */
+import { StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
+import type { FieldKind } from '../define.ts';
+import type { FieldIR, ModelIR } from '../ir.ts';
+import { pascalCase } from '../names.ts';
+import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
+import { commandInput, inputSchemaName, inputTypeName, kindsImports, printInput } from './inputs.ts';
+import { quote } from './print.ts';
+
+/** TypeScript type of a field's value in a record (SPEC 2.2). */
+const RECORD_TYPES: Record<FieldKind, (field: FieldIR) => string> = {
+  text: () => 'string',
+  longtext: () => 'string',
+  number: () => 'number',
+  money: () => 'number',
+  date: () => 'string',
+  bool: () => 'boolean',
+  select: (field) => field.options.map(quote).join(' | '),
+  ref: () => 'string',
+};
+
+/** A comment for the record interface where the type alone does not say enough. */
+const RECORD_NOTES: Record<FieldKind, (field: FieldIR) => string | undefined> = {
+  text: () => undefined,
+  longtext: () => undefined,
+  number: () => 'Integer.',
+  money: () => 'Integer amount in minor currency units (12.34 is 1234).',
+  date: () => 'Calendar date `YYYY-MM-DD`.',
+  bool: () => undefined,
+  select: (field) => (field.governed ? 'Governed: changed only through actions; a new record starts at the first option.' : undefined),
+  ref: (field) => `Id of a ${field.target} record.`,
+};
+
+function fieldDocs(field: FieldIR): string[] {
+  const notes = [field.label + (field.description ? `: ${field.description}` : '.'), RECORD_NOTES[field.kind](field)];
+  if (field.personal) notes.push(`Personal: agents receive a token like \`${field.maskLabel}_1\`.`);
+  if (field.readRoles) notes.push(`Readable only by ${['admin', ...field.readRoles].join(', ')}; absent for other callers.`);
+  if (field.hiddenFromAgents) notes.push('Withheld from agents.');
+  return [notes.filter((note) => note !== undefined).join(' ')];
+}
+
+/** TypeScript type of a field's value, without `| null`. */
+export function valueType(field: FieldIR): string {
+  return RECORD_TYPES[field.kind](field);
+}
+
+/** Whether some callers may get the record without this field (so it is optional in the record interface). */
+export function absentForSomeCallers(field: FieldIR): boolean {
+  return field.readRoles !== undefined || field.hiddenFromAgents;
+}
+
+function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+  const inputs = model.commands.map((command) => ({ command, input: commandInput(model, command) }));
+  file.addImportDeclaration({ moduleSpecifier: 'zod', namedImports: ['z'] });
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'kinds.ts'), namedImports: kindsImports(inputs.map(({ input }) => input)) });
+  file.addInterface({
+    name: pascalCase(model.name),
+    isExported: true,
+    docs: [`${model.label}${model.description ? `: ${model.description}` : '.'} A record as \`${model.name}.get\` returns it to a caller who may read every field.`],
+    properties: [
+      { name: 'id', type: 'string', docs: ['Opaque unique identifier of the record.'] },
+      ...model.fields.map((field) => ({
+        name: field.name,
+        type: valueType(field) + (field.required || field.governed ? '' : ' | null'),
+        hasQuestionToken: absentForSomeCallers(field),
+        docs: fieldDocs(field),
+      })),
+    ],
+  });
+  for (const { command, input } of inputs) {
+    const name = inputSchemaName(model, command);
+    const prefix = `export const ${name} = `.length;
+    file.addStatements([
+      {
+        kind: StructureKind.VariableStatement,
+        isExported: true,
+        declarationKind: VariableDeclarationKind.Const,
+        docs: [`Input of \`${command.id}\`.`],
+        declarations: [{ name, initializer: input.kind === 'list' ? 'listInput' : printInput(model, input, prefix).text }],
+      },
+      { kind: StructureKind.TypeAlias, isExported: true, name: inputTypeName(model, command), type: `z.infer<typeof ${name}>` },
+    ]);
+  }
+}
+
+export const emitSchemas: Emitter = (context) =>
+  context.ir.modules.flatMap((module) =>
+    module.models.map((model): PlannedFile => {
+      const path = `${modelBase(model)}.schemas.ts`;
+      return { path, source: module.source, build: (file) => buildSchemasFile(context, model, path, file) };
+    }),
+  );

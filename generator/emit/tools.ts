@@ -1,0 +1,254 @@
+/**
+ * `<module>/<model>.tools.ts`: the MCP tool of every command (SPEC 4.6). The input JSON Schema is
+ * computed at build time from the same zod schema the REST body is checked with, then given
+ * descriptions an agent can act on, and printed as a literal.
+ */
+import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
+import { z } from 'zod';
+import { LIMITS } from '../../runtime/kinds.ts';
+import type { FieldKind } from '../define.ts';
+import type { CommandIR, FieldIR, ModelIR } from '../ir.ts';
+import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../names.ts';
+import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
+import { buildInput, commandInput, type CommandInput } from './inputs.ts';
+import { code, literal } from './print.ts';
+
+type Json = { [key: string]: unknown };
+
+/** What an agent needs to know about the value of a field of each kind. */
+const KIND_HINTS: Record<FieldKind, (field: FieldIR) => string> = {
+  text: () => 'Text.',
+  longtext: () => 'Text, may span lines.',
+  number: () => 'Integer.',
+  money: () => 'Integer amount in minor currency units (12.34 is 1234).',
+  date: () => 'Date as YYYY-MM-DD.',
+  bool: () => 'true or false.',
+  select: (field) => `One of: ${field.options.join(', ')}.`,
+  ref: (field) => `Id of a ${field.target} record.`,
+};
+
+/** JSON Schema of a field's value in a returned record. */
+const RECORD_SCHEMAS: Record<FieldKind, (field: FieldIR) => Json> = {
+  text: () => ({ type: 'string' }),
+  longtext: () => ({ type: 'string' }),
+  number: () => ({ type: 'integer' }),
+  money: () => ({ type: 'integer' }),
+  date: () => ({ type: 'string', format: 'date' }),
+  bool: () => ({ type: 'boolean' }),
+  select: (field) => ({ type: 'string', enum: field.options }),
+  ref: () => ({ type: 'string' }),
+};
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | undefined): string {
+  const parts = [field.label + (field.description ? `: ${field.description}` : '.'), KIND_HINTS[field.kind](field)];
+  if (command && !field.required && !field.governed && (command.kind === 'create' || command.kind === 'update')) parts.push('null clears it.');
+  if (field.governed && command?.kind === 'update') {
+    const actions = model.actions.filter((action) => action.field === field.name).map((action) => `${model.name}__${action.name}`);
+    parts.push(`Changing it runs the matching action (${actions.join(', ')}).`);
+  }
+  if (field.personal) {
+    parts.push(
+      command
+        ? `Personal: you may send a masking token like ${field.maskLabel}_1 that you received, and the service puts the real value in its place.`
+        : `Personal: comes back masked as a token like ${field.maskLabel}_1.`,
+    );
+  }
+  return parts.join(' ');
+}
+
+function nullable(schema: Json): Json {
+  const type = schema.type as string;
+  const enumValues = schema.enum as unknown[] | undefined;
+  return { ...schema, type: [type, 'null'], ...(enumValues ? { enum: [...enumValues, null] } : {}) };
+}
+
+function recordSchema(model: ModelIR): Json {
+  const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` } };
+  for (const field of model.fields) {
+    const schema = RECORD_SCHEMAS[field.kind](field);
+    properties[field.name] = { ...(field.required || field.governed ? schema : nullable(schema)), description: fieldDescription(model, field, undefined) };
+  }
+  return {
+    type: 'object',
+    description: `${capitalised(withArticle(inSentence(model.label)))} record. Fields you may not read are absent and named in denied.`,
+    properties,
+    required: ['id'],
+  };
+}
+
+function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput): Json {
+  const schema = z.toJSONSchema(buildInput(model, input), { io: 'input' }) as Json;
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  if (input.kind === 'list') {
+    const fields = ['id', ...model.fields.map((field) => field.name)];
+    const filter = properties.filter as Json & { items: { properties: Record<string, Json> } };
+    const order = properties.order as Json & { items: { properties: Record<string, Json> } };
+    filter.description = `Conditions combined with AND, at most ${LIMITS.filterConditions}.`;
+    filter.items.properties.field = { type: 'string', enum: fields, description: 'Field to test.' };
+    filter.items.properties.op = {
+      ...filter.items.properties.op,
+      description:
+        'eq equal; ne not equal (also matches empty); contains case-insensitive substring (text only); ' +
+        `in value is an array of up to ${LIMITS.inValues} values; gt/gte/lt/lte not for bool or ref fields; is_null field is empty.`,
+    };
+    filter.items.properties.value = { description: 'Value to compare with; omit for is_null, an array for in.' };
+    order.description = `Sort keys, at most ${LIMITS.orderKeys}; empty values sort last.`;
+    order.items.properties.field = { type: 'string', enum: fields, description: 'Field to sort by.' };
+    order.items.properties.dir = { ...order.items.properties.dir, description: 'asc (default) or desc.' };
+    properties.limit = { ...properties.limit, description: `Rows to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}; no limit when omitted.` };
+    properties.offset = { ...properties.offset, description: 'Rows to skip.' };
+    return schema;
+  }
+  for (const property of input.properties) {
+    const target = properties[property.name];
+    if (!target) continue;
+    target.description = property.field ? fieldDescription(model, property.field, command) : `Id of the ${inSentence(model.label)}.`;
+  }
+  return schema;
+}
+
+function toolDescription(model: ModelIR, command: CommandIR): string {
+  const phrase = inSentence(model.label);
+  const parts = [`${command.description}.`];
+  const personal = model.fields.filter((field) => field.personal);
+  const governed = model.fields.filter((field) => field.governed);
+  const reads = command.kind !== 'delete';
+  switch (command.kind) {
+    case 'get':
+    case 'create':
+    case 'update':
+    case 'action':
+      parts.push(`Returns {denied, value} with the ${phrase} as value.`);
+      break;
+    case 'list':
+      parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
+      break;
+    case 'search':
+      parts.push('Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset.');
+      break;
+    case 'delete':
+      parts.push('Returns {denied, value} with {id} as value.');
+      break;
+  }
+  if (command.kind === 'create') {
+    const required = model.fields.filter((field) => field.required).map((field) => field.name);
+    if (required.length > 0) parts.push(`Required: ${required.join(', ')}.`);
+    for (const field of governed) parts.push(`${field.name} starts at ${field.options[0]} and changes only through actions.`);
+  }
+  if (command.kind === 'list' || command.kind === 'search') {
+    parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');
+  }
+  if (command.kind === 'update') {
+    for (const field of governed) parts.push(`Setting ${field.name} runs the matching action.`);
+  }
+  if (command.action) {
+    const action = command.action;
+    parts.push(`Moves ${action.field} from ${action.from.join(' or ')} to ${action.to}.`);
+    if (action.required.length > 0) parts.push(`Also give: ${action.required.join(', ')}.`);
+  }
+  if (command.kind === 'delete' && model.referencedBy.length > 0) {
+    parts.push(`Refused while a record refers to it (${model.referencedBy.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
+  }
+  if (reads && personal.length > 0) {
+    const examples = personal.map((field) => `${field.maskLabel}_1`).join(', ');
+    const writes = command.kind === 'create' || command.kind === 'update';
+    parts.push(
+      `Personal fields (${personal.map((field) => field.name).join(', ')}) come back masked as tokens like ${examples}; ` +
+        (writes
+          ? 'send such a token in the same field to store the real value it stands for.'
+          : `such a token may be sent to ${model.name}__create or ${model.name}__update to store the real value it stands for.`),
+    );
+  }
+  if (command.needsApproval) {
+    parts.push('For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.');
+  }
+  return parts.join(' ');
+}
+
+const ENVELOPE_DENIED: Json = { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' };
+const APPROVAL: Json = {
+  type: 'object',
+  properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+  required: ['status', 'plan_id'],
+};
+
+function outputSchema(model: ModelIR, command: CommandIR, recordName: string): Json {
+  const record = code(recordName);
+  const values: Record<CommandIR['kind'], unknown> = {
+    get: record,
+    create: record,
+    update: record,
+    action: record,
+    list: { type: 'array', items: record },
+    search: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
+    delete: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  };
+  const envelope: Json = { type: 'object', properties: { denied: ENVELOPE_DENIED, value: values[command.kind] }, required: ['denied', 'value'] };
+  return command.needsApproval ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
+}
+
+const READ_ONLY = new Set<CommandIR['kind']>(['get', 'list', 'search']);
+const IDEMPOTENT = new Set<CommandIR['kind']>(['get', 'list', 'search', 'update']);
+
+function toolTitle(model: ModelIR, command: CommandIR): string {
+  const phrase = inSentence(model.label);
+  const subject = command.kind === 'list' || command.kind === 'search' ? plural(phrase) : phrase;
+  return `${defaultLabel(command.name)} ${subject}`;
+}
+
+function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: ['JsonSchema', 'ToolMeta'] });
+  const recordName = `${camelCase(model.name)}RecordJsonSchema`;
+  const listName = `${camelCase(model.name)}ListJsonSchema`;
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`JSON Schema of ${withArticle(inSentence(model.label))} record as tools return it.`],
+    declarations: [{ name: recordName, type: 'JsonSchema', initializer: literal(recordSchema(model)) }],
+  });
+  const listCommand = model.commands.find((command) => command.kind === 'list');
+  if (listCommand) {
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`JSON Schema of the input of \`${model.name}__list\` and \`${model.name}__search\` (filter, order, paging; SPEC 4.5).`],
+      declarations: [{ name: listName, type: 'JsonSchema', initializer: literal(inputJsonSchema(model, listCommand, { kind: 'list' })) }],
+    });
+  }
+  const tools = model.commands.map((command) => {
+    const input = commandInput(model, command);
+    return {
+      name: `${model.name}__${command.name}`,
+      command: command.id,
+      title: toolTitle(model, command),
+      description: toolDescription(model, command),
+      inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
+      outputSchema: outputSchema(model, command, recordName),
+      annotations: {
+        readOnlyHint: READ_ONLY.has(command.kind),
+        destructiveHint: command.kind === 'delete' ? true : undefined,
+        idempotentHint: IDEMPOTENT.has(command.kind) ? true : undefined,
+        openWorldHint: false,
+      },
+    };
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`MCP tools of \`${model.name}\`, one per command (\`<model>__<command>\`).`],
+    declarations: [{ name: modelExports(model).tools, type: 'readonly ToolMeta[]', initializer: literal(tools) }],
+  });
+}
+
+export const emitTools: Emitter = (context) =>
+  context.ir.modules.flatMap((module) =>
+    module.models.map((model): PlannedFile => {
+      const path = `${modelBase(model)}.tools.ts`;
+      return { path, source: module.source, build: (file) => buildToolsFile(context, model, path, file) };
+    }),
+  );
+

@@ -1,0 +1,91 @@
+/**
+ * Stage 1: load. Finds `<modulesDir>/<name>/module.ts`, imports each one (the CLI runs under
+ * tsx, so TypeScript imports work) and returns the raw, unchecked definitions. Nothing here
+ * trusts the shape of what it loaded; that is validate's job.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ts } from 'ts-morph';
+import { RmsgenError } from './errors.ts';
+
+export interface LoadedModule {
+  /** The folder name, which is the module name. */
+  readonly name: string;
+  /** Absolute path of `module.ts`. */
+  readonly file: string;
+  /** Path as shown in errors and banners, e.g. `modules/crm/module.ts`. */
+  readonly source: string;
+  /** The default export, unchecked. */
+  readonly definition: unknown;
+  /** Object literal keys written twice in the file (JavaScript keeps only the last one silently). */
+  readonly duplicateKeys: readonly { readonly line: number; readonly key: string }[];
+}
+
+export interface LoadedModules {
+  /** The modules folder's name as shown in banners, e.g. `modules`. */
+  readonly dirName: string;
+  /** Sorted by module name. */
+  readonly modules: readonly LoadedModule[];
+}
+
+export async function loadModules(modulesDir: string): Promise<LoadedModules> {
+  const dir = resolve(modulesDir);
+  const dirName = basename(dir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new RmsgenError('load', [`${modulesDir}: modules folder not found (create it, or pass --modules <dir>)`]);
+  }
+  const problems: string[] = [];
+  const modules: LoadedModule[] = [];
+  const folders = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !entry.name.startsWith('_'))
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of folders) {
+    const file = join(dir, name, 'module.ts');
+    const source = `${dirName}/${name}/module.ts`;
+    if (!existsSync(file)) {
+      problems.push(`${dirName}/${name}: folder has no module.ts (add one that default-exports defineModule({...}), or rename the folder to start with _ to ignore it)`);
+      continue;
+    }
+    let exports: Record<string, unknown>;
+    try {
+      exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      problems.push(`${source}: cannot be loaded: ${reason} (fix the error in the module file)`);
+      continue;
+    }
+    if (!('default' in exports) || exports.default === undefined) {
+      problems.push(`${source}: has no default export (write \`export default defineModule({...})\`)`);
+      continue;
+    }
+    modules.push({ name, file, source, definition: exports.default, duplicateKeys: findDuplicateKeys(file) });
+  }
+  if (problems.length > 0) throw new RmsgenError('load', problems);
+  return { dirName, modules };
+}
+
+/** Object literals in the file that name a key twice; `{ a: 1, a: 2 }` loads as `{ a: 2 }` without a word. */
+function findDuplicateKeys(file: string): { line: number; key: string }[] {
+  const text = readFileSync(file, 'utf8');
+  const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const found: { line: number; key: string }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(node)) {
+      const seen = new Set<string>();
+      for (const property of node.properties) {
+        if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property) && !ts.isMethodDeclaration(property)) continue;
+        const key = property.name && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name) || ts.isNumericLiteral(property.name)) ? property.name.text : undefined;
+        if (key === undefined) continue;
+        if (seen.has(key)) {
+          found.push({ line: sourceFile.getLineAndCharacterOfPosition(property.getStart(sourceFile)).line + 1, key });
+        }
+        seen.add(key);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return found;
+}

@@ -1,0 +1,139 @@
+/**
+ * The real `rmsgen build` / `rmsgen check` on fixture trees in temp folders: error lines and
+ * exit status, output left intact on failure, a new module showing up, `--check`, and the
+ * refusal to write into a folder that does not look generated.
+ */
+import { appendFileSync, cpSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generate, loadProject } from '../../generator/pipeline.ts';
+import { writeOutput } from '../../generator/write.ts';
+import type { Registry } from '../../runtime/registry.ts';
+import { moduleTree, removeModuleTrees, rmsgen, ROOT, snapshotFolder } from './fixtures.ts';
+
+afterAll(removeModuleTrees);
+
+const BROKEN = `export default {
+  models: {
+    lead: {
+      fields: { title: { kind: 'txt' }, party: { kind: 'ref', to: 'prty' } },
+    },
+    party: { fields: { name: { kind: 'text' } } },
+  },
+};`;
+
+const BROKEN_LINES = [
+  'modules/crm/module.ts: model lead, field title: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref)',
+  'modules/crm/module.ts: model lead, field party: ref to unknown model "prty" (did you mean "party"?)',
+];
+
+const HELPDESK = `import { defineModule } from '${join(ROOT, 'generator/define.ts')}';
+export default defineModule({
+  label: 'Helpdesk',
+  dependsOn: ['crm'],
+  models: {
+    ticket: {
+      fields: {
+        subject: { kind: 'text', required: true },
+        party: { kind: 'ref', to: 'party', required: true },
+        status: { kind: 'select', options: ['open', 'closed'], governed: true },
+      },
+      actions: { close: { description: 'Close a ticket', from: 'open', to: 'closed' } },
+    },
+  },
+  roles: { sales: { ticket: ['get', 'list', 'close'] }, support: { ticket: '*' } },
+});`;
+
+// Each test spawns the CLI (about a second each on an idle machine); generous timeouts for busy ones.
+describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
+  it('check: one line per problem on stderr, exit status 1', async () => {
+    const dir = moduleTree({ crm: BROKEN });
+    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    expect(result.stderr.trimEnd().split('\n')).toEqual(BROKEN_LINES);
+    expect(result.stdout).toBe('');
+    expect(result.status).toBe(1);
+  });
+
+  it('build with a broken module leaves the existing output untouched', async () => {
+    const dir = moduleTree({ crm: BROKEN });
+    cpSync(join(ROOT, 'generated'), join(dir, 'generated'), { recursive: true });
+    const before = snapshotFolder(join(dir, 'generated'));
+    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual(BROKEN_LINES);
+    expect(snapshotFolder(join(dir, 'generated'))).toEqual(before);
+  });
+
+  it('a module added under a copy of modules/ appears after build; --check then tracks the output', async () => {
+    const dir = moduleTree({ helpdesk: HELPDESK }, { copyDemo: true });
+    const out = join(dir, 'generated');
+    const build = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    expect(build.stderr).toBe('');
+    expect(build.stdout).toBe('generated 23 files (23 changed) in generated/\n');
+    expect(build.status).toBe(0);
+    expect(Object.keys(snapshotFolder(out)).filter((path) => path.startsWith('helpdesk/'))).toEqual([
+      'helpdesk/ticket.commands.ts',
+      'helpdesk/ticket.model.ts',
+      'helpdesk/ticket.queries.ts',
+      'helpdesk/ticket.schemas.ts',
+      'helpdesk/ticket.tools.ts',
+    ]);
+    const { registry } = (await import(pathToFileURL(join(out, 'registry.ts')).href)) as { registry: Registry };
+    expect(registry.modules.map((module) => module.name)).toEqual(['crm', 'accounting', 'helpdesk']);
+    expect(Object.keys(registry.models)).toEqual(['party', 'lead', 'invoice', 'ticket']);
+    expect(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.'))).toEqual([
+      'ticket.get',
+      'ticket.list',
+      'ticket.search',
+      'ticket.create',
+      'ticket.update',
+      'ticket.delete',
+      'ticket.close',
+    ]);
+    expect(registry.roles.support).toEqual(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.')));
+    expect(registry.roles.sales?.slice(-3)).toEqual(['ticket.get', 'ticket.list', 'ticket.close']);
+    expect(registry.models.party?.referencedBy).toContainEqual({ model: 'ticket', field: 'party' });
+    expect(registry.tools.ticket__close?.title).toBe('Close ticket');
+
+    // Fresh output: --check is happy.
+    const fresh = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
+    expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (23 files)\n', stderr: '' });
+
+    // Edit one file, delete another, add a generated-looking leftover: --check lists them and writes nothing.
+    appendFileSync(join(out, 'crm/lead.model.ts'), '// hand edit\n');
+    unlinkSync(join(out, 'roles.ts'));
+    mkdirSync(join(out, 'old'));
+    writeFileSync(join(out, 'old/gone.ts'), '// Generated by rmsgen from modules/old/module.ts — do not edit.\n');
+    const before = snapshotFolder(out);
+    const stale = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
+    expect(stale.status).toBe(1);
+    expect(stale.stderr.trimEnd().split('\n')).toEqual([
+      'generated/crm/lead.model.ts: stale',
+      'generated/roles.ts: missing',
+      'generated/old/gone.ts: no longer generated',
+      'generated/ is out of date; run `npx rmsgen build` and commit the result',
+    ]);
+    expect(snapshotFolder(out)).toEqual(before);
+
+    // Writing the same file map repairs exactly that (in-process: the CLI is just this plus a summary).
+    const repair = writeOutput(out, generate(await loadProject(join(dir, 'modules')), out));
+    expect(repair).toMatchObject({ stale: ['crm/lead.model.ts'], missing: ['roles.ts'], extra: ['old/gone.ts'], unchanged: 21 });
+    expect(readFileSync(join(out, 'crm/lead.model.ts'), 'utf8')).not.toContain('hand edit');
+    expect(snapshotFolder(out)['old/gone.ts']).toBeUndefined();
+    expect(writeOutput(out, generate(await loadProject(join(dir, 'modules')), out))).toMatchObject({ stale: [], missing: [], extra: [], unchanged: 23 });
+  }, 120_000);
+
+  it('refuses to write into a folder holding files it did not generate', async () => {
+    const dir = moduleTree({}, { copyDemo: true });
+    const out = join(dir, 'src');
+    mkdirSync(out);
+    writeFileSync(join(out, 'index.ts'), 'export const handWritten = true;\n');
+    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'src'], dir);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'src/: holds files rmsgen did not generate (index.ts); refusing to write there (move them away, or choose another --out)\n',
+    );
+    expect(snapshotFolder(out)).toEqual({ 'index.ts': 'export const handWritten = true;\n' });
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * The generated code type-checks under the project's strict settings (`verbatimModuleSyntax`,
+ * `noUncheckedIndexedAccess`, …): one `tsc --noEmit` run with the project's tsconfig over
+ * generated/, generator/, these tests and the output for some unusual but valid definitions
+ * built into a temp folder (plus everything they import, such as runtime/registry.ts and
+ * runtime/kinds.ts). `npm test` runs tsc over the whole project as well.
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { generate, loadProject } from '../../generator/pipeline.ts';
+import { writeOutput } from '../../generator/write.ts';
+import { moduleTree, removeModuleTrees, ROOT } from './fixtures.ts';
+
+afterAll(removeModuleTrees);
+
+const UNUSUAL = `export default {
+  models: {
+    bare: { fields: {} },
+    // Its record interface is called Knex, like the knex type the queries file imports.
+    knex: { fields: { secret: { kind: 'text', required: true, read: ['viewer'] }, on: { kind: 'bool' }, size: { kind: 'number' } } },
+    team_member: {
+      fields: {
+        manager: { kind: 'ref', to: 'team_member' },
+        q_2: { kind: 'select', options: ["it's", 'a "quote"', 'ünï'] },
+        status: { kind: 'select', options: ['a', 'b'], governed: true },
+        phase: { kind: 'select', options: ['x', 'y'], governed: true },
+      },
+      actions: { advance: { description: 'Advance', field: 'phase', from: 'x', to: 'y', required: ['manager', 'q_2'] } },
+    },
+  },
+  roles: { viewer: { bare: ['get'] } },
+};`;
+
+it('generated/, the generator and output for unusual definitions type-check with tsc --noEmit', async () => {
+  const dir = moduleTree({ empty: `export default { models: {} };`, org: UNUSUAL });
+  const out = join(dir, 'out');
+  const files = generate(await loadProject(join(dir, 'modules')), out);
+  expect(files.get('org/team_member.schemas.ts')).toContain(`kinds.select('team_member.q_2', ['it\\'s', 'a "quote"', 'ünï'])`);
+  expect(files.get('org/knex.queries.ts')).toContain("import type { Knex as KnexClient } from 'knex';");
+  writeOutput(out, files);
+  // A project without any model still gets a registry that type-checks.
+  const none = moduleTree({ none: `export default { models: {} };` });
+  const noneOut = join(dir, 'out-none');
+  writeOutput(noneOut, generate(await loadProject(join(none, 'modules')), noneOut));
+
+  const tsconfig = join(dir, 'tsconfig.json');
+  const include = ['generated', 'generator', 'test/generator'].map((folder) => join(ROOT, folder, '**/*.ts'));
+  // Incremental, with its state kept under node_modules/.cache: a rerun re-checks only what changed.
+  const compilerOptions = { incremental: true, tsBuildInfoFile: join(ROOT, 'node_modules/.cache/rmsgen/typecheck.tsbuildinfo') };
+  writeFileSync(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.json'), compilerOptions, include: [...include, 'out/**/*.ts', 'out-none/**/*.ts'] }));
+  const output = await new Promise<string>((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', tsconfig], { cwd: ROOT }, (_, stdout, stderr) =>
+      resolve(`${stdout}${stderr}`),
+    );
+  });
+  expect(output.split('\n').filter((line) => line.includes('error TS'))).toEqual([]);
+}, 120_000);

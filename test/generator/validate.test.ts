@@ -1,0 +1,342 @@
+/**
+ * Every validation error, each with the definition that causes it and the exact line(s) it
+ * gives. Loaded and validated in-process (fast); the CLI tests check the same lines come out of
+ * the real `rmsgen check` with exit status 1.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { RmsgenError } from '../../generator/errors.ts';
+import { loadProject } from '../../generator/pipeline.ts';
+import { moduleTree, oneModule, removeModuleTrees } from './fixtures.ts';
+
+afterAll(removeModuleTrees);
+
+async function problems(dir: string): Promise<readonly string[]> {
+  try {
+    await loadProject(`${dir}/modules`);
+  } catch (error) {
+    if (error instanceof RmsgenError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the definitions to be refused');
+}
+
+const F = 'modules/crm/module.ts';
+
+describe('validate', () => {
+  it('accepts a small valid module', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'text', required: true } } } } };`);
+    const ir = await loadProject(`${dir}/modules`);
+    expect(ir.modules.map((module) => module.name)).toEqual(['crm']);
+    expect(ir.roles.map((role) => [role.name, role.commands.length])).toEqual([['admin', 6]]);
+  });
+
+  it('unknown kind, listing the valid kinds', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'txt' }, age: { kind: 'integer' } } } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref)`,
+      `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref)`,
+    ]);
+  });
+
+  it('ref to a missing model, with a did-you-mean', async () => {
+    const dir = oneModule(`export default { models: {
+      party: { fields: { name: { kind: 'text' } } },
+      lead: { fields: { party: { kind: 'ref', to: 'prty' }, owner: { kind: 'ref', to: 'employee' } } },
+    } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, field party: ref to unknown model "prty" (did you mean "party"?)`,
+      `${F}: model lead, field owner: ref to unknown model "employee" (known models: party, lead)`,
+    ]);
+  });
+
+  it('model names duplicated across modules', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
+      sales: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
+    });
+    expect(await problems(dir)).toEqual([
+      'modules/sales/module.ts: model party: name already used by a model of module crm (modules/crm/module.ts); model names are shared by all modules, rename one',
+    ]);
+  });
+
+  it('an action named like a generated command, or written twice', async () => {
+    const dir = oneModule(`export default { models: { lead: {
+      fields: { stage: { kind: 'select', options: ['new', 'done'], governed: true } },
+      actions: {
+        delete: { description: 'Drop it', from: 'new', to: 'done' },
+        finish: { description: 'Finish', from: 'new', to: 'done' },
+        finish: { description: 'Finish again', from: 'new', to: 'done' },
+      },
+    } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}:6: key "finish" is written twice in one object (JavaScript silently keeps only the last one; rename or remove one)`,
+      `${F}: model lead, action delete: name collides with the generated command lead.delete (rename the action)`,
+    ]);
+  });
+
+  it('model names reserved by the service\'s endpoints or its system tables', async () => {
+    const dir = oneModule(`export default { models: {
+      auth: { fields: {} },
+      approve: { fields: {} },
+      reject: { fields: {} },
+      plans: { fields: {} },
+      commands: { fields: {} },
+      meta: { fields: {} },
+      audit: { fields: {} },
+      rms_log: { fields: {} },
+      plan: { fields: {} },
+      audit_entry: { fields: {} },
+      rms: { fields: {} },
+      mcp: { fields: {} },
+    } };`);
+    const endpoint = (name: string, route: string) => `${F}: model ${name}: the name is reserved by the service's own endpoints (${route}); choose another`;
+    expect(await problems(dir)).toEqual([
+      endpoint('auth', '/api/auth/…'),
+      endpoint('approve', '/api/approve/…'),
+      endpoint('reject', '/api/reject/…'),
+      endpoint('plans', '/api/plans'),
+      endpoint('commands', '/api/commands'),
+      endpoint('meta', '/api/meta'),
+      endpoint('audit', '/api/audit'),
+      `${F}: model rms_log: names starting with rms_ are reserved for the runtime's system tables (the model's table takes its name); choose another`,
+    ]);
+  });
+
+  it('a field named id', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: { id: { kind: 'text' } } } } };`);
+    expect(await problems(dir)).toEqual([`${F}: model party, field id: "id" is reserved for the record id every model has (remove the field, or rename it)`]);
+  });
+
+  it('governed on a field that is not a select', async () => {
+    const dir = oneModule(`export default { models: { lead: { fields: { stage: { kind: 'text', governed: true } } } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, field stage: governed is only for select fields (make it kind: 'select' with options, or remove governed)`,
+    ]);
+  });
+
+  it('an action moving a field that is not governed', async () => {
+    const dir = oneModule(`export default { models: { lead: {
+      fields: {
+        stage: { kind: 'select', options: ['new', 'done'], governed: true },
+        kind: { kind: 'select', options: ['a', 'b'] },
+        title: { kind: 'text' },
+      },
+      actions: {
+        flip: { description: 'Flip', field: 'kind', from: 'a', to: 'b' },
+        rename: { description: 'Rename', field: 'title', from: 'a', to: 'b' },
+        close: { description: 'Close', field: 'stag', from: 'new', to: 'done' },
+      },
+    } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, action flip: moves field kind, which is not governed (add governed: true to field kind)`,
+      `${F}: model lead, action rename: moves field title, which is a text field; actions move governed select fields (name a governed select field)`,
+      `${F}: model lead, action close: moves unknown field "stag" (did you mean "stage"?)`,
+    ]);
+  });
+
+  it('a cyclic module dependency, showing the cycle', async () => {
+    const dir = moduleTree({
+      alpha: `export default { dependsOn: ['gamma'], models: {} };`,
+      beta: `export default { dependsOn: ['alpha'], models: {} };`,
+      gamma: `export default { dependsOn: ['beta'], models: {} };`,
+      solo: `export default { dependsOn: ['solo'], models: {} };`,
+    });
+    expect(await problems(dir)).toEqual([
+      'modules/alpha/module.ts: dependsOn: cyclic module dependency alpha → gamma → beta → alpha (remove one of these dependsOn entries)',
+      'modules/solo/module.ts: dependsOn: module solo depends on itself (remove "solo")',
+    ]);
+  });
+
+  it('dependsOn an unknown module', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: {} };`,
+      accounting: `export default { dependsOn: ['crn', 'payroll'], models: {} };`,
+    });
+    expect(await problems(dir)).toEqual([
+      'modules/accounting/module.ts: dependsOn: unknown module "crn" (did you mean "crm"?)',
+      'modules/accounting/module.ts: dependsOn: unknown module "payroll" (known modules: crm)',
+    ]);
+  });
+
+  it('a ref to a model of a module not depended on', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
+      accounting: `export default { models: { invoice: { fields: { party: { kind: 'ref', to: 'party' } } } } };`,
+    });
+    expect(await problems(dir)).toEqual([
+      "modules/accounting/module.ts: model invoice, field party: ref to model \"party\" of module crm, which module accounting does not depend on (add dependsOn: ['crm'] to modules/accounting/module.ts)",
+    ]);
+  });
+
+  it('a ref through an indirect dependency is fine', async () => {
+    const dir = moduleTree({
+      a: `export default { models: { one: { fields: { name: { kind: 'text' } } } } };`,
+      b: `export default { dependsOn: ['a'], models: {} };`,
+      c: `export default { dependsOn: ['b'], models: { two: { fields: { one: { kind: 'ref', to: 'one' } } } } };`,
+    });
+    const ir = await loadProject(`${dir}/modules`);
+    expect(ir.modules.map((module) => module.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('required action input that is not a field (or is governed)', async () => {
+    const dir = oneModule(`export default { models: { lead: {
+      fields: { stage: { kind: 'select', options: ['new', 'lost'], governed: true }, lost_reason: { kind: 'text' } },
+      actions: { lose: { description: 'Lose', from: 'new', to: 'lost', required: ['reason', 'stage'] } },
+    } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, action lose: required input "reason" is not a field of lead (known fields: stage, lost_reason)`,
+      `${F}: model lead, action lose: required input "stage" is a governed field, which only actions change (remove it from required)`,
+    ]);
+  });
+
+  it('action from/to states that are not options of the field', async () => {
+    const dir = oneModule(`export default { models: { lead: {
+      fields: { stage: { kind: 'select', options: ['new', 'qualified', 'lost'], governed: true } },
+      actions: { qualify: { description: 'Qualify', from: ['nw', 'new'], to: 'qualifed' } },
+    } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, action qualify: from state "nw" is not an option of field stage (did you mean "new"? options: new, qualified, lost)`,
+      `${F}: model lead, action qualify: to state "qualifed" is not an option of field stage (did you mean "qualified"? options: new, qualified, lost)`,
+    ]);
+  });
+
+  it('personal on a field that is not text or longtext', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: { born: { kind: 'date', personal: true } } } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model party, field born: personal is only for text and longtext fields (remove personal, or make the field text)`,
+    ]);
+  });
+
+  it('role grants naming unknown models or commands, and grants to admin', async () => {
+    const dir = moduleTree({
+      crm: `export default {
+        models: { lead: { fields: { stage: { kind: 'select', options: ['new', 'won'], governed: true } }, actions: { win: { description: 'Win', from: 'new', to: 'won' } } } },
+        roles: { sales: { leed: '*', lead: ['get', 'wn', 'approve'] }, admin: { lead: '*' } },
+      };`,
+      accounting: `export default { dependsOn: ['crm'], models: {}, roles: { accountant: { lead: ['get'] } } };`,
+    });
+    expect(await problems(dir)).toEqual([
+      'modules/accounting/module.ts: role accountant: grant on model "lead" of module crm (grant it in modules/crm/module.ts, where lead is defined)',
+      'modules/crm/module.ts: role sales: grant on unknown model "leed" (did you mean "lead"?)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win)',
+      'modules/crm/module.ts: role admin: admin is built in and may use every command (remove this grant)',
+    ]);
+  });
+
+  it('read naming unknown roles', async () => {
+    const dir = oneModule(`export default {
+      models: { party: { fields: { tax_id: { kind: 'text', read: ['admin', 'acountant', 'hr'] } } } },
+      roles: { accountant: { party: ['get'] } },
+    };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model party, field tax_id: read names unknown role "acountant" (did you mean "accountant"?)`,
+      `${F}: model party, field tax_id: read names unknown role "hr" (known roles: admin, accountant)`,
+    ]);
+  });
+
+  it('invalid identifiers', async () => {
+    const dir = moduleTree({
+      CRM: `export default {
+        models: {
+          Party: { fields: { firstName: { kind: 'text' }, last__name: { kind: 'text' } }, actions: {} },
+          lead: { fields: { stage: { kind: 'select', options: ['a', 'b'], governed: true } }, actions: { 'Close-It': { description: 'x', from: 'a', to: 'b' } } },
+        },
+        roles: { 'Sales Team': { lead: ['get'] } },
+      };`,
+    });
+    const hint = 'use lower snake_case: a lowercase letter, then lowercase letters, digits and single underscores';
+    expect(await problems(dir)).toEqual([
+      `modules/CRM/module.ts: invalid module name "CRM" (${hint}, e.g. "crm"); the folder name is the module name, rename the folder`,
+      `modules/CRM/module.ts: model Party: invalid model name "Party" (${hint}, e.g. "party")`,
+      `modules/CRM/module.ts: model Party, field firstName: invalid field name "firstName" (${hint}, e.g. "first_name")`,
+      `modules/CRM/module.ts: model Party, field last__name: invalid field name "last__name" (${hint}, e.g. "last_name")`,
+      `modules/CRM/module.ts: model lead, action Close-It: invalid action name "Close-It" (${hint}, e.g. "close_it")`,
+      `modules/CRM/module.ts: role Sales Team: invalid role name "Sales Team" (${hint}, e.g. "sales_team")`,
+    ]);
+  });
+
+  it('select with no options or duplicate options', async () => {
+    const dir = oneModule(`export default { models: { lead: { fields: {
+      stage: { kind: 'select', options: [] },
+      kind: { kind: 'select', options: ['a', 'b', 'a'] },
+      size: { kind: 'select' },
+    } } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, field stage: select has no options (add options: ['first', 'second'])`,
+      `${F}: model lead, field kind: select option "a" is listed twice (remove one)`,
+      `${F}: model lead, field size: missing "options" (add options: ['first', 'second'])`,
+    ]);
+  });
+
+  it('an action without field when the model has several governed fields, or none', async () => {
+    const dir = oneModule(`export default { models: {
+      lead: {
+        fields: {
+          stage: { kind: 'select', options: ['new', 'won'], governed: true },
+          billing: { kind: 'select', options: ['open', 'billed'], governed: true },
+        },
+        actions: { win: { description: 'Win', from: 'new', to: 'won' } },
+      },
+      note: { fields: { text: { kind: 'text' } }, actions: { archive: { description: 'Archive', from: 'a', to: 'b' } } },
+    } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model lead, action win: lead has several governed fields (stage, billing); say which one the action moves, e.g. field: 'stage'`,
+      `${F}: model note, action archive: note has no governed field for the action to move (add governed: true to a select field)`,
+    ]);
+  });
+
+  it('mask labels of personal fields that do not make a token prefix', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: {
+      name: { kind: 'text', personal: true, label: 'Full name' },
+      email: { kind: 'text', personal: true, label: 'E-mail' },
+      street: { kind: 'text', personal: true, label: 'Street (line 1)' },
+      city: { kind: 'text', personal: true, label: 'Straße' },
+      phone: { kind: 'text', personal: true, label: '2nd phone' },
+    } } } };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: model party, field street: personal field label "Street (line 1)" gives the masking token prefix "STREET_(LINE_1)", which must be A-Z, 0-9 and _ starting with a letter (use a label of plain letters, digits, spaces or hyphens, e.g. label: 'Street')`,
+      `${F}: model party, field phone: personal field label "2nd phone" gives the masking token prefix "2ND_PHONE", which must be A-Z, 0-9 and _ starting with a letter (use a label of plain letters, digits, spaces or hyphens, e.g. label: 'Phone')`,
+    ]);
+  });
+
+  it('shapes the loader cannot type-check: unknown keys, wrong types, missing keys', async () => {
+    const dir = oneModule(`export default {
+      modles: {},
+    };`);
+    expect(await problems(dir)).toEqual([
+      `${F}: missing "models" (add models: { <name>: { fields: {...} } })`,
+      `${F}: unknown key "modles" (did you mean "models"? valid keys: label, description, dependsOn, models, roles)`,
+    ]);
+    const dir2 = oneModule(`export default { models: {
+      lead: {
+        fields: { title: { kind: 'text', required: 'yes', colour: 'red' }, party: { kind: 'ref' } },
+        actions: { win: { from: 'a', to: 'b', needs_approval: 1 } },
+      },
+      party: 'x',
+    } };`);
+    expect(await problems(dir2)).toEqual([
+      `${F}: model lead, field title: "required" must be true or false (got "yes")`,
+      `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, agents)`,
+      `${F}: model lead, field party: missing "to" (add to: '<target model>')`,
+      `${F}: model lead, action win: missing "description" (add description: 'What the action does')`,
+      `${F}: model lead, action win: "needs_approval" must be true or false (got 1)`,
+      `${F}: model party: must be an object (write party: { fields: {...} }; got "x")`,
+    ]);
+  });
+
+  it('module files that do not load or export nothing', async () => {
+    const dir = moduleTree({
+      crm: `export const models = {};`,
+      broken: `export default { models: { ;`,
+    });
+    const lines = await problems(dir);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^modules\/broken\/module\.ts: cannot be loaded: .+ \(fix the error in the module file\)$/);
+    expect(lines[1]).toBe('modules/crm/module.ts: has no default export (write `export default defineModule({...})`)');
+  });
+
+  it('a missing modules folder', async () => {
+    await expect(loadProject('/nonexistent/modules')).rejects.toThrow('/nonexistent/modules: modules folder not found (create it, or pass --modules <dir>)');
+  });
+});
