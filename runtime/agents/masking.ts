@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
 
 export const MASK_TABLE = 'rms_mask_tokens';
@@ -56,32 +57,81 @@ export async function maskValues(db: Knex, agentTokenId: string, requests: reado
     if (!values) byLabel.set(label, (values = new Set()));
     values.add(value);
   }
-  for (const [label, values] of byLabel) {
+  // Labels in a fixed order: on PostgreSQL each takes a lock below, and two callers must not wait on each other crosswise.
+  for (const [label, values] of [...byLabel].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const hashes = new Map<string, string>();
     for (const value of values) hashes.set(hashValue(value), value);
-    const allHashes = [...hashes.keys()];
-    for (let i = 0; i < allHashes.length; i += CHUNK) {
-      const rows: { n: number | string; value_hash: string }[] = await db(MASK_TABLE)
-        .select('n', 'value_hash')
-        .where({ agent_token_id: agentTokenId, label })
-        .whereIn('value_hash', allHashes.slice(i, i + CHUNK));
-      for (const row of rows) {
-        tokens.set(`${label}\u0000${hashes.get(row.value_hash)}`, `${label}_${Number(row.n)}`);
-        hashes.delete(row.value_hash);
-      }
-    }
+    await lookupTokens(db, agentTokenId, label, hashes, tokens);
     if (hashes.size === 0) continue;
-    const max = await db(MASK_TABLE).where({ agent_token_id: agentTokenId, label }).max({ n: 'n' }).first();
-    let next = Number(max?.n ?? 0);
-    const inserts = [];
-    for (const [valueHash, value] of hashes) {
-      next++;
-      inserts.push({ agent_token_id: agentTokenId, label, n: next, value_hash: valueHash, value });
-      tokens.set(`${label}\u0000${value}`, `${label}_${next}`);
-    }
-    for (let i = 0; i < inserts.length; i += 100) await db(MASK_TABLE).insert(inserts.slice(i, i + 100));
+    if (dialectOf(db) === 'postgres') await issueTokensLocked(db, agentTokenId, label, hashes, tokens);
+    else await issueTokens(db, agentTokenId, label, hashes, tokens);
   }
   return tokens;
+}
+
+/** Finds the tokens this agent already has for `missing` (value hash → value); found ones move to `tokens`. */
+async function lookupTokens(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
+  const allHashes = [...missing.keys()];
+  for (let i = 0; i < allHashes.length; i += CHUNK) {
+    const rows: { n: number | string; value_hash: string }[] = await db(MASK_TABLE)
+      .select('n', 'value_hash')
+      .where({ agent_token_id: agentTokenId, label })
+      .whereIn('value_hash', allHashes.slice(i, i + CHUNK));
+    for (const row of rows) {
+      tokens.set(`${label}\u0000${missing.get(row.value_hash)}`, `${label}_${Number(row.n)}`);
+      missing.delete(row.value_hash);
+    }
+  }
+}
+
+/** Key class of the advisory locks that make numbering per (agent, label) take turns on PostgreSQL. */
+const MASK_LOCK_CLASS = 727_376_702;
+
+/**
+ * PostgreSQL: several instances (or requests) may number new tokens for one agent and label at
+ * once, and max(n)+1 would give two values the same number. A transaction-scoped advisory lock on
+ * (agent, label) makes them take turns; under it, values issued meanwhile are looked up again.
+ * It runs in a savepoint of the command's transaction (its own transaction for plain reads), and
+ * the lock is held until that transaction ends, when the new tokens become visible to others.
+ */
+async function issueTokensLocked(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
+  try {
+    await db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
+      await lookupTokens(trx, agentTokenId, label, missing, tokens);
+      if (missing.size > 0) await issueTokens(trx, agentTokenId, label, missing, tokens);
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    // Only a REPEATABLE READ transaction (`search`) gets here: its snapshot is older than tokens
+    // another transaction issued while it waited for the lock, so it cannot see them. Running the
+    // transaction again (the command path retries serialization failures) sees them.
+    throw new MaskRaceError();
+  }
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** A serialization failure (SQLSTATE 40001): the transaction raced another and is to be run again. */
+export class MaskRaceError extends Error {
+  readonly code = '40001';
+  constructor() {
+    super('masking tokens were issued concurrently: retry the transaction');
+    this.name = 'MaskRaceError';
+  }
+}
+
+/** Numbers `missing` from max(n)+1 on and stores them. */
+async function issueTokens(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
+  const max = await db(MASK_TABLE).where({ agent_token_id: agentTokenId, label }).max({ n: 'n' }).first();
+  let next = Number(max?.n ?? 0);
+  const inserts = [];
+  for (const [valueHash, value] of missing) {
+    next++;
+    inserts.push({ agent_token_id: agentTokenId, label, n: next, value_hash: valueHash, value });
+    tokens.set(`${label}\u0000${value}`, `${label}_${next}`);
+  }
+  for (let i = 0; i < inserts.length; i += 100) await db(MASK_TABLE).insert(inserts.slice(i, i + 100));
 }
 
 export function maskKey(label: string, value: string): string {

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 
 export const DEFAULT_DB_URL = 'sqlite:./data/rms.sqlite';
 
@@ -50,7 +51,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
     const statementTimeout = options.statementTimeoutMs ?? 30_000;
     return knexFactory({
       client: 'pg',
-      connection: { connectionString: target.location },
+      connection: { connectionString: target.location, types: { getTypeParser: pgTypeParser } },
       pool: {
         min: 0,
         max: options.poolSize ?? 10,
@@ -78,6 +79,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
           connection.function('rms_lower', { deterministic: true }, (value: unknown) =>
             typeof value === 'string' ? value.toLowerCase() : value,
           );
+          cacheStatements(connection);
           done(null, connection);
         } catch (err) {
           done(err as Error, connection);
@@ -87,7 +89,43 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
   });
 }
 
+const PG_DATE_OID = 1082;
+
+/**
+ * `date` columns come back as the `YYYY-MM-DD` text they hold (pg's default builds a local-time
+ * Date, which shifts with the server's time zone). Everything else keeps pg's parsers.
+ */
+function pgTypeParser(oid: number, format?: string): (value: string) => unknown {
+  if (oid === PG_DATE_OID) return (value: string) => value;
+  return (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format);
+}
+
+/** Statements kept per SQLite connection; past this the cache starts over. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * knex prepares every query anew; on SQLite preparing costs about as much as running a simple
+ * lookup. The SQL of the hot paths repeats (values are always bound), so the connection keeps its
+ * prepared statements by SQL text. Safe because better-sqlite3 runs `all`/`run` to completion
+ * synchronously (a statement is never in use twice) and SQLite re-prepares a statement by itself
+ * when the schema changes.
+ */
+function cacheStatements(connection: SqliteConnection): void {
+  const prepare = connection.prepare.bind(connection);
+  const cache = new Map<string, unknown>();
+  connection.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 interface SqliteConnection {
+  prepare(sql: string): unknown;
   pragma(source: string): unknown;
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
 }

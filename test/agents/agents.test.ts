@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { startServer } from '../../runtime/server.ts';
+import { postgresInspector } from '../helpers/postgres.ts';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -25,8 +26,9 @@ async function agentToken(token: string, scopes: string[], label: string): Promi
   return { token: res.body.token, id: row.id };
 }
 
+/** The test server's database, read-only (on PostgreSQL a stand-in with `prepare(sql).get/all`). */
 function sqlite() {
-  return new Database(t.dbFile, { readonly: true });
+  return t.dbUrl.startsWith('sqlite:') ? new Database(t.dbFile, { readonly: true }) : postgresInspector(t.dbUrl);
 }
 
 beforeAll(async () => {
@@ -87,7 +89,7 @@ describe('what an agent reads', () => {
     const stored = db.prepare('select count(*) as n from rms_mask_tokens where value = ?').get('Katherine Johnson') as { n: number };
     db.close();
     expect(stored.n).toBeGreaterThan(0);
-    const second = await startServer({ registry, dbUrl: `sqlite:${t.dbFile}`, host: '127.0.0.1', port: 0, adminPassword: ADMIN_PASSWORD, log: () => {} });
+    const second = await startServer({ registry, dbUrl: t.dbUrl, host: '127.0.0.1', port: 0, adminPassword: ADMIN_PASSWORD, log: () => {} });
     try {
       const res = await fetch(`${second.url}/api/party/get`, {
         method: 'POST',

@@ -2,26 +2,41 @@
  * Starts the real server (runtime/server.ts) on loopback with a fresh SQLite file in a temp
  * folder, and gives tests small helpers for real HTTP calls. No mocks: everything goes over
  * the wire and into the database file, which tests may also open to check its contents.
+ * With `RMS_TEST_PG_URL` set (`.ci/run` does, for its second pass) the server runs on a fresh
+ * PostgreSQL database on that server instead, dropped on close.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { registry } from '../../generated/registry.ts';
-import { startServer, type RunningServer } from '../../runtime/server.ts';
+import { createPerson } from '../../runtime/auth/index.ts';
+import type { Registry } from '../../runtime/registry.ts';
+import { startServer, type RunningServer, type ServerExtension } from '../../runtime/server.ts';
+import { createTestDatabase, postgresInspector, testPostgresUrl } from './postgres.ts';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
 
 export interface TestServer {
   readonly url: string;
   readonly server: RunningServer;
-  /** The SQLite file the server uses. */
+  /** The SQLite file the server uses (on PostgreSQL, a path that does not exist: see `dbUrl`). */
   readonly dbFile: string;
+  /** The database URL the server uses: `sqlite:<dbFile>`, or a fresh PostgreSQL database under RMS_TEST_PG_URL. */
+  readonly dbUrl: string;
   /** Raw fetch against the server: `request('POST', '/api/lead/get', {id})`. */
   request(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>;
   /** Signs in and returns the session token (throws unless 200). */
   login(username?: string, password?: string): Promise<string>;
   /** `POST /api/<model>/<command>` with a JSON body. */
   command(token: string, commandId: string, input?: unknown): Promise<TestResponse>;
+  /** Adds a person with these roles (through the auth side's `createPerson`) and signs them in. */
+  addPerson(username: string, roles: readonly string[], password?: string): Promise<string>;
+  /**
+   * Runs `fn` on the SQLite file opened read-only with better-sqlite3 (to check what was stored).
+   * On PostgreSQL `fn` gets a stand-in with `prepare(sql).get/all`, values shaped as SQLite's.
+   */
+  inspect<T>(fn: (db: Database.Database) => T): T;
   close(): Promise<void>;
 }
 
@@ -32,16 +47,34 @@ export interface TestResponse {
   readonly body: any;
 }
 
-export async function startTestServer(options: { dbUrl?: string } = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  readonly dbUrl?: string;
+  /** Defaults to the generated registry. */
+  readonly registry?: Registry;
+  readonly extensions?: readonly ServerExtension[];
+  /** Unexpected server errors; by default they fail loudly on stderr. */
+  readonly logError?: (error: unknown) => void;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-test-'));
   const dbFile = join(dir, 'rms.sqlite');
+  // With RMS_TEST_PG_URL set, each server gets a fresh PostgreSQL database, dropped on close.
+  const pgServerUrl = options.dbUrl === undefined ? testPostgresUrl() : undefined;
+  const pgDatabase = pgServerUrl === undefined ? undefined : await createTestDatabase(pgServerUrl);
+  const dbUrl = options.dbUrl ?? pgDatabase?.url ?? `sqlite:${dbFile}`;
   const server = await startServer({
-    registry,
-    dbUrl: options.dbUrl ?? `sqlite:${dbFile}`,
+    registry: options.registry ?? registry,
+    dbUrl,
     host: '127.0.0.1',
     port: 0,
     adminPassword: ADMIN_PASSWORD,
     log: () => {},
+    ...(options.extensions ? { extensions: options.extensions } : {}),
+    ...(options.logError ? { logError: options.logError } : {}),
+  }).catch(async (error: unknown) => {
+    await pgDatabase?.drop();
+    throw error;
   });
   const url = server.url;
 
@@ -63,22 +96,38 @@ export async function startTestServer(options: { dbUrl?: string } = {}): Promise
     return { status: res.status, headers: res.headers, body: parsed };
   }
 
+  async function login(username = 'admin', password = ADMIN_PASSWORD): Promise<string> {
+    const res = await request('POST', '/api/auth/login', { username, password });
+    if (res.status !== 200) throw new Error(`login ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
+  }
+
   return {
     url,
     server,
     dbFile,
+    dbUrl,
     request,
-    async login(username = 'admin', password = ADMIN_PASSWORD) {
-      const res = await request('POST', '/api/auth/login', { username, password });
-      if (res.status !== 200) throw new Error(`login ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.token as string;
-    },
+    login,
     command(token, commandId, input = {}) {
       const [model, command] = commandId.split('.');
       return request('POST', `/api/${model}/${command}`, input, token);
     },
+    async addPerson(username, roles, password = `${username}-test-password`) {
+      await createPerson(server.db, { username, password, roles });
+      return login(username, password);
+    },
+    inspect(fn) {
+      const db = pgDatabase ? postgresInspector(pgDatabase.url) : new Database(dbFile, { readonly: true, fileMustExist: true });
+      try {
+        return fn(db);
+      } finally {
+        db.close();
+      }
+    },
     async close() {
       await server.close();
+      await pgDatabase?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -21,7 +21,7 @@ let accountant: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  db = openDatabase(`sqlite:${server.dbFile}`);
+  db = openDatabase(server.dbUrl);
   await createPerson(db, { username: 'sara', password: 'sara-password', roles: ['sales'] });
   await createPerson(db, { username: 'alex', password: 'alex-password', roles: ['accountant'] });
   admin = await server.login('admin');
@@ -208,7 +208,7 @@ describe("an agent's rights follow its creator", () => {
     const made = await server.command(agent, 'lead.create', { title: 'From the agent' });
     expect(made.status).toBe(200);
 
-    const cli = await runCli(['user', 'roles', 'rita', '--role', 'accountant', '--db', `sqlite:${server.dbFile}`]);
+    const cli = await runCli(['user', 'roles', 'rita', '--role', 'accountant', '--db', server.dbUrl]);
     expect(cli.code).toBe(0);
 
     const refused = await server.command(agent, 'lead.create', { title: 'Not any more' });
@@ -218,7 +218,7 @@ describe("an agent's rights follow its creator", () => {
     expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
 
     // a disabled creator stops the agent altogether
-    expect((await runCli(['user', 'disable', 'rita', '--db', `sqlite:${server.dbFile}`])).code).toBe(0);
+    expect((await runCli(['user', 'disable', 'rita', '--db', server.dbUrl])).code).toBe(0);
     expect((await server.command(agent, 'lead.list', {})).status).toBe(401);
     expect((await server.command(rita, 'lead.list', {})).status).toBe(401);
   });

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
@@ -16,7 +15,7 @@ let db: Knex;
 
 beforeAll(async () => {
   server = await startTestServer();
-  db = openDatabase(`sqlite:${server.dbFile}`);
+  db = openDatabase(server.dbUrl);
   await createPerson(db, { username: 'sam', password: 'sam-password', roles: ['sales'] });
   await createPerson(db, { username: 'lena', password: 'lena-password', roles: ['sales'] });
   await createPerson(db, { username: 'otto', password: 'otto-password', roles: ['sales'] });
@@ -104,9 +103,7 @@ describe('sign-in lockout', () => {
     expect((await login({ username: 'LENA', password: 'lena-password' })).status).toBe(429);
 
     // a minute later: move the failures back in time instead of waiting
-    const file = new Database(server.dbFile);
-    file.prepare('UPDATE rms_login_failures SET at = ? WHERE username = ?').run(new Date(Date.now() - 61_000).toISOString(), 'lena');
-    file.close();
+    await db('rms_login_failures').where('username', 'lena').update({ at: new Date(Date.now() - 61_000).toISOString() });
     expect((await login({ username: 'lena', password: 'lena-password' })).status).toBe(200);
     // a success clears the count: one more failure does not lock
     expect((await login({ username: 'lena', password: 'wrong' })).status).toBe(401);
@@ -115,9 +112,7 @@ describe('sign-in lockout', () => {
 
   it('four failures do not lock, and failures older than a minute do not count', async () => {
     for (let i = 0; i < 4; i++) expect((await login({ username: 'otto', password: 'nope-nope' })).status).toBe(401);
-    const file = new Database(server.dbFile);
-    file.prepare('UPDATE rms_login_failures SET at = ? WHERE username = ?').run(new Date(Date.now() - 61_000).toISOString(), 'otto');
-    file.close();
+    await db('rms_login_failures').where('username', 'otto').update({ at: new Date(Date.now() - 61_000).toISOString() });
     expect((await login({ username: 'otto', password: 'nope-nope' })).status).toBe(401);
     expect((await login({ username: 'otto', password: 'otto-password' })).status).toBe(200);
   });
@@ -183,20 +178,15 @@ describe('storage', () => {
     expect(agent.status).toBe(200);
     const tokens = [session, agent.body.token as string];
 
-    const file = new Database(server.dbFile, { readonly: true });
-    try {
-      const rows = file.prepare('SELECT * FROM rms_tokens').all() as Record<string, unknown>[];
-      for (const token of tokens) {
-        expect(rows.some((r) => r.token_hash === sha256(token))).toBe(true);
-        for (const row of rows) for (const value of Object.values(row)) expect(String(value)).not.toContain(token.slice(6));
-      }
-      for (const row of file.prepare('SELECT * FROM rms_people').all() as Record<string, unknown>[]) {
-        expect(row.password_hash).toMatch(/^\$2[aby]\$10\$[./A-Za-z0-9]{53}$/);
-      }
-    } finally {
-      file.close();
+    const rows = (await db('rms_tokens').select('*')) as Record<string, unknown>[];
+    for (const token of tokens) {
+      expect(rows.some((r) => r.token_hash === sha256(token))).toBe(true);
+      for (const row of rows) for (const value of Object.values(row)) expect(String(value)).not.toContain(token.slice(6));
     }
-    // nothing in the database files holds a clear token or password
+    for (const row of (await db('rms_people').select('*')) as Record<string, unknown>[]) {
+      expect(row.password_hash).toMatch(/^\$2[aby]\$10\$[./A-Za-z0-9]{53}$/);
+    }
+    // nothing in the database files holds a clear token or password (SQLite; on PostgreSQL there are no such files)
     const bytes = [server.dbFile, `${server.dbFile}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
     for (const secret of [...tokens.map((t) => t.slice(6)), ADMIN_PASSWORD, 'sam-password']) expect(bytes).not.toContain(secret);
   });

@@ -1,0 +1,225 @@
+/**
+ * The one command path, shared by REST and MCP:
+ *
+ *   resolve rights → validate input → unmask input → prepare → (propose → 202)
+ *   → run in one transaction → present records (mask) → audit → 200 envelope
+ *
+ * Each step is a named function; the agent-specific ones are hooks (see `CommandHooks`).
+ */
+import type { Knex } from 'knex';
+import type { Caller } from '../caller.ts';
+import { HttpError, badRequest, notFound } from '../errors.ts';
+import { rightsOf } from '../rights.ts';
+import { TRANSACTIONAL, handlers, recordNotFound, type RunResult } from './handlers.ts';
+import { validateInput, type ValidInput } from './validate-input.ts';
+import type { CommandContext, CommandEnvelope, CommandOutcome, CommandService, PreparedCommand, PreparedList } from './types.ts';
+
+/**
+ * Runs `commandId` for `caller` with the raw input (the parsed JSON body or MCP arguments).
+ * Throws HttpError: 404 for a command that does not exist or that the caller may not use (the
+ * same error either way), 400 for refused input. Anything else thrown is a bug.
+ */
+export async function executeCommand(service: CommandService, caller: Caller, commandId: string, rawInput: unknown): Promise<CommandOutcome> {
+  const ctx = resolveCommand(service, caller, commandId);
+  let prepared: PreparedList | undefined;
+  try {
+    const valid = validateInput(ctx, rawInput);
+    const input = await service.hooks.unmaskInput(ctx, valid.input, service.db);
+    prepared = await prepareCommand(ctx, { ...valid, input });
+    if (service.hooks.needsProposal(ctx, prepared)) {
+      const planId = await proposeCommand(ctx, prepared);
+      return { status: 202, body: { approval_required: true, plan_id: planId } };
+    }
+    return { status: 200, body: await run(ctx, prepared) };
+  } catch (error) {
+    await auditFailure(ctx, error, prepared);
+    throw error;
+  }
+}
+
+/**
+ * Runs a command that was validated and prepared earlier (an approved plan) for `caller`, in one
+ * transaction: a new one, or `options.db` when the caller already holds a transaction (so that
+ * marking the plan decided commits together with the command's effect). Checks again that the
+ * caller may use the command (404 otherwise) and everything that depends on stored data.
+ * The `executed` audit event is written in that transaction; with `options.db` a failure is not
+ * audited here (the transaction is the caller's and rolls back): record it after the rollback.
+ */
+export async function runPrepared(
+  service: CommandService,
+  caller: Caller,
+  prepared: PreparedCommand,
+  options: { readonly db?: Knex } = {},
+): Promise<CommandEnvelope> {
+  const ctx = resolveCommand(service, caller, prepared.command);
+  const model = ctx.command.model.meta.name;
+  if (prepared.actions.some((action) => !ctx.rights.commands.has(`${model}.${action}`))) throw notFound();
+  try {
+    let list: PreparedList['list'];
+    if (ctx.command.meta.kind === 'list' || ctx.command.meta.kind === 'search') list = validateInput(ctx, prepared.input).list;
+    return await run(ctx, { ...prepared, list }, options.db);
+  } catch (error) {
+    // Inside a caller's transaction the failure is the caller's to record: writing it here, on the
+    // pool, would wait for the connection that transaction holds (SQLite has only one).
+    if (!options.db) await auditFailure(ctx, error, prepared);
+    throw error;
+  }
+}
+
+/** Step 1: the command and the caller's rights on it. Unknown and forbidden are the same 404. */
+export function resolveCommand(service: CommandService, caller: Caller, commandId: string): CommandContext {
+  const command = service.commands.get(commandId);
+  const rights = rightsOf(service.registry, caller);
+  if (!command || !rights.commands.has(commandId)) throw notFound();
+  return { service, caller, rights, command, fields: rights.models[command.meta.model]! };
+}
+
+/**
+ * Step 3: what the command will do. For an `update` that changes governed fields, finds the
+ * action that makes each change from the record's current state; its required inputs and its
+ * approval rule then apply to the update, and the caller must be allowed that action.
+ */
+export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Promise<PreparedList> {
+  const { meta, model } = ctx.command;
+  const input = { ...valid.input };
+  const recordId = typeof input.id === 'string' ? input.id : null;
+  const actions: string[] = [];
+  let needsApproval = meta.needsApproval;
+
+  if (meta.kind === 'action') actions.push(meta.action!.name);
+
+  if (meta.kind === 'update') {
+    const changing = model.governed.filter((field) => field.name in input);
+    if (changing.length > 0) {
+      const current = await ctx.service.db(model.table)
+        .first('id', ...changing.map((field) => field.name))
+        .where('id', recordId!);
+      if (!current) throw recordNotFound(ctx, recordId!);
+      for (const field of changing) {
+        const from = (current as Record<string, unknown>)[field.name] as string;
+        const to = input[field.name] as string;
+        if (from === to) {
+          delete input[field.name];
+          continue;
+        }
+        const action = model.meta.actions.find(
+          (candidate) =>
+            candidate.field === field.name &&
+            candidate.to === to &&
+            candidate.from.includes(from) &&
+            ctx.rights.commands.has(`${model.meta.name}.${candidate.name}`),
+        );
+        if (!action) throw badRequest(`${model.meta.name}.${field.name} cannot move from ${from} to ${to}`);
+        for (const required of action.required) {
+          if (input[required] === undefined || input[required] === null) throw badRequest(`${model.meta.name}.${required} is required`);
+        }
+        actions.push(action.name);
+        needsApproval ||= action.needsApproval;
+      }
+    }
+  }
+
+  return { command: meta.id, input, actions, recordId, needsApproval, list: valid.list };
+}
+
+/**
+ * Step 4 for agents: the command is tried in a transaction that is rolled back (so a plan is
+ * only made for input that would run now, and nothing changes), then the plan is stored.
+ */
+async function proposeCommand(ctx: CommandContext, prepared: PreparedList): Promise<string> {
+  await dryRun(ctx, prepared);
+  const { list: _list, ...plan } = prepared;
+  const planId = await ctx.service.hooks.propose(ctx, plan, ctx.service.db);
+  await ctx.service.hooks.audit(ctx, { outcome: 'proposed', prepared: plan, planId }, ctx.service.db);
+  return planId;
+}
+
+const ROLLBACK = Symbol('dry run');
+
+async function dryRun(ctx: CommandContext, prepared: PreparedList): Promise<void> {
+  try {
+    await ctx.service.db.transaction(async (trx) => {
+      await handlers[ctx.command.meta.kind](ctx, trx, prepared);
+      throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+}
+
+/** Steps 5–7: run, present, audit; in one transaction for writes. */
+async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex): Promise<CommandEnvelope> {
+  const { service } = ctx;
+  const kind = ctx.command.meta.kind;
+  const body = async (db: Knex): Promise<CommandEnvelope> => {
+    const result = await handlers[kind](ctx, db, prepared);
+    const value = await present(ctx, result, db);
+    await service.hooks.audit(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result) }, db);
+    return { denied: ctx.fields.denied, value };
+  };
+  if (outer) return body(outer);
+  if (!TRANSACTIONAL[kind]) return body(service.db);
+  return retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
+}
+
+/** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */
+const RETRYABLE_STATES = new Set(['40001', '40P01']);
+const MAX_TRANSACTION_ATTEMPTS = 5;
+
+/**
+ * PostgreSQL may abort a transaction that raced another one (a `search` whose snapshot is older
+ * than masking tokens another instance issued meanwhile, a deadlock). It was rolled back, so it
+ * is run again, a bounded number of times.
+ */
+async function retryRaces<T>(service: CommandService, attempt: () => Promise<T>): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const state = String((error as { code?: unknown }).code);
+      if (service.dialect !== 'postgres' || attempts >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_STATES.has(state)) throw error;
+    }
+  }
+}
+
+function transactionConfig(ctx: CommandContext): Knex.TransactionConfig | undefined {
+  // `search` reads rows and their count: on PostgreSQL both must see one snapshot.
+  if (ctx.command.meta.kind === 'search' && ctx.service.dialect === 'postgres') return { isolationLevel: 'repeatable read' };
+  return undefined;
+}
+
+async function present(ctx: CommandContext, result: RunResult, db: Knex): Promise<unknown> {
+  switch (result.shape) {
+    case 'record':
+      return (await ctx.service.hooks.presentRecords(ctx, result.records, db))[0];
+    case 'list':
+      return ctx.service.hooks.presentRecords(ctx, result.records, db);
+    case 'search':
+      return { rows: await ctx.service.hooks.presentRecords(ctx, result.records, db), total: result.total };
+    case 'deleted':
+      return { id: result.recordId };
+  }
+}
+
+function recordIdOf(result: RunResult): string | null {
+  return result.shape === 'record' || result.shape === 'deleted' ? result.recordId : null;
+}
+
+function withoutList(prepared: PreparedList): PreparedCommand {
+  if (!('list' in prepared)) return prepared;
+  const { list: _list, ...rest } = prepared;
+  return rest;
+}
+
+async function auditFailure(ctx: CommandContext, error: unknown, prepared: PreparedList | undefined): Promise<void> {
+  const plan = prepared && withoutList(prepared);
+  const event =
+    error instanceof HttpError
+      ? { outcome: 'refused' as const, status: error.status, error: error.message, prepared: plan }
+      : { outcome: 'failed' as const, error: 'internal error', prepared: plan };
+  try {
+    await ctx.service.hooks.audit(ctx, event, ctx.service.db);
+  } catch (auditError) {
+    ctx.service.logError(auditError);
+  }
+}

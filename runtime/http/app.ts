@@ -1,0 +1,76 @@
+/**
+ * The Express app: JSON bodies for `/api/*`, the auth router, extension routers, the one command
+ * route, a JSON 404 and the one error handler. REST is a thin adapter over `executeCommand`.
+ */
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { authenticate, createAuthRouter } from '../auth/index.ts';
+import { executeCommand } from '../commands/pipeline.ts';
+import type { CommandService } from '../commands/types.ts';
+import { HttpError } from '../errors.ts';
+import { jsonBody } from './body.ts';
+import { errorHandler } from './error-handler.ts';
+import { sendJson } from './send.ts';
+
+export interface AppOptions {
+  readonly service: CommandService;
+  /** Mounted before `/api` body parsing (e.g. `/mcp` with its own rules, the web app). */
+  readonly beforeApi?: readonly (Router | RequestHandler)[];
+  /** Mounted after the auth router, before the command route (e.g. `/api/commands`, `/api/approve/:id`). */
+  readonly api?: readonly (Router | RequestHandler)[];
+  /** True once the server is shutting down: responses then close their connection. */
+  readonly isClosing?: () => boolean;
+}
+
+/** How long `GET /healthz` waits for the database before answering 503. */
+const HEALTH_TIMEOUT_MS = 2_000;
+
+export function createApp(options: AppOptions): Express {
+  const { service } = options;
+  const { db, registry } = service;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  if (options.isClosing) {
+    const isClosing = options.isClosing;
+    app.use(function closeWhenDraining(_req: Request, res: Response, next) {
+      if (isClosing()) res.setHeader('Connection', 'close');
+      next();
+    });
+  }
+
+  // For load balancers: 503 when the database does not answer within HEALTH_TIMEOUT_MS (a hung
+  // connection must not hang the check) and while this instance drains for shutdown.
+  app.get('/healthz', async function health(_req: Request, res: Response) {
+    if (options.isClosing?.()) return sendJson(res, 503, { ok: false, draining: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('database health check timed out')), HEALTH_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([db.raw('select 1'), timeout]);
+      sendJson(res, 200, { ok: true, database: 'up' });
+    } catch {
+      sendJson(res, 503, { ok: false, database: 'down' });
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  for (const handler of options.beforeApi ?? []) app.use(handler);
+  app.use('/api', ...jsonBody());
+  app.use(createAuthRouter({ db, registry }));
+  for (const handler of options.api ?? []) app.use(handler);
+
+  app.post('/api/:model/:command', async function command(req: Request, res: Response) {
+    const caller = await authenticate(db, req.headers.authorization);
+    const outcome = await executeCommand(service, caller, `${req.params.model}.${req.params.command}`, req.body === undefined ? {} : req.body);
+    sendJson(res, outcome.status, outcome.body);
+  });
+
+  app.use(function notFoundRoute(_req: Request, _res: Response, next) {
+    next(new HttpError(404, 'not found'));
+  });
+  app.use(errorHandler(service.logError));
+  return app;
+}

@@ -1,0 +1,40 @@
+/**
+ * JSON request bodies for `/api/*`: a body must be sent as `application/json` (415 otherwise),
+ * at most 1 MB (413), and valid JSON (400). No body at all reads as `{}`.
+ */
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { HttpError } from '../errors.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const UNSUPPORTED_MEDIA_TYPE = 'Content-Type must be application/json';
+
+/** `application/json`, optionally with parameters (`; charset=utf-8`). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const semicolon = value.indexOf(';');
+  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase() === 'application/json';
+}
+
+/** Whether the request carries a body (an empty one does not count). */
+export function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+export function jsonBody(options: { limit?: number } = {}): RequestHandler[] {
+  const parse = express.json({ limit: options.limit ?? BODY_LIMIT_BYTES, strict: false, type: () => true });
+  const length = (options.limit ?? BODY_LIMIT_BYTES);
+  return [
+    function requireJsonContentType(req: Request, _res: Response, next: NextFunction) {
+      if (!hasBody(req)) {
+        req.body = undefined;
+        return next();
+      }
+      if (!isJsonContentType(req.headers['content-type'])) return next(new HttpError(415, UNSUPPORTED_MEDIA_TYPE));
+      const declared = Number(req.headers['content-length']);
+      if (declared > length) return next(new HttpError(413, 'body too large'));
+      next();
+    },
+    parse,
+  ];
+}

@@ -1,0 +1,48 @@
+/**
+ * The one error handler: HttpError → its status and `{"error": message}`; body parser failures →
+ * 400/413/415; anything else is a bug: logged server-side, answered with a bare 500. No stack,
+ * SQL text or path ever reaches the client.
+ */
+import type { ErrorRequestHandler } from 'express';
+import { HttpError } from '../errors.ts';
+import { UNSUPPORTED_MEDIA_TYPE } from './body.ts';
+import { sendJson } from './send.ts';
+
+export const INTERNAL_ERROR = 'internal error';
+
+/** Errors of body-parser / raw-body, by their `type`. */
+const BODY_ERRORS: Record<string, { status: number; message: string }> = {
+  'entity.too.large': { status: 413, message: 'body too large' },
+  'entity.parse.failed': { status: 400, message: 'malformed JSON' },
+  'charset.unsupported': { status: 415, message: UNSUPPORTED_MEDIA_TYPE },
+  'encoding.unsupported': { status: 415, message: 'unsupported Content-Encoding' },
+  'request.aborted': { status: 400, message: 'request aborted' },
+  'request.size.invalid': { status: 400, message: 'request size did not match Content-Length' },
+};
+
+export function errorResponse(error: unknown, logError: (error: unknown) => void): { status: number; body: Record<string, unknown> } {
+  if (error instanceof HttpError) return { status: error.status, body: { ...error.body, error: error.message } };
+  const type = (error as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && BODY_ERRORS[type]) {
+    const { status, message } = BODY_ERRORS[type]!;
+    return { status, body: { error: message } };
+  }
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose === true) {
+    return { status, body: { error: 'bad request' } };
+  }
+  logError(error);
+  return { status: 500, body: { error: INTERNAL_ERROR } };
+}
+
+export function errorHandler(logError: (error: unknown) => void): ErrorRequestHandler {
+  return function handleError(error, _req, res, next) {
+    if (res.headersSent) return next(error);
+    const { status, body } = errorResponse(error, logError);
+    if (status === 413 || status === 415) {
+      // The unread rest of the body would otherwise be parsed as the next request.
+      res.setHeader('Connection', 'close');
+    }
+    sendJson(res, status, body);
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * What a caller may do: which commands it may use and, per model, which fields it reads in
+ * clear, which it reads masked, and which are withheld (`denied`).
+ *
+ * Rights depend only on the caller's role set (people) or on the creator's role set plus the
+ * scopes (agents), so they are compiled once per distinct set and cached: the command path only
+ * looks them up.
+ */
+import { scopeMatches } from './auth/scopes.ts';
+import type { Caller } from './caller.ts';
+import type { FieldMeta, ModelMeta, Registry } from './registry.ts';
+
+/** The built-in role that may use every command and read every field. */
+export const ADMIN_ROLE = 'admin';
+
+export interface ModelRights {
+  readonly model: ModelMeta;
+  /** Fields the caller reads (in clear or masked), in declaration order. */
+  readonly readable: readonly FieldMeta[];
+  readonly readableNames: ReadonlySet<string>;
+  /** Fields the caller reads in clear: the only ones it may filter and order on. */
+  readonly clearNames: ReadonlySet<string>;
+  /** Fields the caller reads only as masking tokens (agents: personal fields). */
+  readonly masked: readonly FieldMeta[];
+  readonly maskedNames: ReadonlySet<string>;
+  /** `<model>.<field>` of every field withheld from the caller, in declaration order. */
+  readonly denied: readonly string[];
+}
+
+export interface CallerRights {
+  /** Identifies the role set / scope set these rights were compiled for. */
+  readonly key: string;
+  /** Command ids the caller may use. */
+  readonly commands: ReadonlySet<string>;
+  /** Field rights per model, for every model of the registry. */
+  readonly models: Readonly<Record<string, ModelRights>>;
+}
+
+/** Command ids the caller may use: a person's roles, or an agent's scopes cut down to its creator's roles. */
+export function allowedCommands(registry: Registry, caller: Caller): ReadonlySet<string> {
+  return rightsOf(registry, caller).commands;
+}
+
+/** Field rights of the caller on one model. */
+export function fieldRights(registry: Registry, caller: Caller, model: string): ModelRights {
+  const rights = rightsOf(registry, caller).models[model];
+  if (!rights) throw new Error(`unknown model ${model}`);
+  return rights;
+}
+
+const MAX_CACHED = 10_000;
+const cache = new WeakMap<Registry, Map<string, CallerRights>>();
+
+/** The caller's compiled rights (cached per registry and role set / scope set). */
+export function rightsOf(registry: Registry, caller: Caller): CallerRights {
+  const key = rightsKey(caller);
+  let perRegistry = cache.get(registry);
+  if (!perRegistry) cache.set(registry, (perRegistry = new Map()));
+  let rights = perRegistry.get(key);
+  if (!rights) {
+    // Scope sets are as many as agent tokens; keep the cache bounded all the same.
+    if (perRegistry.size >= MAX_CACHED) perRegistry.clear();
+    rights = compileRights(registry, caller, key);
+    perRegistry.set(key, rights);
+  }
+  return rights;
+}
+
+function rightsKey(caller: Caller): string {
+  if (caller.kind === 'person') return `person:${sortedKey(caller.roles)}`;
+  return `agent:${sortedKey(caller.creatorRoles)}|${sortedKey(caller.scopes)}`;
+}
+
+function sortedKey(values: readonly string[]): string {
+  return values.length === 1 ? values[0]! : [...new Set(values)].sort().join(',');
+}
+
+function compileRights(registry: Registry, caller: Caller, key: string): CallerRights {
+  const roles = caller.kind === 'person' ? caller.roles : caller.creatorRoles;
+  const personCommands = commandsOfRoles(registry, roles);
+  const commands =
+    caller.kind === 'person'
+      ? personCommands
+      : new Set([...personCommands].filter((id) => caller.scopes.some((scope) => scopeMatches(scope, id))));
+  const models: Record<string, ModelRights> = {};
+  for (const model of Object.values(registry.models)) {
+    models[model.name] = compileModelRights(model, roles, caller.kind === 'agent');
+  }
+  return Object.freeze({ key, commands, models: Object.freeze(models) });
+}
+
+function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<string> {
+  const commands = new Set<string>();
+  for (const role of roles) {
+    for (const id of registry.roles[role] ?? []) commands.add(id);
+  }
+  // `admin` may use everything even if a registry forgot to list a command for it.
+  if (roles.includes(ADMIN_ROLE)) for (const id of Object.keys(registry.commands)) commands.add(id);
+  return commands;
+}
+
+/** Whether a person with these roles reads the field (before anything agent-specific). */
+export function personReads(field: FieldMeta, roles: readonly string[]): boolean {
+  if (roles.includes(ADMIN_ROLE) || field.readRoles === undefined) return true;
+  return field.readRoles.some((role) => roles.includes(role));
+}
+
+function compileModelRights(model: ModelMeta, roles: readonly string[], agent: boolean): ModelRights {
+  const readable: FieldMeta[] = [];
+  const masked: FieldMeta[] = [];
+  const denied: string[] = [];
+  for (const field of model.fields) {
+    const reads = personReads(field, roles) && !(agent && field.hiddenFromAgents);
+    if (!reads) {
+      denied.push(`${model.name}.${field.name}`);
+      continue;
+    }
+    readable.push(field);
+    if (agent && field.personal) masked.push(field);
+  }
+  const maskedNames = new Set(masked.map((field) => field.name));
+  return Object.freeze({
+    model,
+    readable: Object.freeze(readable),
+    readableNames: new Set(readable.map((field) => field.name)),
+    clearNames: new Set(readable.filter((field) => !maskedNames.has(field.name)).map((field) => field.name)),
+    masked: Object.freeze(masked),
+    maskedNames,
+    denied: Object.freeze(denied),
+  });
+}

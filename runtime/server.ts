@@ -1,0 +1,146 @@
+/**
+ * Starts the service: open the database, migrate (system tables + model tables), make sure a first
+ * person exists, compile the command service, listen. `close()` stops accepting connections, lets
+ * in-flight requests finish, then closes the database.
+ *
+ * The agent side, MCP and the web app plug in as `ServerExtension`s: tables, command hooks and
+ * routers, all wired here so that `serve` and `migrate` agree on what exists.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { RequestHandler, Router } from 'express';
+import { agentExtension } from './agents/extension.ts';
+import { mcpExtension } from './mcp/extension.ts';
+import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
+import { createCommandService } from './commands/service.ts';
+import type { CommandHooks, CommandService } from './commands/types.ts';
+import { openDatabase, type OpenOptions } from './db/connect.ts';
+import { migrate, type SystemTableSetup } from './db/migrate.ts';
+import { createApp } from './http/app.ts';
+import type { Registry } from './registry.ts';
+
+export interface ServerExtension {
+  readonly name: string;
+  /** Tables it needs; created by `serve` and `rmsgen migrate` in the migration's transaction. */
+  readonly systemTables?: readonly SystemTableSetup[];
+  /** Command hooks it provides (agents: unmasking, proposals, masking, audit). */
+  readonly hooks?: (deps: { readonly db: Knex; readonly registry: Registry }) => Partial<CommandHooks>;
+  /** Routers: `beforeApi` sees raw requests (e.g. `/mcp`), `api` runs after JSON parsing and the auth router. */
+  readonly routes?: (service: CommandService) => {
+    readonly beforeApi?: readonly (Router | RequestHandler)[];
+    readonly api?: readonly (Router | RequestHandler)[];
+  };
+}
+
+/** The extensions `serve` and `migrate` install. */
+export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension];
+
+/** Every system table setup, in order: auth first, then the extensions'. */
+export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
+  return [ensureAuthTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+}
+
+export interface ServerOptions {
+  readonly registry: Registry;
+  readonly dbUrl: string;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 3000; 0 picks a free port. */
+  readonly port?: number;
+  /** Password of the first person `admin`; generated (and logged once) when absent. */
+  readonly adminPassword?: string;
+  /** Operator-facing lines (`listening on …`). Default: stdout. */
+  readonly log?: (line: string) => void;
+  /** Unexpected errors (answered 500 without details). Default: stderr. */
+  readonly logError?: (error: unknown) => void;
+  readonly database?: OpenOptions;
+  readonly extensions?: readonly ServerExtension[];
+  /** How long `close()` waits for in-flight requests before cutting connections. Default 10 s. */
+  readonly shutdownGraceMs?: number;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly db: Knex;
+  readonly service: CommandService;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const logError = options.logError ?? ((error: unknown) => console.error(error));
+  const host = options.host ?? '127.0.0.1';
+  const extensions = options.extensions ?? SERVER_EXTENSIONS;
+  const { registry } = options;
+
+  const db = openDatabase(options.dbUrl, options.database);
+  let server: Server | undefined;
+  try {
+    await migrate(db, registry, { systemTables: systemTableSetups(extensions) });
+    const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
+    if (admin.created && admin.password !== undefined) log(`created person admin with password ${admin.password}`);
+
+    let hooks: Partial<CommandHooks> = {};
+    for (const extension of extensions) hooks = { ...hooks, ...extension.hooks?.({ db, registry }) };
+    const service = createCommandService({ registry, db, hooks, logError });
+
+    let closing = false;
+    const beforeApi: (Router | RequestHandler)[] = [];
+    const api: (Router | RequestHandler)[] = [];
+    for (const extension of extensions) {
+      const routes = extension.routes?.(service);
+      beforeApi.push(...(routes?.beforeApi ?? []));
+      api.push(...(routes?.api ?? []));
+    }
+    const app = createApp({ service, beforeApi, api, isClosing: () => closing });
+
+    const httpServer = createServer(app);
+    server = httpServer;
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(options.port ?? 3000, host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (httpServer.address() as AddressInfo).port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    log(`listening on ${url}`);
+
+    let closed: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      db,
+      service,
+      close() {
+        closed ??= (async () => {
+          closing = true;
+          await drain(httpServer, options.shutdownGraceMs ?? 10_000);
+          await db.destroy();
+        })();
+        return closed;
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await db.destroy();
+    throw error;
+  }
+}
+
+/** Stops accepting, closes idle keep-alive connections as they become idle, waits for in-flight requests. */
+function drain(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The `startServer` contract: one ready line, and a `close()` that lets in-flight requests finish
+ * before the database closes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { registry } from '../../generated/registry.ts';
+import { startServer, type ServerExtension } from '../../runtime/server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rmsgen-server-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Holds a `lead.create` titled "slow" inside its transaction until released. */
+function slowCreates() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  const extension: ServerExtension = {
+    name: 'slow',
+    hooks: () => ({
+      async audit(_ctx, event) {
+        if (event.outcome === 'executed' && event.prepared.input.title === 'slow') {
+          entered();
+          await released;
+        }
+      },
+    }),
+  };
+  return { extension, release, inside };
+}
+
+describe('startServer', () => {
+  it('logs exactly one line when ready, and close() lets in-flight requests finish', async () => {
+    const lines: string[] = [];
+    const slow = slowCreates();
+    const server = await startServer({
+      registry,
+      dbUrl: `sqlite:${join(dir, 'a.sqlite')}`,
+      port: 0,
+      adminPassword: 'server-test-password',
+      log: (line) => lines.push(line),
+      extensions: [slow.extension],
+    });
+    expect(lines).toEqual([`listening on http://127.0.0.1:${server.port}`]);
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'server-test-password' }),
+    });
+    const { token } = (await login.json()) as { token: string };
+
+    const inFlight = fetch(`${server.url}/api/lead/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ title: 'slow' }),
+    });
+    await slow.inside;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    slow.release();
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { value: { title: string } }).value.title).toBe('slow');
+    await closing;
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('prints the generated password once when no admin password is given', async () => {
+    const lines: string[] = [];
+    const dbUrl = `sqlite:${join(dir, 'b.sqlite')}`;
+    const first = await startServer({ registry, dbUrl, port: 0, log: (line) => lines.push(line) });
+    await first.close();
+    expect(lines[0]).toMatch(/^created person admin with password \S{12,}$/);
+    expect(lines[1]).toMatch(/^listening on /);
+    const again: string[] = [];
+    const second = await startServer({ registry, dbUrl, port: 0, log: (line) => again.push(line) });
+    await second.close();
+    expect(again).toEqual([`listening on http://127.0.0.1:${second.port}`]);
+  });
+});
