@@ -1,0 +1,178 @@
+/**
+ * `POST /mcp`: MCP over Streamable HTTP, stateless (no session id, so instances behind a load
+ * balancer need no stickiness). Each request gets a fresh SDK `Server` and
+ * `StreamableHTTPServerTransport` (the SDK refuses to reuse a stateless transport), closed when
+ * the response closes; answers are plain JSON (`enableJsonResponse`).
+ *
+ * The checks in front of the transport are the ones where the SDK's behaviour differs from ours
+ * or comes too late (after reading the body, before authentication):
+ *
+ *   method (405) → Origin (403) → Accept (406) → Content-Type (415) → bearer token (401)
+ *   → body (413, 400 parse error) → MCP-Protocol-Version (400) → batch (400) → transport
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import express, { Router, type Request, type Response } from 'express';
+import { authenticate } from '../auth/index.ts';
+import type { Caller } from '../caller.ts';
+import { HttpError } from '../errors.ts';
+import { BODY_LIMIT_BYTES, hasBody, isJsonContentType } from '../http/body.ts';
+import { sendJson } from '../http/send.ts';
+import { createOriginPolicy } from './origins.ts';
+import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
+import { createToolServer, type ToolServerDeps } from './tool-server.ts';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpRouterOptions {
+  /** Cross-origin callers allowed besides same-origin ones (`*` for any). */
+  readonly allowedOrigins: readonly string[];
+}
+
+/** Request headers a browser-based client sends to `/mcp` (answered in CORS preflights). */
+const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+
+export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions): Router {
+  const { service } = deps;
+  const checkOrigin = createOriginPolicy(options.allowedOrigins);
+  const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: () => true });
+  const router = Router();
+
+  router.all(MCP_PATH, async function mcpEndpoint(req: Request, res: Response) {
+    try {
+      await handle(req, res);
+    } catch (error) {
+      service.logError(error);
+      if (res.headersSent) res.destroy();
+      else refuse(req, res, 500, ErrorCode.InternalError, 'internal error');
+    }
+  });
+
+  async function handle(req: Request, res: Response): Promise<void> {
+    const verdict = checkOrigin(req.headers.origin, req.headers.host);
+    if (verdict === 'refused') return refuse(req, res, 403, -32000, 'Forbidden: Origin not allowed');
+    if (verdict === 'listed') allowCrossOrigin(res, req.headers.origin!);
+    if (req.method === 'OPTIONS' && verdict === 'listed') return preflight(res);
+    if (req.method !== 'POST') {
+      // No GET stream: a stream that never carries anything makes some clients hang; 405 tells
+      // them there is none (the transport spec's answer). No DELETE: there are no sessions.
+      return refuse(req, res, 405, -32000, 'Method Not Allowed: use POST', { Allow: 'POST' });
+    }
+    if (!acceptsJsonAndEventStream(req.headers.accept)) {
+      return refuse(req, res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return refuse(req, res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+
+    let caller: Caller;
+    try {
+      caller = await authenticate(service.db, req.headers.authorization);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 401) throw error;
+      return refuse(req, res, 401, -32000, error.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    }
+
+    const body = await readBody(req, res);
+    if (body === BODY_REFUSED) return;
+    const refusal = checkRevision(body, req.headers['mcp-protocol-version']);
+    if (refusal) return refuse(req, res, 400, refusal.code, refusal.message);
+
+    const server = createToolServer(deps, caller);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void server.close();
+    });
+    // Records may hold personal data: no caching anywhere on the way (as REST).
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** The parsed JSON body; or BODY_REFUSED after answering 413 / 400 / 415. */
+  async function readBody(req: Request, res: Response): Promise<unknown> {
+    try {
+      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      const type = (error as { type?: unknown } | null)?.type;
+      if (type === 'entity.too.large') refuse(req, res, 413, -32000, `Payload Too Large: Request body must not exceed ${BODY_LIMIT_BYTES} bytes`);
+      else if (type === 'charset.unsupported' || type === 'encoding.unsupported') refuse(req, res, 415, -32000, 'Unsupported Media Type: unsupported charset or Content-Encoding');
+      else if (type === 'entity.parse.failed') refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: Invalid JSON');
+      else if (typeof type === 'string') refuse(req, res, 400, -32000, 'Bad Request');
+      else throw error;
+      return BODY_REFUSED;
+    }
+    if (req.body === undefined) {
+      refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: empty body');
+      return BODY_REFUSED;
+    }
+    return req.body as unknown;
+  }
+
+  return router;
+}
+
+const BODY_REFUSED = Symbol('body refused');
+
+/**
+ * The request's protocol revision, and whether we take the request at all. `initialize` carries
+ * its own revision (the negotiated one applies to it); any other request is judged by its
+ * `MCP-Protocol-Version` header: absent means 2025-03-26, anything we do not speak is refused.
+ * Batches exist only in 2025-03-26.
+ */
+export function checkRevision(body: unknown, header: string | string[] | undefined): { code: number; message: string } | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: empty batch' };
+  const initialize = messages.find(isInitialize);
+  let revision: Revision;
+  if (initialize) {
+    revision = negotiateRevision(initialize.params?.protocolVersion);
+  } else if (header === undefined) {
+    revision = DEFAULT_REVISION;
+  } else if (isSupportedRevision(header)) {
+    revision = header;
+  } else {
+    return {
+      code: -32000,
+      message: `Bad Request: Unsupported protocol version: ${String(header)} (supported versions: ${SUPPORTED_REVISIONS.join(', ')})`,
+    };
+  }
+  if (Array.isArray(body) && !allowsBatches(revision)) {
+    return { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not supported in protocol version ${revision}` };
+  }
+  return undefined;
+}
+
+function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
+}
+
+/** Both media types listed (the transport spec's rule, which the SDK enforces too). */
+function acceptsJsonAndEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const types = new Set(accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase()));
+  return types.has('application/json') && types.has('text/event-stream');
+}
+
+function allowCrossOrigin(res: Response, origin: string): void {
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate');
+  res.setHeader('Vary', 'Origin');
+}
+
+function preflight(res: Response): void {
+  res.statusCode = 204;
+  res.setHeader('Access-Control-Allow-Methods', 'POST');
+  res.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS);
+  res.setHeader('Access-Control-Max-Age', '600');
+  res.end();
+}
+
+/** An HTTP-level refusal with a JSON-RPC error body (no request id is known at this level). */
+function refuse(req: Request, res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  // A body we did not read would otherwise be parsed as the next request on this connection.
+  if (hasBody(req) && !req.readableEnded) res.setHeader('Connection', 'close');
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}

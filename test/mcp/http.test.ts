@@ -1,0 +1,200 @@
+/**
+ * Issue 5 at the HTTP level, with plain fetch: what `/mcp` answers before and around the SDK's
+ * transport (auth, Origin, methods, media types, body size, protocol version, batches,
+ * notifications).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALLOWED_ORIGINS_ENV } from '../../runtime/mcp/origins.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const LISTED_ORIGIN = 'https://app.example.com';
+
+let t: TestServer;
+let admin: string;
+
+beforeAll(async () => {
+  // Read when the server starts (each test file runs in its own process).
+  process.env[ALLOWED_ORIGINS_ENV] = `${LISTED_ORIGIN}/`;
+  try {
+    t = await startTestServer();
+  } finally {
+    delete process.env[ALLOWED_ORIGINS_ENV];
+  }
+  admin = await t.login();
+});
+
+afterAll(() => t?.close());
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const initialize = (protocolVersion: string, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+const listTools = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+
+interface Raw {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+async function mcp(body: unknown, options: { token?: string | null; headers?: Record<string, string>; method?: string } = {}): Promise<Raw> {
+  const token = options.token === undefined ? admin : options.token;
+  const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...options.headers };
+  const res = await fetch(`${t.url}/mcp`, {
+    method: options.method ?? 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+function expectJsonRpcError(res: Raw, status: number, code: number): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code, message: expect.any(String) } });
+}
+
+describe('a plain request', () => {
+  it('initializes without a session id and answers plain JSON that is never cached', async () => {
+    const res = await mcp(initialize('2025-06-18'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', serverInfo: { name: 'rmsgen' } } });
+  });
+
+  it('answers initialize at a revision it does not speak with 2025-11-25', async () => {
+    for (const asked of ['2024-11-05', '2024-10-07', '1999-01-01']) {
+      expect((await mcp(initialize(asked))).json.result.protocolVersion).toBe('2025-11-25');
+    }
+  });
+
+  it('serves later requests without any initialize (stateless), taking a missing version header as 2025-03-26', async () => {
+    const res = await mcp(listTools(7));
+    expect(res.status).toBe(200);
+    expect(res.json.id).toBe(7);
+    expect(res.json.result.tools.length).toBe(24);
+  });
+});
+
+describe('refusals before the transport', () => {
+  it('401 with WWW-Authenticate for a missing or bad token', async () => {
+    for (const token of [null, 'not-a-token', `rms_s_${'A'.repeat(43)}`]) {
+      const res = await mcp(listTools(), { token });
+      expectJsonRpcError(res, 401, -32000);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    }
+  });
+
+  it('403 for a foreign Origin; same-origin and listed origins pass, the latter with CORS headers', async () => {
+    expectJsonRpcError(await mcp(listTools(), { headers: { origin: 'https://evil.example' } }), 403, -32000);
+    expectJsonRpcError(await mcp(listTools(), { headers: { origin: 'null' } }), 403, -32000);
+    // Same scheme and host as the listed one, other port: another origin.
+    expectJsonRpcError(await mcp(listTools(), { headers: { origin: `${LISTED_ORIGIN}:8443` } }), 403, -32000);
+
+    const same = await mcp(listTools(), { headers: { origin: t.url } });
+    expect(same.status).toBe(200);
+    expect(same.headers.get('access-control-allow-origin')).toBeNull();
+
+    const listed = await mcp(listTools(), { headers: { origin: LISTED_ORIGIN } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('access-control-allow-origin')).toBe(LISTED_ORIGIN);
+
+    const preflight = await mcp(undefined, { method: 'OPTIONS', token: null, headers: { origin: LISTED_ORIGIN, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expectJsonRpcError(await mcp(undefined, { method: 'OPTIONS', token: null, headers: { origin: 'https://evil.example' } }), 403, -32000);
+  });
+
+  it('405 with Allow: POST for GET and DELETE (no stream, no sessions), with or without a token', async () => {
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      for (const token of [admin, null]) {
+        const res = await mcp(undefined, { method, token, headers: { accept: 'text/event-stream' } });
+        expectJsonRpcError(res, 405, -32000);
+        expect(res.headers.get('allow')).toBe('POST');
+      }
+    }
+  });
+
+  it('406 when Accept lacks application/json or text/event-stream', async () => {
+    for (const accept of ['application/json', 'text/event-stream', '*/*', 'text/html']) {
+      expectJsonRpcError(await mcp(listTools(), { headers: { accept } }), 406, -32000);
+    }
+    expect((await mcp(listTools(), { headers: { accept: 'text/event-stream;q=0.9, application/json' } })).status).toBe(200);
+  });
+
+  it('415 for a body not sent as application/json', async () => {
+    expectJsonRpcError(await mcp(JSON.stringify(listTools()), { headers: { 'content-type': 'text/plain' } }), 415, -32000);
+    expect((await mcp(listTools(), { headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
+  });
+
+  it('413 for a body over 1 MB, 400 parse error for malformed JSON', async () => {
+    const huge = { ...listTools(), params: { pad: 'x'.repeat(1024 * 1024) } };
+    expectJsonRpcError(await mcp(huge), 413, -32000);
+    expectJsonRpcError(await mcp('{"jsonrpc": "2.0", '), 400, -32700);
+  });
+
+  it('400 for an MCP-Protocol-Version it does not speak; the supported ones pass', async () => {
+    for (const version of ['2024-11-05', '2025-01-01', 'latest']) {
+      const res = await mcp(listTools(), { headers: { 'mcp-protocol-version': version } });
+      expectJsonRpcError(res, 400, -32000);
+      expect(res.json.error.message).toContain(version);
+    }
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+      expect((await mcp(listTools(), { headers: { 'mcp-protocol-version': version } })).status).toBe(200);
+    }
+  });
+
+  it('refuses JSON-RPC batches from 2025-06-18 on, and answers them at 2025-03-26', async () => {
+    const batch = [listTools(1), { jsonrpc: '2.0', id: 2, method: 'ping' }];
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      expectJsonRpcError(await mcp(batch, { headers: { 'mcp-protocol-version': version } }), 400, -32600);
+    }
+    expectJsonRpcError(await mcp([initialize('2025-06-18')]), 400, -32600);
+    expectJsonRpcError(await mcp([]), 400, -32600);
+
+    const old = await mcp(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } });
+    expect(old.status).toBe(200);
+    expect(old.json).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { tools: expect.any(Array) } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    expect((await mcp(batch)).status).toBe(200);
+  });
+
+  it('202 with no body for notifications', async () => {
+    for (const headers of [{}, { 'mcp-protocol-version': '2025-11-25' }] as Record<string, string>[]) {
+      const res = await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers });
+      expect(res.status).toBe(202);
+      expect(res.text).toBe('');
+    }
+    const cancelled = await mcp({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } });
+    expect(cancelled.status).toBe(202);
+  });
+
+  it('answers an unknown and a forbidden tool with the same JSON-RPC error, an unknown method with -32601', async () => {
+    const agent = (await t.request('POST', '/api/auth/agent-token', { scopes: ['party.get'], label: 'raw-bot' }, admin)).body.token as string;
+    const call = (name: string) => mcp({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: { id: 'x' } } }, { token: agent });
+    const unknown = await call('boat__sink');
+    const forbidden = await call('lead__get');
+    for (const res of [unknown, forbidden]) expect(res.status).toBe(200);
+    expect(unknown.json).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: boat__sink' } });
+    expect(forbidden.json).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: lead__get' } });
+    const method = await mcp({ jsonrpc: '2.0', id: 4, method: 'resources/list' });
+    expect(method.json).toMatchObject({ id: 4, error: { code: -32601 } });
+  });
+});
