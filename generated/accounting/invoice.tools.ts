@@ -216,7 +216,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     name: 'invoice__update',
     command: 'invoice.update',
     title: 'Update invoice',
-    description: 'Update fields of an invoice. Returns {denied, value} with the invoice as value. Setting state runs the matching action.',
+    description: 'Update fields of an invoice. Returns {denied, value} with the invoice as value. Setting state runs the matching action. Changing a governed field runs its action; when that action needs approval (post, pay), the call changes nothing for an agent: it returns status approval_required and a plan_id, and a person approves the plan.',
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -266,15 +266,25 @@ export const invoiceTools: readonly ToolMeta[] = [
     },
     outputSchema: {
       type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: invoiceRecordJsonSchema,
+          },
+          required: ['denied', 'value'],
         },
-        value: invoiceRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
     },
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },

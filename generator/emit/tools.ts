@@ -165,6 +165,11 @@ function toolDescription(model: ModelIR, command: CommandIR): string {
   }
   if (command.needsApproval) {
     parts.push('For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.');
+  } else if (proposable(model, command)) {
+    const held = model.actions.filter((action) => action.needsApproval).map((action) => action.name);
+    parts.push(
+      `Changing a governed field runs its action; when that action needs approval (${held.join(', ')}), the call changes nothing for an agent: it returns status approval_required and a plan_id, and a person approves the plan.`,
+    );
   }
   return parts.join(' ');
 }
@@ -188,7 +193,15 @@ function outputSchema(model: ModelIR, command: CommandIR, recordName: string): J
     delete: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   };
   const envelope: Json = { type: 'object', properties: { denied: ENVELOPE_DENIED, value: values[command.kind] }, required: ['denied', 'value'] };
-  return command.needsApproval ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
+  return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
+}
+
+/**
+ * Whether an agent's call may come back as a plan: a command that needs approval, or an `update`
+ * of a model with an action that does (changing the governed field runs that action).
+ */
+function proposable(model: ModelIR, command: CommandIR): boolean {
+  return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
 }
 
 const READ_ONLY = new Set<CommandIR['kind']>(['get', 'list', 'search']);

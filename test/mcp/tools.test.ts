@@ -193,6 +193,20 @@ describe('tools/call', () => {
     expect((await t.command(admin, 'lead.get', { id: lead.id })).status).toBe(400);
   });
 
+  it('only proposes an update whose governed change runs an action that needs approval (invoice state → posted)', async () => {
+    const party = await create('party.create', { name: 'Posting Ltd' });
+    const invoice = await create('invoice.create', { number: 'INV-MCP-1', party: party.id, amount: 4200, issue_date: '2026-11-01' });
+    const { client } = await connect(agentB);
+    // The SDK client checks structuredContent against the tool's outputSchema: the schema must allow the plan answer.
+    const result = (await client.callTool({ name: 'invoice__update', arguments: { id: invoice.id, state: 'posted' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ status: 'approval_required', plan_id: expect.any(String) });
+    expect((await t.command(admin, 'invoice.get', { id: invoice.id })).body.value.state).toBe('draft');
+    // A plain field update of the same tool still answers the envelope.
+    const plain = (await client.callTool({ name: 'invoice__update', arguments: { id: invoice.id, due_date: '2026-12-01' } })) as CallToolResult;
+    expect(plain.structuredContent).toMatchObject({ denied: ['invoice.internal_note'], value: { id: invoice.id, due_date: '2026-12-01', state: 'draft' } });
+  });
+
   it('answers refused input with isError and the error text REST gives', async () => {
     const { client } = await connect(agentA);
     const result = (await client.callTool({ name: 'lead__create', arguments: {} })) as CallToolResult;
