@@ -197,7 +197,9 @@ describe('tools/call', () => {
     const party = await create('party.create', { name: 'Posting Ltd' });
     const invoice = await create('invoice.create', { number: 'INV-MCP-1', party: party.id, amount: 4200, issue_date: '2026-11-01' });
     const { client } = await connect(agentB);
-    // The SDK client checks structuredContent against the tool's outputSchema: the schema must allow the plan answer.
+    // The SDK client checks structuredContent against the outputSchema of tools it has listed:
+    // the schema must allow the plan answer.
+    await client.listTools();
     const result = (await client.callTool({ name: 'invoice__update', arguments: { id: invoice.id, state: 'posted' } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ status: 'approval_required', plan_id: expect.any(String) });
