@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import type { RequestHandler, Router } from 'express';
 import { agentExtension } from './agents/extension.ts';
 import { mcpExtension } from './mcp/extension.ts';
+import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
 import { createCommandService } from './commands/service.ts';
 import type { CommandHooks, CommandService } from './commands/types.ts';
@@ -34,7 +35,7 @@ export interface ServerExtension {
 }
 
 /** The extensions `serve` and `migrate` install. */
-export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension];
+export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension, webAppExtension()];
 
 /** Every system table setup, in order: auth first, then the extensions'. */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {

@@ -1,0 +1,54 @@
+/** A field's value, shown by its kind: money with two decimals, dates, options, yes/no, refs as links. */
+import { can, useMeta } from '../lib/meta.ts';
+import { formatDate, formatMoney, optionLabel, valueText } from '../lib/format.ts';
+import { onLinkClick, paths } from '../lib/router.ts';
+import type { FieldInfo } from '../lib/types.ts';
+
+export type TitleLookup = (model: string, id: string) => string | null | undefined;
+
+export function Empty() {
+  return (
+    <span class="empty" aria-label="empty">
+      —
+    </span>
+  );
+}
+
+export function FieldValue({ field, value, title, full = false }: { field: FieldInfo; value: unknown; title: TitleLookup; full?: boolean }) {
+  const meta = useMeta();
+  if (value === null || value === undefined || value === '') return <Empty />;
+  switch (field.kind) {
+    case 'money':
+      return <span class="num">{typeof value === 'number' ? formatMoney(value) : String(value)}</span>;
+    case 'number':
+      return <span class="num">{valueText(field, value)}</span>;
+    case 'date':
+      return typeof value === 'string' ? <time dateTime={value}>{formatDate(value)}</time> : <span>{String(value)}</span>;
+    case 'bool':
+      return <span class={value === true ? 'bool bool-yes' : 'bool bool-no'}>{value === true ? 'Yes' : 'No'}</span>;
+    case 'select':
+      return <OptionPill field={field} value={String(value)} />;
+    case 'ref':
+      return <RefLink target={field.target ?? ''} id={String(value)} title={title} linked={can(meta.model(field.target ?? ''), 'get')} />;
+    case 'longtext':
+      return <span class={full ? 'longtext' : 'clip'}>{String(value)}</span>;
+    default:
+      return <span class={full ? undefined : 'clip'}>{String(value)}</span>;
+  }
+}
+
+export function OptionPill({ field, value }: { field: FieldInfo; value: string }) {
+  const index = field.options?.indexOf(value) ?? -1;
+  return <span class={`pill pill-${index < 0 ? 'x' : index % 6}`}>{optionLabel(value)}</span>;
+}
+
+export function RefLink({ target, id, title, linked }: { target: string; id: string; title: TitleLookup; linked: boolean }) {
+  const name = title(target, id);
+  const text = name ?? id;
+  if (!linked || name === null) return <span class={name === null ? 'muted' : undefined}>{text}</span>;
+  return (
+    <a href={paths.record(target, id)} onClick={onLinkClick}>
+      {text}
+    </a>
+  );
+}

@@ -1,0 +1,176 @@
+/**
+ * The one way the app talks to the server: JSON in, JSON out, the session token as a bearer
+ * token, `{"error": "..."}` turned into an `ApiError`. Any 401 on an authenticated call ends the
+ * session (the app then shows sign-in with a message).
+ */
+import type { Filter, Order, RecordValue } from './types.ts';
+
+const TOKEN_KEY = 'rms.session';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown = undefined,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type SessionListener = (reason: 'signed-in' | 'signed-out' | 'expired') => void;
+const listeners = new Set<SessionListener>();
+
+function readToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function writeToken(token: string | null): void {
+  try {
+    if (token === null) sessionStorage.removeItem(TOKEN_KEY);
+    else sessionStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // storage disabled: the session then lasts as long as the page
+  }
+  memoryToken = token;
+}
+
+let memoryToken: string | null = readToken();
+
+export function sessionToken(): string | null {
+  return memoryToken;
+}
+
+export function onSessionChange(listener: SessionListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function endSession(reason: 'signed-out' | 'expired'): void {
+  if (memoryToken === null) return;
+  writeToken(null);
+  for (const listener of listeners) listener(reason);
+}
+
+export async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown, options: { auth?: boolean } = {}): Promise<{ status: number; body: T }> {
+  const auth = options.auth ?? true;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = memoryToken;
+  if (auth && token) headers.authorization = `Bearer ${token}`;
+  let payload: string | undefined;
+  if (method === 'POST') {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body ?? {});
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: payload, cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, 'Cannot reach the server. Check your connection and try again.');
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (res.status === 401 && auth && token) {
+    // Only the token we sent is over; a sign-in that happened meanwhile stays.
+    if (memoryToken === token) endSession('expired');
+    throw new ApiError(401, 'Your session has ended. Please sign in again.', parsed);
+  }
+  if (!res.ok) {
+    const message = typeof (parsed as { error?: unknown } | undefined)?.error === 'string' ? (parsed as { error: string }).error : defaultMessage(res.status);
+    throw new ApiError(res.status, message, parsed);
+  }
+  return { status: res.status, body: parsed as T };
+}
+
+function defaultMessage(status: number): string {
+  if (status === 404) return 'Not found, or you may not use it.';
+  if (status === 429) return 'Too many attempts. Please wait a minute and try again.';
+  if (status >= 500) return 'The server had a problem. Please try again.';
+  return `Request failed (${status}).`;
+}
+
+export async function get<T>(path: string): Promise<T> {
+  return (await request<T>('GET', path)).body;
+}
+
+export async function post<T>(path: string, body?: unknown): Promise<T> {
+  return (await request<T>('POST', path, body)).body;
+}
+
+export async function signIn(username: string, password: string): Promise<void> {
+  const { body } = await request<{ token: string }>('POST', '/api/auth/login', { username, password }, { auth: false });
+  writeToken(body.token);
+  for (const listener of listeners) listener('signed-in');
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    if (memoryToken) await request('POST', '/api/auth/logout', {});
+  } catch {
+    // the token is dropped either way
+  } finally {
+    endSession('signed-out');
+  }
+}
+
+/** A command's answer: the envelope, or the plan an approval-needing command became. */
+export type CommandResult<T> = { readonly kind: 'done'; readonly value: T; readonly denied: readonly string[] } | { readonly kind: 'proposed'; readonly planId: string };
+
+export async function command<T>(model: string, name: string, input: Record<string, unknown>): Promise<CommandResult<T>> {
+  const { status, body } = await request<{ value?: T; denied?: string[]; plan_id?: string }>('POST', `/api/${encodeURIComponent(model)}/${encodeURIComponent(name)}`, input);
+  if (status === 202) return { kind: 'proposed', planId: String(body.plan_id ?? '') };
+  return { kind: 'done', value: body.value as T, denied: body.denied ?? [] };
+}
+
+/** A command that must run (not be proposed): its value. */
+export async function run<T>(model: string, name: string, input: Record<string, unknown>): Promise<T> {
+  const result = await command<T>(model, name, input);
+  if (result.kind === 'proposed') throw new ApiError(202, 'This change was sent for approval.');
+  return result.value;
+}
+
+export interface SearchInput {
+  filter?: readonly Filter[];
+  order?: readonly Order[];
+  limit?: number;
+  offset?: number;
+}
+
+export function search(model: string, input: SearchInput): Promise<{ rows: RecordValue[]; total: number }> {
+  const body: Record<string, unknown> = {};
+  if (input.filter && input.filter.length > 0) body.filter = input.filter;
+  if (input.order && input.order.length > 0) body.order = input.order;
+  if (input.limit !== undefined) body.limit = input.limit;
+  if (input.offset) body.offset = input.offset;
+  return run(model, 'search', body);
+}
+
+/** `lead.close_date must be …` → `Close date must be …`: the field's label instead of its path. */
+export function fieldMessage(message: string, model: string, field: { name: string; label: string }): string {
+  const path = `${model}.${field.name}`;
+  return message.startsWith(path) ? `${field.label}${message.slice(path.length)}` : message;
+}
+
+/** A record that is not there: 404, or the 400 `<model> <id> not found` of get/update/delete. */
+export function isMissingRecord(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 404 || (error.status === 400 && / not found$/.test(error.message)));
+}
+
+/** The field an error text is about, when it starts with `<model>.<field>` (SPEC 7). */
+export function errorField(message: string, model: string, fields: readonly string[]): string | undefined {
+  const prefix = `${model}.`;
+  const at = message.startsWith(prefix) ? 0 : message.indexOf(` ${prefix}`) + 1;
+  if (at < 0 || !message.startsWith(prefix, at)) return undefined;
+  const rest = message.slice(at + prefix.length);
+  const name = /^[A-Za-z0-9_]+/.exec(rest)?.[0];
+  return name !== undefined && fields.includes(name) ? name : undefined;
+}

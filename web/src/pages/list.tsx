@@ -1,0 +1,319 @@
+/**
+ * A model's list: columns from the readable fields, sort by header, filters, a search box on the
+ * title field, paging with the total from `search`. Its state lives in the URL
+ * (`?q=…&f=[…]&sort=-field&page=2&size=50`), so back, reload and shared links keep it.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { run, search } from '../lib/api.ts';
+import { can, titleFieldOf } from '../lib/meta.ts';
+import { optionLabel, valueText } from '../lib/format.ts';
+import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
+import { navigate, onLinkClick, paths } from '../lib/router.ts';
+import { useTitles } from '../lib/titles.ts';
+import type { FieldInfo, Filter, FilterOp, ModelInfo, Order, RecordValue } from '../lib/types.ts';
+import { FilterBuilder } from '../components/filter-builder.tsx';
+import { PAGE_SIZES, Pager } from '../components/pager.tsx';
+import { FieldValue, type TitleLookup } from '../components/value.tsx';
+
+const OPS: readonly FilterOp[] = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'];
+
+export function parseFilters(text: string | null, fields: readonly FieldInfo[]): Filter[] {
+  if (!text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (item): item is Filter =>
+        typeof item === 'object' && item !== null && OPS.includes(item.op) && (item.field === 'id' || fields.some((field) => field.name === item.field)),
+    );
+  } catch {
+    return [];
+  }
+}
+
+function parseSort(text: string | null, fields: readonly FieldInfo[]): Order | null {
+  if (!text) return null;
+  const dir = text.startsWith('-') ? 'desc' : 'asc';
+  const name = text.replace(/^-/, '');
+  return fields.some((field) => field.name === name) ? { field: name, dir } : null;
+}
+
+/** Columns: the title field first, then the others in their declared order. */
+function columnsOf(model: ModelInfo): FieldInfo[] {
+  const title = titleFieldOf(model);
+  return title ? [title, ...model.fields.filter((field) => field !== title)] : [...model.fields];
+}
+
+export function describeFilter(field: FieldInfo | undefined, filter: Filter, title?: TitleLookup): string {
+  const label = field?.label ?? filter.field;
+  if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
+  const words: Record<string, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
+  const value = Array.isArray(filter.value) ? filter.value.map((item) => (field?.kind === 'select' ? optionLabel(String(item)) : String(item))).join(', ') : valueText(field, filter.value);
+  const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
+  return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
+}
+
+export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchParams }) {
+  const plural = pluralLabel(model.label);
+  useDocumentTitle(plural);
+  const columns = useMemo(() => columnsOf(model), [model]);
+  const titleField = titleFieldOf(model);
+  const searchable = titleField !== undefined && (titleField.kind === 'text' || titleField.kind === 'longtext');
+  const filterable = model.fields.filter((field) => !field.masked);
+
+  const q = query.get('q') ?? '';
+  const filters = parseFilters(query.get('f'), model.fields);
+  const sort = parseSort(query.get('sort'), model.fields);
+  const sizeParam = Number(query.get('size'));
+  const size = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : PAGE_SIZES[0];
+  const page = Math.max(1, Math.floor(Number(query.get('page')) || 1));
+  const useSearch = can(model, 'search');
+
+  const allFilters: Filter[] = [...filters, ...(q.trim() && searchable ? [{ field: titleField.name, op: 'contains' as const, value: q.trim() }] : [])];
+  const key = JSON.stringify([model.name, allFilters, sort, page, size]);
+  const [state, reload] = useLoad(async () => {
+    const input = { filter: allFilters, order: sort ? [sort] : [], offset: (page - 1) * size };
+    if (useSearch) {
+      const result = await search(model.name, { ...input, limit: size });
+      return { rows: result.rows, total: result.total as number | null, hasMore: false };
+    }
+    const body: Record<string, unknown> = { limit: size + 1, offset: input.offset };
+    if (input.filter.length) body.filter = input.filter;
+    if (input.order.length) body.order = input.order;
+    const rows = await run<RecordValue[]>(model.name, 'list', body);
+    return { rows: rows.slice(0, size), total: null, hasMore: rows.length > size };
+  }, [key]);
+
+  const [text, setText] = useState(q);
+  const [showFilters, setShowFilters] = useState(filters.length > 0);
+  // The open filter builder starts over when the URL's filters change from elsewhere (a chip, "clear",
+  // back), but not after its own Apply, so keyboard focus stays on it.
+  const fParam = query.get('f') ?? '';
+  const applied = useRef(fParam);
+  const [builderKey, setBuilderKey] = useState(0);
+  useEffect(() => {
+    if (fParam === applied.current) return;
+    applied.current = fParam;
+    setBuilderKey((key) => key + 1);
+  }, [fParam]);
+  useEffect(() => setText(q), [q]);
+  useEffect(() => {
+    if (text === q) return;
+    const timer = setTimeout(() => setQuery({ q: text.trim() || null, page: null }, true), 300);
+    return () => clearTimeout(timer);
+  }, [text]);
+
+  function setQuery(changes: Record<string, string | null>, replace = false) {
+    const next = new URLSearchParams(query);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null || value === '') next.delete(name);
+      else next.set(name, value);
+    }
+    navigate(paths.list(model.name, next), { replace });
+  }
+
+  function toggleSort(field: FieldInfo) {
+    const next = sort?.field !== field.name ? field.name : sort.dir === 'asc' ? `-${field.name}` : null;
+    setQuery({ sort: next, page: null });
+  }
+
+  const rows = state.data?.rows ?? [];
+  const refs = rows.flatMap((row) => columns.filter((field) => field.kind === 'ref' && typeof row[field.name] === 'string').map((field) => [field.target!, row[field.name] as string] as const));
+  const filterRefs = filters.flatMap((filter) => {
+    const field = model.fields.find((candidate) => candidate.name === filter.field);
+    return field?.kind === 'ref' && typeof filter.value === 'string' ? [[field.target!, filter.value] as const] : [];
+  });
+  const title = useTitles([...refs, ...filterRefs]);
+  const narrowed = filters.length > 0 || q.trim() !== '';
+
+  return (
+    <section class="page page-list">
+      <div class="page-head">
+        <div>
+          <h1>{plural}</h1>
+          {model.description && <p class="muted">{model.description}</p>}
+        </div>
+        {can(model, 'create') && (
+          <a class="btn btn-primary" href={paths.create(model.name)} onClick={onLinkClick}>
+            {`New ${model.label.toLowerCase()}`}
+          </a>
+        )}
+      </div>
+
+      <div class="toolbar">
+        {searchable && (
+          <div class="search-box">
+            <label class="sr-only" for="list-search">{`Search ${plural.toLowerCase()} by ${titleField.label.toLowerCase()}`}</label>
+            <input
+              id="list-search"
+              type="search"
+              placeholder={`Search by ${titleField.label.toLowerCase()}…`}
+              value={text}
+              onInput={(event) => setText(event.currentTarget.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') setQuery({ q: text.trim() || null, page: null }, true);
+              }}
+            />
+          </div>
+        )}
+        {filterable.length > 0 && (
+          <button type="button" class={filters.length ? 'btn btn-on' : 'btn'} aria-expanded={showFilters ? 'true' : 'false'} aria-controls="list-filters" onClick={() => setShowFilters((open) => !open)}>
+            {filters.length ? `Filters (${filters.length})` : 'Filters'}
+          </button>
+        )}
+        <label class="sort-select">
+          <span>Sort</span>
+          <select value={sort ? `${sort.dir === 'desc' ? '-' : ''}${sort.field}` : ''} onChange={(event) => setQuery({ sort: event.currentTarget.value || null, page: null })}>
+            <option value="">Default order</option>
+            {columns
+              .filter((field) => !field.masked)
+              .flatMap((field) => [
+                <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
+                <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
+              ])}
+          </select>
+        </label>
+        {state.loading && (
+          <span class="muted small" aria-live="polite">
+            Loading…
+          </span>
+        )}
+      </div>
+
+      {showFilters && filterable.length > 0 && (
+        <div id="list-filters" class="panel">
+          <FilterBuilder
+            key={builderKey}
+            model={model.name}
+            fields={filterable}
+            filters={filters}
+            onApply={(next) => {
+              const f = next.length ? JSON.stringify(next) : '';
+              applied.current = f;
+              setQuery({ f: f || null, page: null });
+            }}
+          />
+        </div>
+      )}
+      {!showFilters && filters.length > 0 && (
+        <ul class="chips" aria-label="Active filters">
+          {filters.map((filter, index) => (
+            <li class="chip" key={index}>
+              <span>{describeFilter(model.fields.find((field) => field.name === filter.field), filter, title)}</span>
+              <button
+                type="button"
+                class="chip-remove"
+                aria-label={`Remove filter ${describeFilter(model.fields.find((field) => field.name === filter.field), filter, title)}`}
+                onClick={() => {
+                  const rest = filters.filter((_, other) => other !== index);
+                  setQuery({ f: rest.length ? JSON.stringify(rest) : null, page: null });
+                }}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {state.error && (
+        <div class="alert alert-error" role="alert">
+          <span>{errorMessage(state.error)}</span>{' '}
+          <button type="button" class="btn btn-link" onClick={reload}>
+            Try again
+          </button>
+        </div>
+      )}
+
+      {state.data && rows.length === 0 && !state.loading && (
+        <div class="empty-state">
+          {narrowed ? (
+            <>
+              <p>{`No ${plural.toLowerCase()} match your search and filters.`}</p>
+              <button type="button" class="btn" onClick={() => navigate(paths.list(model.name))}>
+                Clear search and filters
+              </button>
+            </>
+          ) : (
+            <>
+              <p>{`No ${plural.toLowerCase()} yet.`}</p>
+              {can(model, 'create') && (
+                <a class="btn btn-primary" href={paths.create(model.name)} onClick={onLinkClick}>
+                  {`Create the first ${model.label.toLowerCase()}`}
+                </a>
+              )}
+            </>
+          )}
+        </div>
+      )}
+
+      {rows.length > 0 && (
+        <div class={state.loading ? 'table-wrap loading' : 'table-wrap'}>
+          <table class="data">
+            <caption class="sr-only">{`${plural}${sort ? `, sorted by ${columns.find((field) => field.name === sort.field)?.label} ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ''}`}</caption>
+            <thead>
+              <tr>
+                {columns.map((field) => {
+                  const sorted = sort?.field === field.name ? sort.dir : null;
+                  const sortable = !field.masked;
+                  return (
+                    <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
+                      {sortable ? (
+                        <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
+                          {field.label}
+                          <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
+                            {sorted === 'desc' ? '▼' : '▲'}
+                          </span>
+                        </button>
+                      ) : (
+                        field.label
+                      )}
+                    </th>
+                  );
+                })}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr
+                  key={row.id}
+                  onClick={(event) => {
+                    const target = event.target as HTMLElement;
+                    if (target.closest('a, button, input, select') || window.getSelection()?.toString()) return;
+                    if (can(model, 'get')) navigate(paths.record(model.name, row.id));
+                  }}
+                  class={can(model, 'get') ? 'clickable' : undefined}
+                >
+                  {columns.map((field, index) => (
+                    <td key={field.name} class={`col-${field.kind}`} data-label={field.label}>
+                      {index === 0 && can(model, 'get') ? (
+                        <a href={paths.record(model.name, row.id)} onClick={onLinkClick} class="row-link">
+                          {valueText(field, row[field.name]) || row.id}
+                        </a>
+                      ) : (
+                        <FieldValue field={field} value={row[field.name]} title={title} />
+                      )}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {state.data && (rows.length > 0 || page > 1) && (
+        <Pager
+          label={plural}
+          page={page}
+          size={size}
+          total={state.data.total}
+          shown={rows.length}
+          hasMore={state.data.hasMore}
+          onPage={(next) => setQuery({ page: next > 1 ? String(next) : null })}
+          onSize={(next) => setQuery({ size: next === PAGE_SIZES[0] ? null : String(next), page: null })}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,336 @@
+/**
+ * Agent tokens: create one with a label, scopes picked from the commands the person may use, and
+ * an expiry; the token is shown once with a copy button; the person's tokens listed, revocable.
+ */
+import { useRef, useState } from 'preact/hooks';
+import { ApiError, get, post } from '../lib/api.ts';
+import { formatDateTime, optionLabel } from '../lib/format.ts';
+import { useMeta } from '../lib/meta.ts';
+import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
+import type { AgentToken, CommandInfo, IssuedToken } from '../lib/types.ts';
+import { ConfirmDialog } from '../components/modal.tsx';
+
+const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
+
+export function TokensPage() {
+  useDocumentTitle('Agent tokens');
+  const meta = useMeta();
+  const [tokens, reloadTokens] = useLoad(() => get<{ tokens: AgentToken[] }>('/api/auth/agent-tokens').then((data) => data.tokens), []);
+  const [commands] = useLoad(() => get<{ commands: CommandInfo[] }>('/api/commands').then((data) => data.commands), []);
+  const [issued, setIssued] = useState<{ token: string; label: string; expires?: string | undefined } | null>(null);
+  const [revoking, setRevoking] = useState<AgentToken | null>(null);
+
+  return (
+    <section class="page">
+      <div class="page-head">
+        <div>
+          <h1>Agent tokens</h1>
+          <p class="muted">Give a software agent its own token, limited to the commands you pick. Agents see personal data masked, and what needs approval comes to your inbox.</p>
+        </div>
+      </div>
+
+      {issued && <IssuedTokenBox issued={issued} onDone={() => setIssued(null)} />}
+
+      <section class="card" aria-labelledby="new-token-heading">
+        <h2 id="new-token-heading">New agent token</h2>
+        {commands.error && (
+          <p class="alert alert-error" role="alert">
+            {`Could not load the commands you may use: ${errorMessage(commands.error)}`}
+          </p>
+        )}
+        {!commands.data && !commands.error && <p class="muted">Loading commands…</p>}
+        {commands.data && (
+          <NewTokenForm
+            commands={commands.data}
+            onIssued={(token) => {
+              setIssued(token);
+              meta.notify(`Agent token “${token.label}” created.`);
+              reloadTokens();
+            }}
+          />
+        )}
+      </section>
+
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Your agent tokens</h2>
+        {tokens.error && (
+          <p class="alert alert-error" role="alert">
+            {errorMessage(tokens.error)}
+          </p>
+        )}
+        {tokens.data && tokens.data.length === 0 && <p class="empty-state">You have no agent tokens yet.</p>}
+        {tokens.data && tokens.data.length > 0 && (
+          <div class="table-wrap">
+            <table class="data">
+              <thead>
+                <tr>
+                  <th scope="col">Label</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.data.map((token) => {
+                  const status = tokenStatus(token);
+                  return (
+                    <tr key={token.id}>
+                      <td data-label="Label">{token.label}</td>
+                      <td data-label="Scopes">
+                        <ScopeList scopes={token.scopes} />
+                      </td>
+                      <td data-label="Created">{formatDateTime(token.created)}</td>
+                      <td data-label="Expires">{formatDateTime(token.expires)}</td>
+                      <td data-label="Last used">{token.last_used ? formatDateTime(token.last_used) : <span class="muted">never</span>}</td>
+                      <td data-label="Status">
+                        <span class={`status status-${status}`}>{optionLabel(status)}</span>
+                      </td>
+                      <td class="cell-actions">
+                        {status === 'active' && (
+                          <button type="button" class="btn btn-small btn-danger-quiet" onClick={() => setRevoking(token)} aria-label={`Revoke ${token.label}`}>
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {revoking && (
+        <ConfirmDialog
+          title="Revoke agent token?"
+          message={<p>{`The agent using “${revoking.label}” will be refused from now on. This cannot be undone.`}</p>}
+          confirmLabel="Revoke"
+          danger
+          onClose={() => setRevoking(null)}
+          onConfirm={async () => {
+            await post('/api/auth/agent-token/revoke', { id: revoking.id });
+            meta.notify(`Agent token “${revoking.label}” revoked.`);
+            setRevoking(null);
+            reloadTokens();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function tokenStatus(token: AgentToken): 'active' | 'expired' | 'revoked' {
+  if (token.status) return token.status;
+  if (token.revoked) return 'revoked';
+  return Date.parse(token.expires) <= Date.now() ? 'expired' : 'active';
+}
+
+function ScopeList({ scopes }: { scopes: readonly string[] }) {
+  const shown = scopes.slice(0, 6);
+  return (
+    <span class="scopes">
+      {shown.map((scope) => (
+        <code key={scope}>{scope}</code>
+      ))}
+      {scopes.length > shown.length && <span class="muted small">{` +${scopes.length - shown.length} more`}</span>}
+    </span>
+  );
+}
+
+function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]; onIssued: (issued: { token: string; label: string; expires?: string | undefined }) => void }) {
+  const meta = useMeta();
+  const [label, setLabel] = useState('');
+  const [days, setDays] = useState(30);
+  const [scopes, setScopes] = useState<ReadonlySet<string>>(new Set());
+  const [errors, setErrors] = useState<{ label?: string; scopes?: string; form?: string }>({});
+  const [busy, setBusy] = useState(false);
+  const labelRef = useRef<HTMLInputElement>(null);
+
+  const groups = new Map<string, CommandInfo[]>();
+  for (const command of commands) {
+    const model = command.id.split('.')[0] ?? '';
+    groups.set(model, [...(groups.get(model) ?? []), command]);
+  }
+
+  function toggle(ids: readonly string[], on: boolean) {
+    const next = new Set(scopes);
+    for (const id of ids) {
+      if (on) next.add(id);
+      else next.delete(id);
+    }
+    setScopes(next);
+  }
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const found: typeof errors = {};
+    if (!label.trim()) found.label = 'Give the token a label, e.g. the agent’s name.';
+    if (scopes.size === 0) found.scopes = 'Pick at least one command the agent may use.';
+    setErrors(found);
+    if (found.label) {
+      labelRef.current?.focus();
+      return;
+    }
+    if (found.scopes) return;
+    setBusy(true);
+    try {
+      const ordered = commands.map((command) => command.id).filter((id) => scopes.has(id));
+      const issued = await post<IssuedToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
+      onIssued({ token: issued.token, label: label.trim(), expires: issued.expires });
+      setLabel('');
+      setScopes(new Set());
+    } catch (caught) {
+      const message = errorMessage(caught);
+      if (caught instanceof ApiError && /^label\b/.test(message)) setErrors({ label: message });
+      else if (caught instanceof ApiError && /^scope/.test(message)) setErrors({ scopes: message });
+      else setErrors({ form: message });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} noValidate class="token-form">
+      {errors.form && (
+        <p class="alert alert-error" role="alert">
+          {errors.form}
+        </p>
+      )}
+      <div class="form-grid">
+        <div class={errors.label ? 'field has-error' : 'field'}>
+          <label for="token-label">
+            Label<span class="req" aria-hidden="true"> *</span>
+          </label>
+          <input
+            id="token-label"
+            ref={labelRef}
+            type="text"
+            maxLength={200}
+            value={label}
+            placeholder="e.g. Sales assistant"
+            aria-invalid={errors.label ? 'true' : undefined}
+            aria-describedby={errors.label ? 'token-label-error' : undefined}
+            onInput={(event) => setLabel(event.currentTarget.value)}
+          />
+          {errors.label && (
+            <p class="field-error" id="token-label-error">
+              {errors.label}
+            </p>
+          )}
+        </div>
+        <div class="field">
+          <label for="token-expiry">Expires after</label>
+          <select id="token-expiry" value={String(days)} onChange={(event) => setDays(Number(event.currentTarget.value))}>
+            {EXPIRY_DAYS.map((option) => (
+              <option value={String(option)} key={option}>
+                {option === 1 ? '1 day' : `${option} days`}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <fieldset class={errors.scopes ? 'scopes-picker has-error' : 'scopes-picker'} aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
+        <legend>Commands the agent may use</legend>
+        {errors.scopes && (
+          <p class="field-error" id="token-scopes-error">
+            {errors.scopes}
+          </p>
+        )}
+        <div class="scope-groups">
+          {[...groups].map(([modelName, list]) => {
+            const model = meta.model(modelName);
+            const ids = list.map((command) => command.id);
+            const all = ids.every((id) => scopes.has(id));
+            const some = ids.some((id) => scopes.has(id));
+            return (
+              <fieldset class="scope-group" key={modelName}>
+                <legend>
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      checked={all}
+                      ref={(element) => {
+                        if (element) element.indeterminate = some && !all;
+                      }}
+                      onChange={(event) => toggle(ids, event.currentTarget.checked)}
+                    />
+                    <strong>{model ? pluralLabel(model.label) : modelName}</strong>
+                  </label>
+                </legend>
+                {list.map((command) => (
+                  <label class="check" key={command.id} title={command.description}>
+                    <input type="checkbox" checked={scopes.has(command.id)} onChange={(event) => toggle([command.id], event.currentTarget.checked)} />
+                    <span>
+                      <span class="mono">{command.id.split('.')[1]}</span>
+                      {command.needs_approval && <span class="tag">needs approval</span>}
+                    </span>
+                  </label>
+                ))}
+              </fieldset>
+            );
+          })}
+        </div>
+        <div class="row-actions">
+          <button type="button" class="btn btn-link" onClick={() => toggle(commands.map((command) => command.id), true)}>
+            Select all
+          </button>
+          <button type="button" class="btn btn-link" onClick={() => setScopes(new Set())}>
+            Select none
+          </button>
+          <button type="button" class="btn btn-link" onClick={() => toggle(commands.filter((command) => /\.(get|list|search)$/.test(command.id)).map((command) => command.id), true)}>
+            Add all read commands
+          </button>
+        </div>
+      </fieldset>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create token'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function IssuedTokenBox({ issued, onDone }: { issued: { token: string; label: string; expires?: string | undefined }; onDone: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(issued.token);
+      setCopied('yes');
+    } catch {
+      inputRef.current?.select();
+      setCopied(document.execCommand?.('copy') ? 'yes' : 'failed');
+    }
+  }
+  return (
+    <section class="card issued" aria-labelledby="issued-heading" role="region">
+      <h2 id="issued-heading">{`Token for “${issued.label}”`}</h2>
+      <p>
+        <strong>Copy it now: it will not be shown again.</strong>
+        {issued.expires ? ` It expires ${formatDateTime(issued.expires)}.` : ''}
+      </p>
+      <div class="copy-row">
+        <label class="sr-only" for="issued-token">
+          Agent token
+        </label>
+        <input id="issued-token" ref={inputRef} class="mono" type="text" readOnly value={issued.token} onFocus={(event) => event.currentTarget.select()} />
+        <button type="button" class="btn btn-primary" onClick={() => void copy()}>
+          {copied === 'yes' ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <p class="small" aria-live="polite">
+        {copied === 'yes' ? 'The token is on your clipboard.' : copied === 'failed' ? 'Could not copy; select the text and copy it yourself.' : ''}
+      </p>
+      <button type="button" class="btn" onClick={onDone}>
+        Done, I have saved it
+      </button>
+    </section>
+  );
+}
