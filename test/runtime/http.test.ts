@@ -117,12 +117,19 @@ describe('unknown paths', () => {
       ['POST', '/api/lead/get/extra'],
       ['POST', '/api'],
       ['DELETE', '/api/lead/delete'],
-      ['GET', '/nothing'],
+      ['POST', '/nothing'],
+      ['GET', '/mcp/extra'],
     ] as const) {
       const res = await srv.request(method, path, undefined, admin);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ error: 'not found' });
     }
+  });
+
+  it('leaves other GET paths to the web app, which answers them with its page', async () => {
+    const res = await srv.request('GET', '/nothing');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
   });
 });
 
