@@ -1,7 +1,9 @@
 /**
  * Prints one plain closing line after vitest's own summary, `tests: N passed, N failed, N skipped`,
- * the form CI reads whatever the test runner.
+ * the form CI reads whatever the test runner. With RMS_TEST_SUMMARY_FILE set it also appends the
+ * counts there, so that `.ci/run` can close with the total of its SQLite and PostgreSQL passes.
  */
+import { appendFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -20,5 +22,7 @@ export default class SummaryReporter implements Reporter {
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const summaryFile = process.env.RMS_TEST_SUMMARY_FILE;
+    if (summaryFile) appendFileSync(summaryFile, `${passed} ${failed} ${skipped}\n`);
   }
 }
