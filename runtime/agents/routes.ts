@@ -38,7 +38,7 @@ export function createAgentRouter(service: CommandService): Router {
     const rows =
       caller.kind === 'agent'
         ? await listPlans(db, { agentTokenId: caller.tokenId })
-        : await listPlans(db, { commands: [...rightsOf(registry, caller).commands] });
+        : (await listPlans(db, { commands: [...rightsOf(registry, caller).commands] })).filter((row) => personMayDecide(registry, caller, row));
     sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row))) });
   });
 
@@ -184,12 +184,27 @@ async function personOnly(service: CommandService, req: Request): Promise<Person
   return caller;
 }
 
-/** A plan this caller may see: the agent that proposed it, or a person who may run its command. */
+/** A plan this caller may see: the agent that proposed it, or a person who may decide it. */
 async function visiblePlan(service: CommandService, caller: Caller, planId: string): Promise<PlanRow> {
   const row = await findPlan(service.db, planId);
   if (!row) throw notFound();
-  if (caller.kind === 'agent' ? row.agent_token_id !== caller.tokenId : !rightsOf(service.registry, caller).commands.has(row.command)) throw notFound();
+  if (caller.kind === 'agent' ? row.agent_token_id !== caller.tokenId : !personMayDecide(service.registry, caller, row)) throw notFound();
   return row;
+}
+
+/**
+ * A person decides a plan when they may run its command and read every field it writes: the
+ * proposing agent's creator may read fields the approver may not, and approving must not become
+ * a way to write those.
+ */
+function personMayDecide(registry: Registry, person: PersonCaller, row: PlanRow): boolean {
+  const rights = rightsOf(registry, person);
+  if (!rights.commands.has(row.command)) return false;
+  const model = registry.commands[row.command]?.model;
+  const readable = model ? rights.models[model]?.readableNames : undefined;
+  if (!readable) return false;
+  const { input } = JSON.parse(row.input) as PreparedCommand;
+  return Object.keys(input).every((name) => name === 'id' || readable.has(name));
 }
 
 function alreadyDecided(row: PlanRow): HttpError {
