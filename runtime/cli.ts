@@ -27,7 +27,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('serve')
-    .description('Serve the generated commands over HTTP (migrates the database first)')
+    .description('Serve the generated commands over HTTP (first adds missing tables, columns and indexes; other schema changes need rmsgen migrate)')
     .option('--port <port>', 'port to listen on (default: env PORT, else 3000; 0 picks a free one)')
     .option('--host <host>', 'address to listen on (default: env HOST, else 127.0.0.1)')
     .option('--db <url>', dbHelp)
@@ -61,7 +61,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('migrate')
-    .description('Create and extend the tables for the current definitions; refuses changes that would lose data')
+    .description('Bring the tables to the current definitions (also drops what is empty and unused); refuses changes that would lose data')
     .option('--db <url>', dbHelp)
     .option('--statement-timeout <ms>', statementTimeoutHelp)
     .action(async (options: { db?: string; statementTimeout?: string }) => {

@@ -1,6 +1,7 @@
 /**
- * Starts the service: open the database, migrate (system tables + model tables), make sure a first
- * person exists, compile the command service, listen. `close()` stops accepting connections, lets
+ * Starts the service: open the database, migrate (system tables + model tables; additive only, so
+ * an older release starting during a rolling deploy leaves a newer one's schema alone), make sure a
+ * first person exists, compile the command service, listen. `close()` stops accepting connections, lets
  * in-flight requests finish, then closes the database.
  *
  * The agent side, MCP and the web app plug in as `ServerExtension`s: tables, command hooks and
@@ -79,7 +80,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const db = openDatabase(options.dbUrl, options.database);
   let server: Server | undefined;
   try {
-    await migrate(db, registry, { systemTables: systemTableSetups(extensions) });
+    // Additive: creates what this version is missing; drops and kind changes wait for `rmsgen migrate`.
+    const { leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
+    for (const line of leftInPlace) log(line);
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
     if (admin.created && admin.password !== undefined) log(`created person admin with password ${admin.password}`);
 

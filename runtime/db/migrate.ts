@@ -7,6 +7,10 @@
  * that holds nothing, changing the kind of an empty column). It refuses every change that would
  * lose or invalidate data, naming each problem and how to resolve it, and then changes nothing.
  *
+ * `serve` runs it in additive mode: it only creates tables and adds columns and indexes, and
+ * leaves everything else (another release's columns, tables and indexes during a rolling deploy)
+ * to a deliberate `rmsgen migrate`, naming each thing it left. See planMigration.
+ *
  * What was applied is kept in `rms_schema` (one snapshot per table): SQLite cannot tell a `text`
  * column holding a select from one holding free text, so kind changes are found by comparing
  * snapshots, not column types. On PostgreSQL an advisory lock makes concurrent migrations
@@ -48,10 +52,23 @@ export type MigrationStep =
   | { readonly kind: 'drop-table'; readonly table: string }
   | { readonly kind: 'note'; readonly text: string };
 
+/**
+ * `full` (`rmsgen migrate`): every change the definitions ask for that loses no data.
+ * `additive` (`serve` on start): only missing tables, columns and indexes; see planMigration.
+ */
+export type MigrationMode = 'full' | 'additive';
+
+export interface PlanOptions {
+  /** Default `full`. */
+  readonly mode?: MigrationMode;
+}
+
 export interface MigrationPlan {
   readonly steps: readonly MigrationStep[];
   /** Refused changes; when any, nothing is applied. */
   readonly problems: readonly string[];
+  /** Additive mode: what the full plan would change and this one leaves alone, one line each. */
+  readonly leftInPlace: readonly string[];
   /** Snapshots to record once applied. */
   readonly snapshots: readonly TableSnapshot[];
   /** Tables whose snapshot is dropped (model removed). */
@@ -65,7 +82,7 @@ export class MigrationRefusedError extends Error {
   }
 }
 
-export interface MigrateOptions {
+export interface MigrateOptions extends PlanOptions {
   /** Subsystem tables to ensure in the same transaction (auth, plans …). */
   readonly systemTables?: readonly SystemTableSetup[];
 }
@@ -73,6 +90,11 @@ export interface MigrateOptions {
 export interface MigrationResult {
   /** One line per change, e.g. `created table lead`; empty when the schema was up to date. */
   readonly changes: readonly string[];
+  /**
+   * Additive mode: one line per thing left for `rmsgen migrate`, e.g.
+   * `left in place for rmsgen migrate: column lead.foo (not in this version's definitions)`.
+   */
+  readonly leftInPlace: readonly string[];
 }
 
 /**
@@ -85,10 +107,10 @@ export async function migrate(db: Knex, registry: Registry, options: MigrateOpti
     if (dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
     for (const setup of options.systemTables ?? []) await setup(trx);
     await ensureSchemaTable(trx);
-    const plan = await planMigration(trx, registry);
+    const plan = await planMigration(trx, registry, { mode: options.mode ?? 'full' });
     if (plan.problems.length > 0) throw new MigrationRefusedError(plan.problems);
     const changes = await applyPlan(trx, dialect, plan);
-    return { changes };
+    return { changes, leftInPlace: plan.leftInPlace };
   });
 }
 
@@ -117,12 +139,23 @@ async function readSnapshots(db: Knex): Promise<Map<string, TableSnapshot>> {
   return snapshots;
 }
 
-/** Stage 2: the steps that bring the database to `registry`, and the problems that forbid it. Reads only. */
-export async function planMigration(db: Knex, registry: Registry): Promise<MigrationPlan> {
+/**
+ * Stage 2: the steps that bring the database to `registry`, and the problems that forbid it. Reads only.
+ *
+ * In `additive` mode (what `serve` runs on start) the plan only creates missing tables and adds
+ * missing columns and indexes. Whatever the full plan would drop, replace, rebuild or recreate is
+ * left in place and named in `leftInPlace`; what this version cannot work with (a column it needs
+ * of another kind, a new required column on a table with rows …) is still a problem. Its snapshots
+ * keep the recorded design of what it leaves alone and add what it added, so a later run of either
+ * mode, by this release or another, compares against what the database really holds.
+ */
+export async function planMigration(db: Knex, registry: Registry, options: PlanOptions = {}): Promise<MigrationPlan> {
   const dialect = dialectOf(db);
+  const mode = options.mode ?? 'full';
   const applied = await readSnapshots(db);
   const steps: MigrationStep[] = [];
   const problems: string[] = [];
+  const leftInPlace: string[] = [];
   const snapshots: TableSnapshot[] = [];
   const forgotten: string[] = [];
   const models = Object.values(registry.models);
@@ -132,6 +165,10 @@ export async function planMigration(db: Knex, registry: Registry): Promise<Migra
     if (tables.has(table)) continue;
     if (!(await db.schema.hasTable(table))) {
       forgotten.push(table);
+      continue;
+    }
+    if (mode === 'additive') {
+      leftInPlace.push(leftLine(`table ${table} (model ${snapshot.model} is not in this version's definitions)`));
       continue;
     }
     const rows = await countRows(db, table);
@@ -146,19 +183,36 @@ export async function planMigration(db: Knex, registry: Registry): Promise<Migra
   }
 
   for (const model of models) {
-    const snapshot = snapshotOf(model);
-    snapshots.push(snapshot);
     const table = model.table.name;
     if (!(await db.schema.hasTable(table))) {
       steps.push({ kind: 'create-table', model, recreate: false });
+      snapshots.push(snapshotOf(model));
       continue;
     }
-    await planTable(db, dialect, model, applied.get(table), steps, problems);
+    const planned = await planTable(db, dialect, mode, model, applied.get(table));
+    steps.push(...planned.steps);
+    problems.push(...planned.problems);
+    leftInPlace.push(...planned.leftInPlace);
+    snapshots.push(planned.snapshot);
   }
-  return { steps, problems, snapshots, forgotten };
+  return { steps, problems, leftInPlace, snapshots, forgotten };
 }
 
-async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: TableSnapshot | undefined, steps: MigrationStep[], problems: string[]) {
+/** The line `serve` logs for something the additive plan leaves to `rmsgen migrate`. */
+function leftLine(item: string): string {
+  return `left in place for rmsgen migrate: ${item}`;
+}
+
+interface TablePlan {
+  readonly steps: readonly MigrationStep[];
+  readonly problems: readonly string[];
+  readonly leftInPlace: readonly string[];
+  /** The snapshot to record for the table once the steps are applied. */
+  readonly snapshot: TableSnapshot;
+}
+
+async function planTable(db: Knex, dialect: Dialect, mode: MigrationMode, model: ModelMeta, before: TableSnapshot | undefined): Promise<TablePlan> {
+  const additive = mode === 'additive';
   const table = model.table.name;
   const actual = new Set(Object.keys(await db(table).columnInfo()));
   const rows = await countRows(db, table);
@@ -167,8 +221,12 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
   const wanted = new Map(model.table.columns.map((column) => [column.name, column]));
   const tableSteps: MigrationStep[] = [];
   const tableProblems: string[] = [];
+  const leftInPlace: string[] = [];
   let needsRebuild = false;
+  /** Additive mode: the new required column SQLite can only add by making the (empty) table again. */
+  let rebuildFor: string | undefined;
   const keep: string[] = [];
+  const added = new Set<string>();
 
   for (const column of model.table.columns) {
     const path = `${model.name}.${column.name}`;
@@ -181,9 +239,12 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
           continue;
         }
         // SQLite cannot add a NOT NULL column without a default; the table is empty, so recreate it.
-        needsRebuild = true;
+        // PostgreSQL can add it to an empty table, which is all the additive plan needs.
+        if (!additive) needsRebuild = true;
+        else if (dialect === 'sqlite') rebuildFor ??= path;
       }
       tableSteps.push({ kind: 'add-column', model, column });
+      added.add(column.name);
       continue;
     }
     keep.push(column.name);
@@ -195,7 +256,19 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
 
     const kindChange = field && previousField ? describeKindChange(previousField, field) : undefined;
     const typeChanged = previous.type !== column.type;
-    if (typeChanged || kindChange) {
+    if (additive && (typeChanged || kindChange)) {
+      // Serve never changes a kind: it runs when stored values stay valid for this version as they are.
+      const usable = !typeChanged && previousField && field ? keepsValues(previousField, field) : false;
+      const problem = usable
+        ? filled > 0
+          ? await incompatibility(db, table, path, column.name, previous.type, column.type, previousField, field, filled)
+          : undefined
+        : `${path} is ${describeStored(previous, previousField)} in the database, but ${describeStored(column, field)} in this version's definitions: serve only adds tables, columns and indexes; change the kind with rmsgen migrate, or serve the release the database was migrated for`;
+      if (problem) {
+        tableProblems.push(problem);
+        continue;
+      }
+    } else if (typeChanged || kindChange) {
       if (filled > 0) {
         const problem = await incompatibility(db, table, path, column.name, previous.type, column.type, previousField, field, filled);
         if (problem) {
@@ -213,7 +286,9 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
       }
     } else if (field?.kind === 'select' && previousField?.options && field.options) {
       const removed = previousField.options.filter((option) => !field.options!.includes(option));
-      if (removed.length > 0 && filled > 0) {
+      if (additive) {
+        for (const option of removed) leftInPlace.push(leftLine(`option ${option} of ${path} (not in this version's definitions)`));
+      } else if (removed.length > 0 && filled > 0) {
         const used = await countUsing(db, table, column.name, removed);
         if (used.length > 0) {
           tableProblems.push(
@@ -225,6 +300,18 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
     }
 
     if (column.notNull !== previous.notNull) {
+      if (additive) {
+        // A column the database requires but this version may leave empty would fail its writes;
+        // the other way round this version always gives a value, and the constraint can wait.
+        if (previous.notNull) {
+          tableProblems.push(
+            `${path} is required in the database, but optional in this version's definitions: serve does not change constraints; make it optional with rmsgen migrate`,
+          );
+        } else {
+          leftInPlace.push(leftLine(`column ${path} stays optional (required in this version's definitions)`));
+        }
+        continue;
+      }
       if (column.notNull && rows > 0) {
         const empty = rows - filled;
         if (empty > 0) {
@@ -239,6 +326,17 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
 
   for (const name of actual) {
     if (wanted.has(name)) continue;
+    if (additive) {
+      const previous = beforeColumns.get(name);
+      if (previous?.notNull && previous.default === undefined) {
+        tableProblems.push(
+          `${model.name}.${name} is required in the database and has no default, but is not in this version's definitions, so this version could not create ${model.name} records: serve the release that added it, or remove it with rmsgen migrate`,
+        );
+      } else {
+        leftInPlace.push(leftLine(`column ${model.name}.${name} (not in this version's definitions)`));
+      }
+      continue;
+    }
     const filled = rows > 0 ? await countFilled(db, table, name) : 0;
     if (filled > 0) {
       tableProblems.push(
@@ -249,20 +347,36 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
     tableSteps.push({ kind: 'drop-column', table, column: name, indexed: beforeIndexes.has(name) });
   }
 
-  problems.push(...tableProblems);
-  if (tableProblems.length > 0) return;
+  const designed = snapshotOf(model);
+  if (tableProblems.length > 0) return { steps: [], problems: tableProblems, leftInPlace, snapshot: designed };
+
+  if (additive) {
+    for (const index of beforeIndexes) {
+      if (!model.table.indexes.includes(index) && wanted.has(index)) leftInPlace.push(leftLine(`index on ${model.name}.${index} (not in this version's definitions)`));
+    }
+    if (rebuildFor !== undefined) {
+      // The table is empty: making it again is adding the column, unless it holds what we leave in place.
+      if (leftInPlace.length > 0) {
+        const left = leftInPlace.map((line) => line.slice(leftLine('').length)).join('; ');
+        const problem = `${rebuildFor} is new and required without a default, which SQLite can only add by making the empty table ${table} again, but that would drop what this version leaves in place (${left}): add it with rmsgen migrate`;
+        return { steps: [], problems: [problem], leftInPlace, snapshot: designed };
+      }
+      return { steps: [{ kind: 'create-table', model, recreate: true }], problems: [], leftInPlace, snapshot: designed };
+    }
+    const indexSteps: MigrationStep[] = model.table.indexes
+      .filter((index) => !beforeIndexes.has(index) || !actual.has(index))
+      .map((column) => ({ kind: 'add-index', table, column }));
+    const addedIndexes = indexSteps.map((step) => (step as { column: string }).column);
+    return { steps: [...tableSteps, ...indexSteps], problems: [], leftInPlace, snapshot: extendSnapshot(before, designed, added, addedIndexes, actual) };
+  }
 
   const structural = tableSteps.length > 0 || needsRebuild;
   if (structural && rows === 0) {
     // An empty table is simply made again as designed.
-    steps.push({ kind: 'create-table', model, recreate: true });
-    return;
+    return { steps: [{ kind: 'create-table', model, recreate: true }], problems: [], leftInPlace, snapshot: designed };
   }
-  if (needsRebuild) {
-    steps.push({ kind: 'rebuild-table', model, keep });
-    return;
-  }
-  steps.push(...tableSteps);
+  if (needsRebuild) return { steps: [{ kind: 'rebuild-table', model, keep }], problems: [], leftInPlace, snapshot: designed };
+  const steps = [...tableSteps];
   const replaced = new Set(tableSteps.filter((step) => step.kind === 'replace-column').map((step) => (step as { column: ColumnMeta }).column.name));
   for (const index of model.table.indexes) {
     if (!beforeIndexes.has(index) || !actual.has(index) || replaced.has(index)) steps.push({ kind: 'add-index', table, column: index });
@@ -270,6 +384,55 @@ async function planTable(db: Knex, dialect: Dialect, model: ModelMeta, before: T
   for (const index of beforeIndexes) {
     if (!model.table.indexes.includes(index) && wanted.has(index)) steps.push({ kind: 'drop-index', table, column: index });
   }
+  return { steps, problems: [], leftInPlace, snapshot: designed };
+}
+
+/**
+ * The snapshot after an additive run: the recorded design of everything the run left alone (other
+ * releases' columns, indexes and kinds), plus what it added as this version designs it, and the
+ * select options it knows besides the recorded ones. Without a recorded snapshot, the design.
+ */
+function extendSnapshot(
+  before: TableSnapshot | undefined,
+  designed: TableSnapshot,
+  added: ReadonlySet<string>,
+  addedIndexes: readonly string[],
+  actual: ReadonlySet<string>,
+): TableSnapshot {
+  if (!before) return designed;
+  const present = (name: string) => actual.has(name) || added.has(name);
+  const recorded = (name: string) => present(name) && !added.has(name);
+  const columns = before.table.columns.filter((column) => recorded(column.name));
+  for (const column of designed.table.columns) if (!columns.some((kept) => kept.name === column.name)) columns.push(column);
+  const fields: Record<string, FieldSnapshot> = {};
+  for (const column of columns) {
+    const old = recorded(column.name) && before.table.columns.some((kept) => kept.name === column.name) ? before.fields[column.name] : undefined;
+    const field = old ? withOptions(old, designed.fields[column.name]) : designed.fields[column.name];
+    if (field) fields[column.name] = field;
+  }
+  const indexes = before.table.indexes.filter(recorded);
+  for (const index of addedIndexes) if (!indexes.includes(index)) indexes.push(index);
+  return { version: 1, model: before.model, table: { name: before.table.name, columns, indexes }, fields };
+}
+
+/** A recorded select with the options this version adds to it. */
+function withOptions(recorded: FieldSnapshot, designed: FieldSnapshot | undefined): FieldSnapshot {
+  if (recorded.kind !== 'select' || designed?.kind !== 'select' || !recorded.options || !designed.options) return recorded;
+  const extra = designed.options.filter((option) => !recorded.options!.includes(option));
+  return extra.length === 0 ? recorded : { ...recorded, options: [...recorded.options, ...extra] };
+}
+
+/** Whether every value stored under `before` can be read and written as `after` (selects: when they are options). */
+function keepsValues(before: FieldSnapshot, after: { kind: FieldKind }): boolean {
+  const text = (kind: FieldKind) => kind === 'text' || kind === 'longtext';
+  if (text(after.kind)) return text(before.kind) || before.kind === 'select';
+  return after.kind === 'select' && text(before.kind);
+}
+
+function describeStored(column: ColumnMeta, field: { kind: FieldKind; target?: string } | undefined): string {
+  const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+  if (!field) return `${article(column.type)} column`;
+  return field.kind === 'ref' ? `a ref to ${field.target}` : article(field.kind);
 }
 
 function describeKindChange(before: FieldSnapshot, after: { kind: FieldKind; target?: string }): string | undefined {
