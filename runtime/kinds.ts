@@ -23,9 +23,20 @@ function message(path: string, wrong: string) {
 
 const SAFE = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
 
+/**
+ * A non-empty string of well-formed Unicode. JSON may carry a lone surrogate (`"\ud800"`), which
+ * UTF-8 storage cannot hold: it would come back altered, so it is refused instead.
+ */
+function textOf(path: string) {
+  return z
+    .string({ error: message(path, 'must be a string') })
+    .min(1, { error: `${path} is required` })
+    .refine((value) => value.isWellFormed(), { error: `${path} must be valid Unicode text` });
+}
+
 export const kinds = {
-  text: (path: string) => z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }),
-  longtext: (path: string) => z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }),
+  text: textOf,
+  longtext: textOf,
   number: (path: string) =>
     z.int({ error: message(path, 'must be an integer') }).min(SAFE.min, { error: `${path} must be a safe integer` }).max(SAFE.max, { error: `${path} must be a safe integer` }),
   money: (path: string) =>

@@ -11,8 +11,12 @@ import { badRequest } from '../errors.ts';
 
 export const MASK_TABLE = 'rms_mask_tokens';
 
-/** `<LABEL>_<n>`: upper-case label, underscore, positive integer. */
-const TOKEN_FORM = /^([A-Z][A-Z0-9_]*)_([1-9][0-9]*)$/;
+/**
+ * `<LABEL>_<n>`: upper-case label, underscore, integer (SPEC 2.4). Issued numbers start at 1 and
+ * have no leading zeros, but `NAME_0` and `NAME_01` have the form all the same: they are refused as
+ * `invalid token`, never stored as clear text.
+ */
+const TOKEN_FORM = /^([A-Z][A-Z0-9_]*)_([0-9]+)$/;
 
 export function isTokenForm(value: unknown): value is string {
   return typeof value === 'string' && TOKEN_FORM.test(value);
@@ -146,7 +150,10 @@ export function maskKey(label: string, value: string): string {
 export async function unmaskValue(db: Knex, agentTokenId: string, label: string, token: string): Promise<string> {
   const match = TOKEN_FORM.exec(token);
   if (!match || match[1] !== label) throw badRequest('invalid token');
-  const row = await db(MASK_TABLE).select('value').where({ agent_token_id: agentTokenId, label, n: Number(match[2]) }).first();
+  const n = Number(match[2]);
+  // Only the number exactly as issued: `NAME_01` is not `NAME_1`.
+  if (!Number.isSafeInteger(n) || n < 1 || String(n) !== match[2]) throw badRequest('invalid token');
+  const row = await db(MASK_TABLE).select('value').where({ agent_token_id: agentTokenId, label, n }).first();
   if (!row) throw badRequest('invalid token');
   return row.value as string;
 }

@@ -17,9 +17,10 @@ import {
   revokeAgentToken,
   scopesGrantingNothing,
 } from './agent-tokens.ts';
-import { authenticate } from './authenticate.ts';
+import { authenticate, bearerToken } from './authenticate.ts';
 import { isScopePattern } from './scopes.ts';
 import { revokeToken, signIn } from './sessions.ts';
+import { tokenKindOf } from './tokens.ts';
 
 export const INVALID_CREDENTIALS = 'invalid username or password';
 export const LOCKED_OUT = 'too many failed sign-ins; try again in a minute';
@@ -47,6 +48,8 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
   }
 
   router.post('/api/auth/login', async function login(req: Request, res: Response) {
+    // Issue 4: signing in is 404 to an agent token, as creating tokens and approving are.
+    if (tokenKindOf(bearerToken(req.get('authorization')) ?? '') === 'agent') throw notFound();
     const body = readBody(req.body, ['username', 'password']);
     const username = requireString(body, 'username', MAX_USERNAME_INPUT_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
