@@ -6,7 +6,9 @@
  * machine is shared and absolute numbers drift.
  *
  * Options (env): BENCH_SECONDS (per round, default 3), BENCH_ROUNDS (default 3),
- * BENCH_CONCURRENCY (default 16).
+ * BENCH_CONCURRENCY (default 16), BENCH_BEFORE (the directory of another checkout, e.g. from
+ * `git archive`, with node_modules linked: its `rmsgen serve` runs as one more target on the same
+ * database, so a change is measured side by side with what it replaces).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { join } from 'node:path';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const BEFORE = process.env.BENCH_BEFORE;
 const PASSWORD = 'bench-password-1';
 
 async function freePort(): Promise<number> {
@@ -30,9 +33,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-function start(args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
+function start(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], cwd });
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('listening on')) resolve(child);
     });
@@ -40,9 +43,14 @@ function start(args: string[], env: Record<string, string> = {}): Promise<ChildP
   });
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+/**
+ * Keep-alive connections for set-up calls; each round of `load` opens its own. A connection left
+ * idle between rounds (longer than the servers' 5 s keep-alive timeout) can be closed by the
+ * server just as the next round reuses it, and the request fails with "socket hang up".
+ */
+const setupAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function post(port: number, path: string, body: unknown, token?: string): Promise<{ status: number; text: string }> {
+function post(port: number, path: string, body: unknown, token?: string, agent: Agent = setupAgent): Promise<{ status: number; text: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -61,19 +69,21 @@ function post(port: number, path: string, body: unknown, token?: string): Promis
 
 /** Requests per second over `SECONDS`, CONCURRENCY callers in a loop, each on the next id. */
 async function load(port: number, ids: readonly string[], token?: string): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const until = Date.now() + SECONDS * 1000;
   let done = 0;
   let failed = 0;
   const worker = async (offset: number) => {
     let i = offset;
     while (Date.now() < until) {
-      const res = await post(port, '/api/lead/get', { id: ids[i++ % ids.length] }, token);
+      const res = await post(port, '/api/lead/get', { id: ids[i++ % ids.length] }, token, agent);
       if (res.status === 200) done++;
       else failed++;
     }
   };
   const started = Date.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => worker(i)));
+  agent.destroy();
   if (failed > 0) throw new Error(`${failed} requests failed on port ${port}`);
   return done / ((Date.now() - started) / 1000);
 }
@@ -106,6 +116,11 @@ try {
     { name: 'bare Express + prepared statement', run: () => load(expressPort, ids) },
     { name: 'bare node:http + prepared statement', run: () => load(httpPort, ids) },
   ];
+  if (BEFORE !== undefined) {
+    const beforePort = await freePort();
+    children.push(await start(['bin/rmsgen.js', 'serve', '--port', String(beforePort), '--db', `sqlite:${file}`], {}, BEFORE));
+    targets.push({ name: 'rmsgen lead.get (BENCH_BEFORE)', run: () => load(beforePort, ids, token) });
+  }
   for (const target of targets) await target.run(); // warm-up round (JIT, caches)
   const results = new Map<string, number[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -117,8 +132,13 @@ try {
   console.log(`  rmsgen / bare Express   = ${(rms! / bareExpress!).toFixed(2)} (target 0.80)`);
   console.log(`  rmsgen / bare node:http = ${(rms! / bareHttp!).toFixed(2)}`);
   console.log(`  bare Express / node:http = ${(bareExpress! / bareHttp!).toFixed(2)}`);
+  if (BEFORE !== undefined) {
+    const before = median(results.get(targets[3]!.name)!);
+    console.log(`  before / bare Express   = ${(before / bareExpress!).toFixed(2)}`);
+    console.log(`  rmsgen / before         = ${(rms! / before).toFixed(2)}`);
+  }
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  agent.destroy();
+  setupAgent.destroy();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../db/connect.ts';
+import { sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import type { ListInput } from '../kinds.ts';
 import { applyWhere, compileList, compileModelQuery, type ModelQuery } from '../query/list-query.ts';
@@ -57,23 +58,148 @@ export async function ensureAuditTables(db: Knex): Promise<void> {
   });
 }
 
+/** The columns of an audit row, in the order `auditRow` gives their values. */
+const AUDIT_COLUMNS = [
+  'id',
+  'at',
+  'actor',
+  'user_id',
+  'username',
+  'agent_token_id',
+  'agent_label',
+  'command',
+  'record_id',
+  'outcome',
+  'plan_id',
+  'status',
+  'error',
+  'input',
+] as const;
+
+/** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
+const MAX_ROWS_PER_INSERT = 100;
+
+/** The values of one audit row; its id and time are taken now, so rows sort in the order they happened. */
+function auditRow(entry: AuditEntry): unknown[] {
+  return [
+    newId(),
+    new Date().toISOString(),
+    entry.actor,
+    entry.userId,
+    entry.username,
+    entry.agentTokenId ?? null,
+    entry.agentLabel ?? null,
+    entry.command,
+    entry.recordId ?? null,
+    entry.outcome,
+    entry.planId ?? null,
+    entry.status ?? null,
+    entry.error ?? null,
+    entry.input === undefined ? null : JSON.stringify(entry.input),
+  ];
+}
+
+const insertSqlByRows: string[] = [];
+
+/** `insert into rms_audit (…) values (?, …), …` for `rows` rows, written once per row count. */
+function insertSql(rows: number): string {
+  let sql = insertSqlByRows[rows];
+  if (sql === undefined) {
+    const values = `(${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
+    sql = `insert into ${sqlIdentifier(AUDIT_TABLE)} (${sqlIdentifiers(AUDIT_COLUMNS)}) values ${Array.from({ length: rows }, () => values).join(', ')}`;
+    insertSqlByRows[rows] = sql;
+  }
+  return sql;
+}
+
+async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
+  await db.raw(insertSql(rows.length), rows.flat() as Knex.RawBinding[]);
+}
+
+/**
+ * Writes one entry on `db` at once: inside a transaction (a write command, an approval) the entry
+ * commits or rolls back with it. Outside one, `queueAudit` costs less.
+ */
 export async function writeAudit(db: Knex, entry: AuditEntry): Promise<void> {
-  await db(AUDIT_TABLE).insert({
-    id: newId(),
-    at: new Date().toISOString(),
-    actor: entry.actor,
-    user_id: entry.userId,
-    username: entry.username,
-    agent_token_id: entry.agentTokenId ?? null,
-    agent_label: entry.agentLabel ?? null,
-    command: entry.command,
-    record_id: entry.recordId ?? null,
-    outcome: entry.outcome,
-    plan_id: entry.planId ?? null,
-    status: entry.status ?? null,
-    error: entry.error ?? null,
-    input: entry.input === undefined ? null : JSON.stringify(entry.input),
-  });
+  await insertRows(db, [auditRow(entry)]);
+}
+
+interface AuditQueue {
+  write(entry: AuditEntry): Promise<void>;
+}
+
+interface QueuedRow {
+  readonly values: unknown[];
+  readonly stored: () => void;
+  readonly failed: (error: unknown) => void;
+}
+
+/**
+ * Group commit for entries written outside a transaction (reads, refusals, proposals): a commit
+ * costs far more than a row (on SQLite each one writes every touched page of the table and its
+ * indexes to the WAL), so the entries queued during one turn of the event loop are stored by one
+ * INSERT, and while it runs the next ones queue for the following one. Each caller still
+ * awaits its own entry: a call is answered only once its entry is stored, exactly as with a
+ * single INSERT, so nothing waits in memory beyond the requests in flight, and shutting down
+ * (which lets requests in flight finish) never leaves an entry behind.
+ */
+function createAuditQueue(db: Knex): AuditQueue {
+  const queued: QueuedRow[] = [];
+  let scheduled = false;
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    scheduled = false;
+    flushing = true;
+    try {
+      while (queued.length > 0) await store(queued.splice(0, MAX_ROWS_PER_INSERT));
+    } finally {
+      flushing = false;
+    }
+  }
+
+  async function store(batch: readonly QueuedRow[]): Promise<void> {
+    try {
+      await insertRows(db, batch.map((row) => row.values));
+      for (const row of batch) row.stored();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.failed(error);
+      // An INSERT stores all its rows or none: one row the database refuses must not fail the
+      // calls of the others, so each is stored on its own and its call learns its own outcome.
+      for (const row of batch) {
+        try {
+          await insertRows(db, [row.values]);
+          row.stored();
+        } catch (rowError) {
+          row.failed(rowError);
+        }
+      }
+    }
+  }
+
+  return {
+    write(entry) {
+      return new Promise<void>((stored, failed) => {
+        queued.push({ values: auditRow(entry), stored, failed });
+        if (scheduled || flushing) return;
+        scheduled = true;
+        // After this turn's I/O callbacks: every request read in this turn has queued its entry by then.
+        setImmediate(flush);
+      });
+    },
+  };
+}
+
+const queues = new WeakMap<Knex, AuditQueue>();
+
+/**
+ * Writes one entry outside any transaction, grouped with the entries of concurrent calls (see
+ * `AuditQueue`); resolves once it is stored, rejects with the database's error otherwise.
+ */
+export function queueAudit(db: Knex, entry: AuditEntry): Promise<void> {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = createAuditQueue(db)));
+  return queue.write(entry);
 }
 
 function field(name: string, kind: FieldMeta['kind'], label: string, options?: readonly string[]): FieldMeta {

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { AgentCaller, Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, CommandHooks, PreparedCommand, RecordValue } from '../commands/types.ts';
 import type { FieldMeta } from '../registry.ts';
-import { writeAudit, type AuditEntry } from './audit.ts';
+import { queueAudit, writeAudit, type AuditEntry } from './audit.ts';
 import { isTokenForm, maskKey, maskValues, unmaskValue, type MaskRequest } from './masking.ts';
 import { insertPlan } from './plans.ts';
 
@@ -44,7 +44,10 @@ export const agentHooks: Partial<CommandHooks> = {
   },
 
   async audit(ctx, event, db) {
-    await writeAudit(db, await auditEntry(ctx, event, db));
+    const entry = await auditEntry(ctx, event, db);
+    // In a command's transaction the entry commits with it; on its own it joins the next group commit.
+    if (db === ctx.service.db) await queueAudit(db, entry);
+    else await writeAudit(db, entry);
   },
 };
 

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { AgentCaller, Caller, PersonCaller } from '../caller.ts';
+import { selectFirst, sqlIdentifier } from '../db/statements.ts';
 import { HttpError } from '../errors.ts';
 import { parseRoles } from './people.ts';
 import { PEOPLE_TABLE, TOKENS_TABLE } from './tables.ts';
@@ -30,6 +31,12 @@ interface TokenWithPerson {
   disabled: boolean | number;
 }
 
+/** The one lookup of every request: the token by its hash, joined with its person (written once, not built per call). */
+const TOKEN_WITH_PERSON_SQL =
+  'select t.id, t.kind, t.label, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.user_id, p.username, p.roles, p.disabled' +
+  ` from ${sqlIdentifier(TOKENS_TABLE)} as t inner join ${sqlIdentifier(PEOPLE_TABLE)} as p on p.id = t.user_id` +
+  ' where t.token_hash = ?';
+
 /** The token in an `Authorization` header value, or undefined when there is none. */
 export function bearerToken(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
@@ -48,22 +55,7 @@ export async function authenticate(db: Knex, authorization: string | undefined):
   const claimedKind = tokenKindOf(token);
   if (claimedKind === undefined) throw new HttpError(401, INVALID_TOKEN);
 
-  const row: TokenWithPerson | undefined = await db(`${TOKENS_TABLE} as t`)
-    .join(`${PEOPLE_TABLE} as p`, 'p.id', 't.user_id')
-    .where('t.token_hash', hashToken(token))
-    .first(
-      't.id',
-      't.kind',
-      't.label',
-      't.scopes',
-      't.expires_at',
-      't.revoked_at',
-      't.last_used_at',
-      't.user_id',
-      'p.username',
-      'p.roles',
-      'p.disabled',
-    );
+  const row = await selectFirst<TokenWithPerson>(db, TOKEN_WITH_PERSON_SQL, [hashToken(token)]);
   const now = Date.now();
   const nowIso = isoNow(now);
   if (!row || row.kind !== claimedKind || row.revoked_at !== null || row.expires_at <= nowIso || Boolean(row.disabled)) {

@@ -6,6 +6,7 @@
  * PostgreSQL so that concurrent commands cannot slip between check and write.
  */
 import type { Knex } from 'knex';
+import { selectFirst, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { applyWhere, type CompiledList } from '../query/list-query.ts';
@@ -124,16 +125,20 @@ function checkFrom(ctx: CommandContext, action: ActionMeta, current: Record<stri
 
 interface RecordReader {
   readonly columns: readonly string[];
+  /** `select <columns> from <table> where id = ?`: the read of `get` and of every write's answer. */
+  readonly selectById: string;
   readonly read: (row: Record<string, unknown>) => RecordValue;
 }
 
 const readers = new WeakMap<ModelRights, RecordReader>();
 
-/** Columns to select and the row converter for the fields this caller reads (compiled once per rights). */
+/** Columns to select, the read by id and the row converter for the fields this caller reads (compiled once per rights). */
 export function readerFor(rights: ModelRights): RecordReader {
   let reader = readers.get(rights);
   if (!reader) {
-    reader = { columns: ['id', ...rights.readable.map((field) => field.name)], read: compileRowReader(rights.readable) };
+    const columns = ['id', ...rights.readable.map((field) => field.name)];
+    const selectById = `select ${sqlIdentifiers(columns)} from ${sqlIdentifier(rights.model.table.name)} where "id" = ?`;
+    reader = { columns, selectById, read: compileRowReader(rights.readable) };
     readers.set(rights, reader);
   }
   return reader;
@@ -141,11 +146,9 @@ export function readerFor(rights: ModelRights): RecordReader {
 
 async function readRecord(ctx: CommandContext, db: Knex, id: string): Promise<RecordValue> {
   const reader = readerFor(ctx.fields);
-  const row = await db(ctx.command.model.table)
-    .first(...reader.columns)
-    .where('id', id);
+  const row = await selectFirst<Record<string, unknown>>(db, reader.selectById, [id]);
   if (!row) throw recordNotFound(ctx, id);
-  return reader.read(row as Record<string, unknown>);
+  return reader.read(row);
 }
 
 /** Reads a record's columns for a check, locking the row on PostgreSQL until the transaction ends. */

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 
@@ -39,7 +40,7 @@ export function dialectOf(db: Knex): Dialect {
 }
 
 export interface OpenOptions {
-  /** PostgreSQL pool size (default 10). SQLite always uses one connection. */
+  /** PostgreSQL pool size (default 10). SQLite always pools one connection (plus a read-only one for lookups, see `attachReader`). */
   readonly poolSize?: number;
   /** PostgreSQL statement timeout in milliseconds (default 30000). */
   readonly statementTimeoutMs?: number;
@@ -62,7 +63,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
     });
   }
   if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
-  return knexFactory({
+  const reader: ReaderSlot = {};
+  const db = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: target.location },
     useNullAsDefault: true,
@@ -80,6 +82,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
             typeof value === 'string' ? value.toLowerCase() : value,
           );
           cacheStatements(connection);
+          // An in-memory database exists only on its own connection: a second one would be empty.
+          if (target.location !== ':memory:') attachReader(connection, target.location, reader);
           done(null, connection);
         } catch (err) {
           done(err as Error, connection);
@@ -87,6 +91,50 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
       },
     },
   });
+  readers.set(db, reader);
+  return db;
+}
+
+/** Runs a read-only `select` on SQLite, synchronously; values are bound as better-sqlite3 binds them. */
+export interface SqliteReader {
+  all(sql: string, bindings: readonly unknown[]): unknown[];
+}
+
+interface ReaderSlot {
+  current?: SqliteReader;
+}
+
+const readers = new WeakMap<Knex, ReaderSlot>();
+
+/**
+ * The read-only connection that comes with a SQLite database opened by `openDatabase`, or
+ * undefined (PostgreSQL, `:memory:`, a transaction, a closed database). See `attachReader`.
+ */
+export function sqliteReaderOf(db: Knex): SqliteReader | undefined {
+  return readers.get(db)?.current;
+}
+
+/**
+ * Every request looks up its token and most read a record by id, outside any transaction. On the
+ * one pooled connection those reads would queue behind whatever write transaction holds it, and
+ * each would pay for knex's pool and query runner, which cost more than the lookup itself. A
+ * second, read-only connection to the same file serves them instead: in WAL mode a reader never
+ * waits for the writer and sees every change committed before it starts (a revoked token is
+ * refused on the very next request). It lives and dies with the pooled connection.
+ */
+function attachReader(connection: SqliteConnection, filename: string, slot: ReaderSlot): void {
+  const reader = new Database(filename, { readonly: true, fileMustExist: true });
+  reader.pragma('busy_timeout = 5000');
+  cacheStatements(reader);
+  slot.current = {
+    all: (sql, bindings) => reader.prepare(sql).all(...bindings),
+  };
+  const close = connection.close.bind(connection);
+  connection.close = () => {
+    slot.current = undefined;
+    reader.close();
+    return close();
+  };
 }
 
 const PG_DATE_OID = 1082;
@@ -110,7 +158,7 @@ const STATEMENT_CACHE_SIZE = 1000;
  * synchronously (a statement is never in use twice) and SQLite re-prepares a statement by itself
  * when the schema changes.
  */
-function cacheStatements(connection: SqliteConnection): void {
+function cacheStatements(connection: Pick<SqliteConnection, 'prepare'>): void {
   const prepare = connection.prepare.bind(connection);
   const cache = new Map<string, unknown>();
   connection.prepare = (sql: string) => {
@@ -126,6 +174,7 @@ function cacheStatements(connection: SqliteConnection): void {
 
 interface SqliteConnection {
   prepare(sql: string): unknown;
+  close(): unknown;
   pragma(source: string): unknown;
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
 }

@@ -13,7 +13,10 @@ import { sendJson } from './send.ts';
 
 export interface AppOptions {
   readonly service: CommandService;
-  /** Mounted before `/api` body parsing (e.g. `/mcp` with its own rules, the web app). */
+  /**
+   * Mounted before `/api` body parsing (e.g. `/mcp` with its own rules, the web app). They never
+   * see a call of an existing command: that route comes first (see `createApp`).
+   */
   readonly beforeApi?: readonly (Router | RequestHandler)[];
   /** Mounted after the auth router, before the command route (e.g. `/api/commands`, `/api/approve/:id`). */
   readonly api?: readonly (Router | RequestHandler)[];
@@ -23,6 +26,9 @@ export interface AppOptions {
 
 /** How long `GET /healthz` waits for the database before answering 503. */
 const HEALTH_TIMEOUT_MS = 2_000;
+
+/** The one command route: `POST /api/<model>/<command>`, looked up in `service.commands`. */
+const COMMAND_PATH = '/api/:model/:command';
 
 export function createApp(options: AppOptions): Express {
   const { service } = options;
@@ -57,20 +63,41 @@ export function createApp(options: AppOptions): Express {
     }
   });
 
+  async function command(req: Request, res: Response) {
+    const caller = await authenticate(db, req.headers.authorization);
+    const outcome = await executeCommand(service, caller, commandIdOf(req), req.body === undefined ? {} : req.body);
+    sendJson(res, outcome.status, outcome.body);
+  }
+
+  // The hot path: a call of an existing command is routed first, so it does not walk the routers
+  // of every other endpoint. None of them can answer such a call: their first path segments
+  // (`auth`, `approve`, `plans`, …) are reserved model names, and `beforeApi` handlers serve their
+  // own paths (`/mcp`, the web app's GETs). Any other path goes on to them (`next('route')`).
+  app.post(
+    COMMAND_PATH,
+    function existingCommand(req: Request, _res: Response, next) {
+      next(service.commands.has(commandIdOf(req)) ? undefined : 'route');
+    },
+    ...jsonBody(),
+    command,
+  );
+
   for (const handler of options.beforeApi ?? []) app.use(handler);
   app.use('/api', ...jsonBody());
   app.use(createAuthRouter({ db, registry }));
   for (const handler of options.api ?? []) app.use(handler);
 
-  app.post('/api/:model/:command', async function command(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
-    const outcome = await executeCommand(service, caller, `${req.params.model}.${req.params.command}`, req.body === undefined ? {} : req.body);
-    sendJson(res, outcome.status, outcome.body);
-  });
+  // A command that does not exist: authenticated first all the same (401 without a valid token),
+  // then the 404 of `executeCommand`, so a caller cannot tell unknown commands from forbidden ones.
+  app.post(COMMAND_PATH, command);
 
   app.use(function notFoundRoute(_req: Request, _res: Response, next) {
     next(new HttpError(404, 'not found'));
   });
   app.use(errorHandler(service.logError));
   return app;
+}
+
+function commandIdOf(req: Request): string {
+  return `${req.params.model}.${req.params.command}`;
 }
