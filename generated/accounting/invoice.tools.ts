@@ -23,6 +23,40 @@ export const invoiceRecordJsonSchema: JsonSchema = {
   required: ['id'],
 };
 
+/** What get, create, update and actions of `invoice` answer: `{denied, value}` with the record. */
+export const invoiceRecordResultJsonSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    denied: { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' },
+    value: invoiceRecordJsonSchema,
+  },
+  required: ['denied', 'value'],
+};
+
+/** What record commands of `invoice` that an agent may only propose answer: the record, or `{status: 'approval_required', plan_id}`. */
+export const invoiceRecordOrPlanResultJsonSchema: JsonSchema = {
+  type: 'object',
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: invoiceRecordJsonSchema,
+      },
+      required: ['denied', 'value'],
+    },
+    {
+      type: 'object',
+      properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+      required: ['status', 'plan_id'],
+    },
+  ],
+};
+
 /** JSON Schema of the input of `invoice__list` and `invoice__search` (filter, order, paging; SPEC 4.5). */
 export const invoiceListJsonSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -94,18 +128,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: invoiceRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: invoiceRecordResultJsonSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -198,18 +221,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['number', 'party', 'amount', 'issue_date'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: invoiceRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: invoiceRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -264,28 +276,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      anyOf: [
-        {
-          type: 'object',
-          properties: {
-            denied: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Fields withheld from you, as <model>.<field>.',
-            },
-            value: invoiceRecordJsonSchema,
-          },
-          required: ['denied', 'value'],
-        },
-        {
-          type: 'object',
-          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
-          required: ['status', 'plan_id'],
-        },
-      ],
-    },
+    outputSchema: invoiceRecordOrPlanResultJsonSchema,
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -336,28 +327,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      anyOf: [
-        {
-          type: 'object',
-          properties: {
-            denied: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Fields withheld from you, as <model>.<field>.',
-            },
-            value: invoiceRecordJsonSchema,
-          },
-          required: ['denied', 'value'],
-        },
-        {
-          type: 'object',
-          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
-          required: ['status', 'plan_id'],
-        },
-      ],
-    },
+    outputSchema: invoiceRecordOrPlanResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -372,28 +342,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      anyOf: [
-        {
-          type: 'object',
-          properties: {
-            denied: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Fields withheld from you, as <model>.<field>.',
-            },
-            value: invoiceRecordJsonSchema,
-          },
-          required: ['denied', 'value'],
-        },
-        {
-          type: 'object',
-          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
-          required: ['status', 'plan_id'],
-        },
-      ],
-    },
+    outputSchema: invoiceRecordOrPlanResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -408,18 +357,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: invoiceRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: invoiceRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
 ];

@@ -30,6 +30,16 @@ export const leadRecordJsonSchema: JsonSchema = {
   required: ['id'],
 };
 
+/** What get, create, update and actions of `lead` answer: `{denied, value}` with the record. */
+export const leadRecordResultJsonSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    denied: { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' },
+    value: leadRecordJsonSchema,
+  },
+  required: ['denied', 'value'],
+};
+
 /** JSON Schema of the input of `lead__list` and `lead__search` (filter, order, paging; SPEC 4.5). */
 export const leadListJsonSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -123,18 +133,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -227,18 +226,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['title'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -293,18 +281,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -355,18 +332,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -381,18 +347,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -410,18 +365,7 @@ export const leadTools: readonly ToolMeta[] = [
       required: ['id', 'lost_reason'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: leadRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: leadRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
 ];

@@ -30,6 +30,16 @@ export const partyRecordJsonSchema: JsonSchema = {
   required: ['id'],
 };
 
+/** What get, create, update and actions of `party` answer: `{denied, value}` with the record. */
+export const partyRecordResultJsonSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    denied: { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' },
+    value: partyRecordJsonSchema,
+  },
+  required: ['denied', 'value'],
+};
+
 /** JSON Schema of the input of `party__list` and `party__search` (filter, order, paging; SPEC 4.5). */
 export const partyListJsonSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -101,18 +111,7 @@ export const partyTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: partyRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: partyRecordResultJsonSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
@@ -197,18 +196,7 @@ export const partyTools: readonly ToolMeta[] = [
       required: ['name'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: partyRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: partyRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
   {
@@ -250,18 +238,7 @@ export const partyTools: readonly ToolMeta[] = [
       required: ['id'],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        denied: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields withheld from you, as <model>.<field>.',
-        },
-        value: partyRecordJsonSchema,
-      },
-      required: ['denied', 'value'],
-    },
+    outputSchema: partyRecordResultJsonSchema,
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
   },
   {

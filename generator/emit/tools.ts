@@ -11,7 +11,7 @@ import type { CommandIR, FieldIR, ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, commandInput, type CommandInput } from './inputs.ts';
-import { code, literal } from './print.ts';
+import { code, literal, type Code } from './print.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -181,18 +181,31 @@ const APPROVAL: Json = {
   required: ['status', 'plan_id'],
 };
 
-function outputSchema(model: ModelIR, command: CommandIR, recordName: string): Json {
-  const record = code(recordName);
-  const values: Record<CommandIR['kind'], unknown> = {
-    get: record,
-    create: record,
-    update: record,
-    action: record,
+/** Names of the result schemas a tools file declares once and its tools share. */
+interface ResultNames {
+  /** JSON Schema of a record. */
+  readonly record: string;
+  /** `{denied, value: record}`: the answer of get, create, update and actions. */
+  readonly recordResult: string;
+  /** That answer, or an approval plan's, for record commands an agent may only propose. */
+  readonly recordOrPlanResult: string;
+}
+
+const RECORD_RESULT_KINDS = new Set<CommandIR['kind']>(['get', 'create', 'update', 'action']);
+
+function envelopeOf(value: unknown): Json {
+  return { type: 'object', properties: { denied: ENVELOPE_DENIED, value }, required: ['denied', 'value'] };
+}
+
+function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
+  if (RECORD_RESULT_KINDS.has(command.kind)) return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
+  const record = code(names.record);
+  const values: Record<'list' | 'search' | 'delete', unknown> = {
     list: { type: 'array', items: record },
     search: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     delete: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   };
-  const envelope: Json = { type: 'object', properties: { denied: ENVELOPE_DENIED, value: values[command.kind] }, required: ['denied', 'value'] };
+  const envelope = envelopeOf(values[command.kind as 'list' | 'search' | 'delete']);
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
 }
 
@@ -223,6 +236,28 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
     docs: [`JSON Schema of ${withArticle(inSentence(model.label))} record as tools return it.`],
     declarations: [{ name: recordName, type: 'JsonSchema', initializer: literal(recordSchema(model)) }],
   });
+  const names: ResultNames = {
+    record: recordName,
+    recordResult: `${camelCase(model.name)}RecordResultJsonSchema`,
+    recordOrPlanResult: `${camelCase(model.name)}RecordOrPlanResultJsonSchema`,
+  };
+  const recordCommands = model.commands.filter((command) => RECORD_RESULT_KINDS.has(command.kind));
+  if (recordCommands.some((command) => !proposable(model, command))) {
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`What get, create, update and actions of \`${model.name}\` answer: \`{denied, value}\` with the record.`],
+      declarations: [{ name: names.recordResult, type: 'JsonSchema', initializer: literal(envelopeOf(code(recordName))) }],
+    });
+  }
+  if (recordCommands.some((command) => proposable(model, command))) {
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`What record commands of \`${model.name}\` that an agent may only propose answer: the record, or \`{status: 'approval_required', plan_id}\`.`],
+      declarations: [{ name: names.recordOrPlanResult, type: 'JsonSchema', initializer: literal({ type: 'object', anyOf: [envelopeOf(code(recordName)), APPROVAL] }) }],
+    });
+  }
   const listCommand = model.commands.find((command) => command.kind === 'list');
   if (listCommand) {
     file.addVariableStatement({
@@ -240,7 +275,7 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       title: toolTitle(model, command),
       description: toolDescription(model, command),
       inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
-      outputSchema: outputSchema(model, command, recordName),
+      outputSchema: outputSchema(model, command, names),
       annotations: {
         readOnlyHint: READ_ONLY.has(command.kind),
         destructiveHint: command.kind === 'delete' ? true : undefined,
