@@ -4,6 +4,7 @@
  * SQL text or path ever reaches the client.
  */
 import type { ErrorRequestHandler } from 'express';
+import { INVALID_TOKEN } from '../auth/authenticate.ts';
 import { HttpError } from '../errors.ts';
 import { UNSUPPORTED_MEDIA_TYPE } from './body.ts';
 import { sendJson } from './send.ts';
@@ -43,6 +44,16 @@ export function errorHandler(logError: (error: unknown) => void): ErrorRequestHa
       // The unread rest of the body would otherwise be parsed as the next request.
       res.setHeader('Connection', 'close');
     }
+    if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(body.error));
     sendJson(res, status, body);
   };
+}
+
+/**
+ * HTTP requires a challenge on every 401 (RFC 9110); RFC 6750 says how a bearer one reads: a
+ * token that does not work gets `error="invalid_token"`; a missing token, and wrong sign-in
+ * credentials, get the bare scheme.
+ */
+function bearerChallenge(message: unknown): string {
+  return message === INVALID_TOKEN ? 'Bearer error="invalid_token"' : 'Bearer';
 }

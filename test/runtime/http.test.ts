@@ -29,6 +29,18 @@ describe('authentication comes first', () => {
     expect((await srv.request('POST', '/api/lead/list', {}, `${admin}x`)).status).toBe(401);
   });
 
+  it('carries a bearer challenge on every 401', async () => {
+    const missing = await srv.request('POST', '/api/lead/list', {});
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    const unknown = await srv.request('POST', '/api/lead/list', {}, `${admin}x`);
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    const wrongPassword = await srv.request('POST', '/api/auth/login', { username: 'nobody-here', password: 'wrong-password' });
+    expect(wrongPassword.status).toBe(401);
+    expect(wrongPassword.headers.get('www-authenticate')).toBe('Bearer');
+    const ok = await srv.request('POST', '/api/lead/list', {}, admin);
+    expect(ok.headers.get('www-authenticate')).toBeNull();
+  });
+
   it('answers 401 after logout', async () => {
     const token = await srv.login();
     expect((await srv.command(token, 'lead.list', {})).status).toBe(200);
