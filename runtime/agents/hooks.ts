@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { AgentCaller, Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, CommandHooks, PreparedCommand, RecordValue } from '../commands/types.ts';
-import type { FieldMeta } from '../registry.ts';
+import type { FieldMeta, ModelMeta } from '../registry.ts';
 import { queueAudit, writeAudit, type AuditEntry } from './audit.ts';
 import { isTokenForm, maskKey, maskValues, unmaskValue, type MaskRequest } from './masking.ts';
 import { insertPlan } from './plans.ts';
@@ -112,6 +112,14 @@ async function auditEntry(ctx: CommandContext, event: AuditEvent, db: Knex): Pro
 async function auditInput(ctx: CommandContext, prepared: PreparedCommand, db: Knex): Promise<unknown> {
   const kind = ctx.command.meta.kind;
   if (kind === 'get') return undefined;
-  const personal = ctx.command.model.meta.fields.filter((field) => field.personal);
-  return inputAsSeenBy(db, ctx.caller, personal, prepared.input);
+  return inputAsSeenBy(db, ctx.caller, personalFields(ctx.command.model.meta), prepared.input);
+}
+
+const personalByModel = new WeakMap<ModelMeta, readonly FieldMeta[]>();
+
+/** The model's personal fields, worked out once per model: every audited call asks. */
+export function personalFields(model: ModelMeta): readonly FieldMeta[] {
+  let personal = personalByModel.get(model);
+  if (!personal) personalByModel.set(model, (personal = model.fields.filter((field) => field.personal)));
+  return personal;
 }

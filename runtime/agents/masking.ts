@@ -54,7 +54,7 @@ const CHUNK = 400;
  * command's transaction so a failed command leaves no half-issued numbering behind.
  */
 export async function maskValues(db: Knex, agentTokenId: string, requests: readonly MaskRequest[]): Promise<Map<string, string>> {
-  const tokens = new Map<string, string>(); // key: label \u0000 value
+  const tokens = new Map<string, string>(); // key: maskKey(label, value)
   const byLabel = new Map<string, Set<string>>();
   for (const { label, value } of requests) {
     let values = byLabel.get(label);
@@ -82,7 +82,7 @@ async function lookupTokens(db: Knex, agentTokenId: string, label: string, missi
       .where({ agent_token_id: agentTokenId, label })
       .whereIn('value_hash', allHashes.slice(i, i + CHUNK));
     for (const row of rows) {
-      tokens.set(`${label}\u0000${missing.get(row.value_hash)}`, `${label}_${Number(row.n)}`);
+      tokens.set(maskKey(label, missing.get(row.value_hash)!), `${label}_${Number(row.n)}`);
       missing.delete(row.value_hash);
     }
   }
@@ -133,11 +133,12 @@ async function issueTokens(db: Knex, agentTokenId: string, label: string, missin
   for (const [valueHash, value] of missing) {
     next++;
     inserts.push({ agent_token_id: agentTokenId, label, n: next, value_hash: valueHash, value });
-    tokens.set(`${label}\u0000${value}`, `${label}_${next}`);
+    tokens.set(maskKey(label, value), `${label}_${next}`);
   }
   for (let i = 0; i < inserts.length; i += 100) await db(MASK_TABLE).insert(inserts.slice(i, i + 100));
 }
 
+/** The key of `maskValues`' answer for one (label, value). */
 export function maskKey(label: string, value: string): string {
   return `${label}\u0000${value}`;
 }

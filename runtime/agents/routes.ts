@@ -15,7 +15,7 @@ import { parseOr400 } from '../query/values.ts';
 import { ADMIN_ROLE, rightsOf } from '../rights.ts';
 import type { Registry } from '../registry.ts';
 import { searchAudit, writeAudit } from './audit.ts';
-import { inputAsSeenBy } from './hooks.ts';
+import { inputAsSeenBy, personalFields } from './hooks.ts';
 import { decidePlan, findPlan, listPlans, type PlanRow } from './plans.ts';
 
 export function createAgentRouter(service: CommandService): Router {
@@ -39,13 +39,15 @@ export function createAgentRouter(service: CommandService): Router {
       caller.kind === 'agent'
         ? await listPlans(db, { agentTokenId: caller.tokenId })
         : (await listPlans(db, { commands: [...rightsOf(registry, caller).commands] })).filter((row) => personMayDecide(registry, caller, row));
-    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row))) });
+    const names = await usernames(service, rows.flatMap((row) => [row.creator_id, row.decided_by]));
+    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row, names))) });
   });
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
     const row = await visiblePlan(service, caller, String(req.params.planId));
-    sendJson(res, 200, { plan: await planView(service, caller, row) });
+    const names = await usernames(service, [row.creator_id, row.decided_by]);
+    sendJson(res, 200, { plan: await planView(service, caller, row, names) });
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
@@ -211,11 +213,11 @@ function alreadyDecided(row: PlanRow): HttpError {
   return new HttpError(409, `plan ${row.id} is already ${row.status}`);
 }
 
-async function planView(service: CommandService, caller: Caller, row: PlanRow) {
+/** A plan as `caller` sees it; `names` maps the people it names (creator, decider) to usernames. */
+async function planView(service: CommandService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>) {
   const prepared = JSON.parse(row.input) as PreparedCommand;
   const model = service.registry.models[service.registry.commands[row.command]?.model ?? ''];
-  const personal = model?.fields.filter((field) => field.personal) ?? [];
-  const names = await usernames(service, [row.creator_id, row.decided_by]);
+  const personal = model ? personalFields(model) : [];
   return {
     plan_id: row.id,
     command: row.command,
@@ -232,7 +234,7 @@ async function planView(service: CommandService, caller: Caller, row: PlanRow) {
 }
 
 async function usernames(service: CommandService, ids: readonly (string | null)[]): Promise<Map<string, string>> {
-  const wanted = ids.filter((id): id is string => typeof id === 'string');
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
   if (wanted.length === 0) return new Map();
   const rows: { id: string; username: string }[] = await service.db(PEOPLE_TABLE).select('id', 'username').whereIn('id', wanted);
   return new Map(rows.map((row) => [row.id, row.username]));
