@@ -1,0 +1,100 @@
+/**
+ * Conformance: the command catalogue and model metadata, `GET /api/commands` and `GET /api/meta`
+ * (SPEC 2.5 / 4.1).
+ * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * conventions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { agentToken, findAll, type Rec } from './helpers.ts';
+
+// one server for this file, signed in as admin
+let s: TestServer;
+let admin: string;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  admin = await s.login();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
+  const ADMIN_IDS = [
+    ...['party', 'lead', 'invoice'].flatMap((m) => ['get', 'list', 'search', 'create', 'update', 'delete'].map((c) => `${m}.${c}`)),
+    'lead.qualify',
+    'lead.win',
+    'lead.lose',
+    'invoice.post',
+    'invoice.pay',
+    'invoice.cancel',
+  ];
+
+  it('admin catalogue: every command, each {id, description, needs_approval}', async () => {
+    const r = await s.request('GET', '/api/commands', undefined, admin);
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['commands']);
+    const cmds = r.body.commands as Rec[];
+    expect(cmds.map((c) => c.id).sort()).toEqual([...ADMIN_IDS].sort());
+    for (const c of cmds) {
+      expect(Object.keys(c).sort()).toEqual(['description', 'id', 'needs_approval']);
+      expect(typeof c.description).toBe('string');
+      expect(c.description.length).toBeGreaterThan(0);
+      expect(typeof c.needs_approval).toBe('boolean');
+    }
+  });
+
+  it('needs_approval: every delete, invoice.post, invoice.pay; not lead.qualify', async () => {
+    const cmds = (await s.request('GET', '/api/commands', undefined, admin)).body.commands as Rec[];
+    const byId = Object.fromEntries(cmds.map((c) => [c.id, c.needs_approval]));
+    expect(Object.keys(byId).filter((id) => byId[id]).sort()).toEqual(
+      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay'].sort(),
+    );
+    expect(byId['lead.qualify']).toBe(false);
+  });
+
+  it('sales catalogue: only what sales may use', async () => {
+    const sales = await s.addPerson('cat-sales', ['sales']);
+    const ids = ((await s.request('GET', '/api/commands', undefined, sales)).body.commands as Rec[]).map((c) => c.id).sort();
+    expect(ids).toEqual(ADMIN_IDS.filter((id) => !id.startsWith('invoice.') || ['invoice.get', 'invoice.list', 'invoice.search'].includes(id)).sort());
+  });
+
+  it('agent catalogue: scopes lead.* and party.get', async () => {
+    const a = await agentToken(s, admin, ['lead.*', 'party.get']);
+    const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
+    expect(ids).toEqual(
+      ['lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose', 'party.get'].sort(),
+    );
+  });
+
+  it('GET /api/meta carries Link: </mcp>; rel="mcp"', async () => {
+    const r = await s.request('GET', '/api/meta', undefined, admin);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('link')).toBe('</mcp>; rel="mcp"');
+    const a = await agentToken(s, admin, ['lead.get']);
+    expect((await s.request('GET', '/api/meta', undefined, a)).headers.get('link')).toBe('</mcp>; rel="mcp"');
+  });
+
+  it('meta for admin names every model and the actions', async () => {
+    const body = (await s.request('GET', '/api/meta', undefined, admin)).body;
+    const text = JSON.stringify(body);
+    for (const name of ['party', 'lead', 'invoice', 'qualify', 'win', 'lose', 'post', 'pay', 'cancel', 'tax_id', 'internal_note']) {
+      expect(text).toContain(`"${name}"`);
+    }
+  });
+
+  it('meta for sales does not show party.tax_id', async () => {
+    const sales = await s.addPerson('meta-sales', ['sales']);
+    const body = (await s.request('GET', '/api/meta', undefined, sales)).body;
+    expect(findAll(body, (o) => o.name === 'tax_id')).toEqual([]);
+  });
+
+  it('meta for an agent: no hidden fields, no models outside its scopes', async () => {
+    const a = await agentToken(s, admin, ['lead.*', 'party.get']);
+    const body = (await s.request('GET', '/api/meta', undefined, a)).body;
+    expect(findAll(body, (o) => o.name === 'tax_id')).toEqual([]);
+    expect(findAll(body, (o) => o.name === 'invoice' || o.name === 'internal_note')).toEqual([]);
+    expect(findAll(body, (o) => o.name === 'lead').length).toBeGreaterThan(0);
+  });
+});
