@@ -3,7 +3,7 @@
  * empty), JSON 404s, and errors that never leak internals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let srv: TestServer;
 let admin: string;

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPerson, hashToken, signIn } from '../../runtime/auth/index.ts';
-import { openDatabase } from '../../runtime/db/connect.ts';
+import { findPerson, hashToken, signIn } from '../../../runtime/auth/index.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let dir: string;
 let dbUrl: string;

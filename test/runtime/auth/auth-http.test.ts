@@ -6,9 +6,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPerson } from '../../runtime/auth/index.ts';
-import { openDatabase } from '../../runtime/db/connect.ts';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { createPerson } from '../../../runtime/auth/index.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let server: TestServer;
 let db: Knex;

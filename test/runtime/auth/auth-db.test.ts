@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../runtime/db/connect.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
 import {
   AuthInputError,
   authenticate,
@@ -27,9 +27,9 @@ import {
   signIn,
   TOKENS_TABLE,
   LOGIN_FAILURES_TABLE,
-} from '../../runtime/auth/index.ts';
-import type { PersonCaller } from '../../runtime/caller.ts';
-import { HttpError } from '../../runtime/errors.ts';
+} from '../../../runtime/auth/index.ts';
+import type { PersonCaller } from '../../../runtime/caller.ts';
+import { HttpError } from '../../../runtime/errors.ts';
 
 interface TestDatabase {
   readonly db: Knex;

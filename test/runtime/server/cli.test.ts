@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = join(import.meta.dirname, '../../..');
 const CLI = join(ROOT, 'bin/rmsgen.js');
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

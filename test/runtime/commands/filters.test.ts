@@ -3,7 +3,7 @@
  * wildcards and Unicode case, ordering with empty values last, id tie-breaks, paging and limits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let srv: TestServer;
 let admin: string;

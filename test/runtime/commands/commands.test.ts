@@ -3,7 +3,7 @@
  * unknown keys, governed fields and actions, delete refused while referenced, record values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 let srv: TestServer;
 let admin: string;

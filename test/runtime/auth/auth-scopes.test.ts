@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isScopePattern, scopeMatches, scopesAllow } from '../../runtime/auth/scopes.ts';
+import { isScopePattern, scopeMatches, scopesAllow } from '../../../runtime/auth/scopes.ts';
 
 describe('isScopePattern', () => {
   it.each([

@@ -3,8 +3,8 @@
  * commands lose nothing, and a failure never shows its internals to the client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerExtension } from '../../runtime/server.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { ServerExtension } from '../../../runtime/server.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 /** Fails inside the command's transaction, after the handler wrote, whenever a title or number says so. */
 const failAfterWrite: ServerExtension = {

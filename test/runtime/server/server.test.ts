@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
-import { startServer, type ServerExtension } from '../../runtime/server.ts';
+import { registry } from '../../../generated/registry.ts';
+import { startServer, type ServerExtension } from '../../../runtime/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPerson } from '../../runtime/auth/index.ts';
-import { openDatabase } from '../../runtime/db/connect.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createPerson } from '../../../runtime/auth/index.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let server: TestServer;
 let db: Knex;

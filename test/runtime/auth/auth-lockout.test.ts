@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockedUntil } from '../../runtime/auth/lockout.ts';
+import { lockedUntil } from '../../../runtime/auth/lockout.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const failures = (...offsetsMs: number[]) =>
