@@ -13,6 +13,7 @@ interface ServeOptions extends DatabaseOptions {
   readonly port?: string;
   readonly host?: string;
   readonly db?: string;
+  readonly publicUrl?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -30,6 +31,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .description('Serve the generated commands over HTTP (first adds missing tables, columns and indexes; other schema changes need rmsgen migrate)')
     .option('--port <port>', 'port to listen on (default: env PORT, else 3000; 0 picks a free one)')
     .option('--host <host>', 'address to listen on (default: env HOST, else 127.0.0.1)')
+    .option('--public-url <url>', 'URL clients reach the server at, e.g. behind a proxy; MCP treats its origin as the server\'s own (default: env RMS_PUBLIC_URL)')
     .option('--db <url>', dbHelp)
     .option('--pool-size <n>', `PostgreSQL connections per instance (default: env ${POOL_SIZE_ENV}, else 10)`)
     .option('--statement-timeout <ms>', statementTimeoutHelp)
@@ -53,6 +55,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         dbUrl: databaseUrl(options.db),
         host: options.host ?? env('HOST') ?? '127.0.0.1',
         port,
+        ...publicUrlOption(options.publicUrl ?? env('RMS_PUBLIC_URL')),
         database: databaseOptions(options),
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
       }).catch(failStartup);
@@ -126,6 +129,21 @@ function parseWhole(value: string, name: string, min: number, max: number): numb
 function env(name: string): string | undefined {
   const value = process.env[name];
   return value === undefined || value === '' ? undefined : value;
+}
+
+function publicUrlOption(value: string | undefined): { publicUrl?: string } {
+  if (value === undefined) return {};
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    console.error(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
+    process.exit(1);
+  }
+  return { publicUrl: url.origin };
 }
 
 function parsePort(value: string): number {

@@ -1,46 +1,41 @@
 /**
  * Starts the service: open the database, migrate (system tables + model tables; additive only, so
  * an older release starting during a rolling deploy leaves a newer one's schema alone), make sure a
- * first person exists, compile the command service, listen. `close()` stops accepting connections, lets
+ * first person exists, compile the record service, listen. `close()` stops accepting connections, lets
  * in-flight requests finish, then closes the database.
  *
- * The agent side, MCP and the web app plug in as `ServerExtension`s: tables, command hooks and
- * routers, all wired here so that `serve` and `migrate` agree on what exists.
+ * The agent side's routes, MCP and the web app plug in as `ServerExtension`s (tables and
+ * routers), all wired here so that `serve` and `migrate` agree on what exists.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { RequestHandler, Router } from 'express';
+import { ensureAuditTables } from './agents/audit.ts';
 import { agentExtension } from './agents/extension.ts';
+import { ensureMaskTables } from './agents/masking.ts';
+import { ensurePlanTables } from './agents/plans.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
-import { createCommandService } from './commands/service.ts';
-import type { CommandHooks, CommandService } from './commands/types.ts';
+import { createRecordService } from './commands/service.ts';
+import type { RecordService } from './commands/types.ts';
 import { openDatabase, type OpenOptions } from './db/connect.ts';
 import { migrate, type SystemTableSetup } from './db/migrate.ts';
+import type { ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
+import { createSite } from './http/site.ts';
 import type { Registry } from './registry.ts';
-
-export interface ServerExtension {
-  readonly name: string;
-  /** Tables it needs; created by `serve` and `rmsgen migrate` in the migration's transaction. */
-  readonly systemTables?: readonly SystemTableSetup[];
-  /** Command hooks it provides (agents: unmasking, proposals, masking, audit). */
-  readonly hooks?: (deps: { readonly db: Knex; readonly registry: Registry }) => Partial<CommandHooks>;
-  /** Routers: `beforeApi` sees raw requests (e.g. `/mcp`), `api` runs after JSON parsing and the auth router. */
-  readonly routes?: (service: CommandService) => {
-    readonly beforeApi?: readonly (Router | RequestHandler)[];
-    readonly api?: readonly (Router | RequestHandler)[];
-  };
-}
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension, webAppExtension()];
 
-/** Every system table setup, in order: auth first, then the extensions'. */
+/**
+ * Every system table setup, in order: what the command path itself uses (sign-in, masking, plans,
+ * the audit trail), then the extensions'.
+ */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 export interface ServerOptions {
@@ -50,6 +45,8 @@ export interface ServerOptions {
   readonly host?: string;
   /** Default 3000; 0 picks a free port. */
   readonly port?: number;
+  /** The URL people and clients reach the server at (behind a proxy); its origin counts as the server's own. */
+  readonly publicUrl?: string;
   /** Password of the first person `admin`; generated (and logged once) when absent. */
   readonly adminPassword?: string;
   /** Operator-facing lines (`listening on …`). Default: stdout. */
@@ -66,7 +63,7 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly db: Knex;
-  readonly service: CommandService;
+  readonly service: RecordService;
   close(): Promise<void>;
 }
 
@@ -86,15 +83,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
     if (admin.created && admin.password !== undefined) log(`created person admin with password ${admin.password}`);
 
-    let hooks: Partial<CommandHooks> = {};
-    for (const extension of extensions) hooks = { ...hooks, ...extension.hooks?.({ db, registry }) };
-    const service = createCommandService({ registry, db, hooks, logError });
+    const service = createRecordService({ registry, db, logError });
 
     let closing = false;
+    const site = createSite(host, options.publicUrl);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service);
+      const routes = extension.routes?.(service, site);
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }
@@ -110,6 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
     });
     const port = (httpServer.address() as AddressInfo).port;
+    site.listening(port);
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log(`listening on ${url}`);
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { ServerExtension } from './server.ts';
+import type { ServerExtension } from './extension.ts';
 
 export interface WebAppRouterOptions {
   /** The build output; default `web/dist` of this package. */

@@ -7,12 +7,15 @@
  * model (`auditModel`) so the one list compiler serves it.
  */
 import type { Knex } from 'knex';
+import type { Caller } from '../caller.ts';
+import type { AuditEvent, CommandContext, PreparedCommand } from '../commands/types.ts';
 import type { Dialect } from '../db/connect.ts';
 import { sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import type { ListInput } from '../kinds.ts';
 import { applyWhere, compileList, compileModelQuery, type ModelQuery } from '../query/list-query.ts';
 import type { FieldMeta, ModelMeta } from '../registry.ts';
+import { inputAsWritten } from './masking.ts';
 
 export const AUDIT_TABLE = 'rms_audit';
 
@@ -200,6 +203,49 @@ export function queueAudit(db: Knex, entry: AuditEntry): Promise<void> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = createAuditQueue(db)));
   return queue.write(entry);
+}
+
+/**
+ * Records what happened to a command. `executed`: inside the command's transaction (for writes),
+ * so the entry commits with it; other outcomes: after the fact, on the database, where entries
+ * join the next group commit (see `queueAudit`).
+ */
+export async function writeAuditEvent(ctx: CommandContext, event: AuditEvent, db: Knex): Promise<void> {
+  const entry = auditEntry(ctx, event);
+  if (db === ctx.service.db) await queueAudit(db, entry);
+  else await writeAudit(db, entry);
+}
+
+/** Who did it, as the trail names them: a person, or an agent token with the person who created it. */
+export function auditActor(caller: Caller): Pick<AuditEntry, 'actor' | 'userId' | 'username' | 'agentTokenId' | 'agentLabel'> {
+  return caller.kind === 'person'
+    ? { actor: 'person', userId: caller.userId, username: caller.username }
+    : { actor: 'agent', userId: caller.creatorId, username: caller.creatorUsername, agentTokenId: caller.tokenId, agentLabel: caller.label };
+}
+
+function auditEntry(ctx: CommandContext, event: AuditEvent): AuditEntry {
+  const base = { ...auditActor(ctx.caller), command: ctx.command.meta.id };
+  const input = event.prepared ? auditInput(ctx, event.prepared) : undefined;
+  const recordId = event.prepared?.recordId ?? null;
+  switch (event.outcome) {
+    case 'executed':
+      return { ...base, outcome: 'executed', recordId: event.recordId ?? recordId, input };
+    case 'proposed':
+      return { ...base, outcome: 'proposed', recordId, planId: event.planId, input };
+    case 'refused':
+      return { ...base, outcome: 'refused', recordId, status: event.status, error: event.error, input };
+    case 'failed':
+      return { ...base, outcome: 'failed', recordId, status: 500, error: event.error, input };
+  }
+}
+
+/**
+ * Writes keep their input; reads keep only a list's filter/order/paging. An agent's input is kept
+ * as the agent sees it: its personal values as the tokens it knows them by, never in clear.
+ */
+function auditInput(ctx: CommandContext, prepared: PreparedCommand): unknown {
+  if (ctx.command.meta.kind === 'get') return undefined;
+  return ctx.caller.kind === 'agent' ? inputAsWritten(prepared.input, prepared.written) : { ...prepared.input };
 }
 
 function field(name: string, kind: FieldMeta['kind'], label: string, options?: readonly string[]): FieldMeta {

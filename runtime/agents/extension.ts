@@ -1,14 +1,8 @@
-/** The agent side as a server extension: its tables, its command hooks and its routes. */
-import type { ServerExtension } from '../server.ts';
-import { ensureAuditTables } from './audit.ts';
-import { agentHooks } from './hooks.ts';
-import { ensureMaskTables } from './masking.ts';
-import { ensurePlanTables } from './plans.ts';
+/** The agent side's endpoints as a server extension: approval plans and the audit trail. */
+import type { ServerExtension } from '../extension.ts';
 import { createAgentRouter } from './routes.ts';
 
 export const agentExtension: ServerExtension = {
   name: 'agents',
-  systemTables: [ensureMaskTables, ensurePlanTables, ensureAuditTables],
-  hooks: () => agentHooks,
   routes: (service) => ({ api: [createAgentRouter(service)] }),
 };

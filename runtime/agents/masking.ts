@@ -1,15 +1,32 @@
 /**
- * Masking tokens for personal fields (SPEC 2.4). Each agent token has its own numbering per label:
- * the same clear value gives the same token (`NAME_1`) to the same agent on every call and every
- * model, and nothing to any other agent. The mapping lives in the database so it survives restarts
- * and is shared by every instance.
+ * Masking tokens for personal fields (SPEC 2.4): an agent sees `<LABEL>_<n>` where a person sees
+ * the value. Each agent token has its own numbering per label, kept in the database so it survives
+ * restarts and is shared by every instance. Two kinds of token share that numbering:
+ *
+ * - **Shared** tokens stand for a value wherever the agent reads it: the same clear value gives the
+ *   same token on every record, model and call (two parties sharing an email show one `EMAIL_n`).
+ * - **Written** tokens are issued for a value the agent itself sends in clear. Such a value never
+ *   gets a shared token (nor one already issued for an equal value): were it to, an agent could
+ *   write a guess and compare the token it gets back with one it holds, and learn whether a value
+ *   it has only seen masked equals its guess. A written token is *bound* to the record field it
+ *   was written to, and reads of that field show it, for as long as the field keeps that value.
+ *
+ * Bindings: the agent that wrote a field (in clear, or by sending a token, which binds that
+ * token) reads the field through its binding. A binding goes when the field's value changes by
+ * anyone else (a person, another agent), or the record is deleted; a write of the same value by
+ * someone else leaves it (a re-saved form must not tell the agent anything). It also goes out of
+ * use when the stored value no longer matches it (a change made outside the command path). What an
+ * agent can and cannot link this way is set out in docs/security.md.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { AgentCaller } from '../caller.ts';
 import { dialectOf } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
+import type { FieldMeta } from '../registry.ts';
 
 export const MASK_TABLE = 'rms_mask_tokens';
+export const MASK_BINDINGS_TABLE = 'rms_mask_bindings';
 
 /**
  * `<LABEL>_<n>`: upper-case label, underscore, integer (SPEC 2.4). Issued numbers start at 1 and
@@ -23,22 +40,46 @@ export function isTokenForm(value: unknown): value is string {
 }
 
 export async function ensureMaskTables(db: Knex): Promise<void> {
-  if (await db.schema.hasTable(MASK_TABLE)) return;
-  await db.schema.createTable(MASK_TABLE, (table) => {
-    table.string('agent_token_id', 64).notNullable();
-    table.string('label', 100).notNullable();
-    table.bigInteger('n').notNullable();
-    // Lookups by value go through its hash: values may be long texts, too long for a btree key.
-    table.string('value_hash', 64).notNullable();
-    table.text('value').notNullable();
-    table.primary(['agent_token_id', 'label', 'n']);
-    table.unique(['agent_token_id', 'label', 'value_hash']);
-  });
+  if (!(await db.schema.hasTable(MASK_TABLE))) {
+    await db.schema.createTable(MASK_TABLE, (table) => {
+      table.string('agent_token_id', 64).notNullable();
+      table.string('label', 100).notNullable();
+      table.bigInteger('n').notNullable();
+      // The lookup key of the token: for a shared token the sha256 of its value (values may be long
+      // texts, too long for a btree key), unique per agent and label; for a written token
+      // `written:<id>`, which no lookup by value finds.
+      table.string('value_hash', 64).notNullable();
+      table.text('value').notNullable();
+      table.primary(['agent_token_id', 'label', 'n']);
+      table.unique(['agent_token_id', 'label', 'value_hash']);
+    });
+  }
+  if (!(await db.schema.hasTable(MASK_BINDINGS_TABLE))) {
+    await db.schema.createTable(MASK_BINDINGS_TABLE, (table) => {
+      table.string('agent_token_id', 64).notNullable();
+      table.string('model', 100).notNullable();
+      table.string('record_id', 64).notNullable();
+      table.string('field', 100).notNullable();
+      table.string('label', 100).notNullable();
+      table.bigInteger('n').notNullable();
+      /** sha256 of the value the agent wrote: the binding holds only while the field still holds it. */
+      table.string('value_hash', 64).notNullable();
+      table.primary(['agent_token_id', 'model', 'record_id', 'field']);
+      table.index(['model', 'record_id'], 'rms_mask_bindings_record');
+    });
+  }
 }
 
 function hashValue(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+
+function token(label: string, n: number | string): string {
+  return `${label}_${Number(n)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared tokens: one per (agent, label, value).
 
 /** A pending request to mask one value under one label. */
 export interface MaskRequest {
@@ -49,11 +90,11 @@ export interface MaskRequest {
 const CHUNK = 400;
 
 /**
- * Returns the token for each (label, value), issuing new ones where this agent has none yet.
- * Batched: one lookup per label and chunk, then one insert per new token. Call inside the
+ * Returns the shared token for each (label, value), issuing new ones where this agent has none
+ * yet. Batched: one lookup per label and chunk, then one insert per new token. Call inside the
  * command's transaction so a failed command leaves no half-issued numbering behind.
  */
-export async function maskValues(db: Knex, agentTokenId: string, requests: readonly MaskRequest[]): Promise<Map<string, string>> {
+export async function sharedTokens(db: Knex, agentTokenId: string, requests: readonly MaskRequest[]): Promise<Map<string, string>> {
   const tokens = new Map<string, string>(); // key: maskKey(label, value)
   const byLabel = new Map<string, Set<string>>();
   for (const { label, value } of requests) {
@@ -67,8 +108,10 @@ export async function maskValues(db: Knex, agentTokenId: string, requests: reado
     for (const value of values) hashes.set(hashValue(value), value);
     await lookupTokens(db, agentTokenId, label, hashes, tokens);
     if (hashes.size === 0) continue;
-    if (dialectOf(db) === 'postgres') await issueTokensLocked(db, agentTokenId, label, hashes, tokens);
-    else await issueTokens(db, agentTokenId, label, hashes, tokens);
+    await numbered(db, agentTokenId, label, async (trx) => {
+      await lookupTokens(trx, agentTokenId, label, hashes, tokens);
+      for (const [valueHash, value] of hashes) tokens.set(maskKey(label, value), token(label, await insertNext(trx, agentTokenId, label, valueHash, value)));
+    });
   }
   return tokens;
 }
@@ -82,28 +125,37 @@ async function lookupTokens(db: Knex, agentTokenId: string, label: string, missi
       .where({ agent_token_id: agentTokenId, label })
       .whereIn('value_hash', allHashes.slice(i, i + CHUNK));
     for (const row of rows) {
-      tokens.set(maskKey(label, missing.get(row.value_hash)!), `${label}_${Number(row.n)}`);
+      tokens.set(maskKey(label, missing.get(row.value_hash)!), token(label, row.n));
       missing.delete(row.value_hash);
     }
   }
 }
 
+/** The key of `sharedTokens`' answer for one (label, value). */
+export function maskKey(label: string, value: string): string {
+  return `${label}\u0000${value}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbering, shared by both kinds.
+
 /** Key class of the advisory locks that make numbering per (agent, label) take turns on PostgreSQL. */
 const MASK_LOCK_CLASS = 727_376_702;
 
 /**
- * PostgreSQL: several instances (or requests) may number new tokens for one agent and label at
- * once, and max(n)+1 would give two values the same number. A transaction-scoped advisory lock on
- * (agent, label) makes them take turns; under it, values issued meanwhile are looked up again.
- * It runs in a savepoint of the command's transaction (its own transaction for plain reads), and
- * the lock is held until that transaction ends, when the new tokens become visible to others.
+ * Runs `issue`, which numbers new tokens for (agent, label) with `insertNext`. PostgreSQL: several
+ * instances (or requests) may number at once, and max(n)+1 would give two values one number: a
+ * transaction-scoped advisory lock on (agent, label) makes them take turns. It runs in a savepoint
+ * of the caller's transaction (its own transaction outside one), and the lock is held until that
+ * transaction ends, when the new tokens become visible to others. SQLite runs one statement at a
+ * time, and `insertNext` numbers in one statement.
  */
-async function issueTokensLocked(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
+async function numbered(db: Knex, agentTokenId: string, label: string, issue: (db: Knex) => Promise<void>): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return issue(db);
   try {
     await db.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
-      await lookupTokens(trx, agentTokenId, label, missing, tokens);
-      if (missing.size > 0) await issueTokens(trx, agentTokenId, label, missing, tokens);
+      await issue(trx);
     });
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
@@ -125,22 +177,63 @@ export class MaskRaceError extends Error {
   }
 }
 
-/** Numbers `missing` from max(n)+1 on and stores them. */
-async function issueTokens(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
-  const max = await db(MASK_TABLE).where({ agent_token_id: agentTokenId, label }).max({ n: 'n' }).first();
-  let next = Number(max?.n ?? 0);
-  const inserts = [];
-  for (const [valueHash, value] of missing) {
-    next++;
-    inserts.push({ agent_token_id: agentTokenId, label, n: next, value_hash: valueHash, value });
-    tokens.set(maskKey(label, value), `${label}_${next}`);
-  }
-  for (let i = 0; i < inserts.length; i += 100) await db(MASK_TABLE).insert(inserts.slice(i, i + 100));
+/** Stores a token numbered max(n)+1 for (agent, label) in one statement, and returns its number. */
+async function insertNext(db: Knex, agentTokenId: string, label: string, valueHash: string, value: string): Promise<number> {
+  const result: unknown = await db.raw(
+    `insert into ${MASK_TABLE} (agent_token_id, label, n, value_hash, value) ` +
+      `select ?, ?, coalesce(max(n), 0) + 1, ?, ? from ${MASK_TABLE} where agent_token_id = ? and label = ? returning n`,
+    [agentTokenId, label, valueHash, value, agentTokenId, label],
+  );
+  const rows = (Array.isArray(result) ? result : (result as { rows: { n: number | string }[] }).rows) as { n: number | string }[];
+  return Number(rows[0]!.n);
 }
 
-/** The key of `maskValues`' answer for one (label, value). */
-export function maskKey(label: string, value: string): string {
-  return `${label}\u0000${value}`;
+// ---------------------------------------------------------------------------------------------
+// Written tokens and what an agent sends.
+
+/**
+ * What an agent's input holds in its personal fields: the clear values to store, and for each
+ * field the token the agent knows the value by — the token it sent, or a written token issued now
+ * for a value it sent in clear. The tokens are what the agent sees of its own input afterwards:
+ * in answers (through bindings), in its plans and in the audit trail.
+ */
+export interface UnmaskedInput {
+  readonly input: Record<string, unknown>;
+  /** Field → token, for every personal field the input gives a value. */
+  readonly written: Record<string, string>;
+}
+
+/**
+ * Replaces the tokens in an agent's personal fields with the values they stand for (400 `invalid
+ * token` for one it was not issued, SPEC 2.4), and issues a written token for each value sent in
+ * clear. Runs before the command's transaction: a written token of a refused call stays unused.
+ */
+export async function unmaskInput(db: Knex, agent: AgentCaller, masked: readonly FieldMeta[], input: Record<string, unknown>): Promise<UnmaskedInput> {
+  const clear: Record<string, unknown> = { ...input };
+  const written: Record<string, string> = {};
+  for (const field of masked) {
+    const value = clear[field.name];
+    if (typeof value !== 'string') continue;
+    const label = field.maskLabel!;
+    if (isTokenForm(value)) {
+      clear[field.name] = await unmaskValue(db, agent.tokenId, label, value);
+      written[field.name] = value;
+    } else {
+      let n = 0;
+      await numbered(db, agent.tokenId, label, async (trx) => {
+        n = await insertNext(trx, agent.tokenId, label, `written:${writtenKey()}`, value);
+      });
+      written[field.name] = token(label, n);
+    }
+  }
+  return { input: clear, written };
+}
+
+let writtenCounter = 0;
+/** A key no other written token has: this process's time, a counter and randomness. */
+function writtenKey(): string {
+  writtenCounter = (writtenCounter + 1) % 1_000_000;
+  return `${Date.now().toString(36)}.${writtenCounter.toString(36)}.${createHash('sha256').update(`${process.pid}:${Math.random()}`).digest('hex').slice(0, 24)}`;
 }
 
 /**
@@ -148,8 +241,8 @@ export function maskKey(label: string, value: string): string {
  * refused with `invalid token` (SPEC 2.4): another label's token, a number never issued, or
  * another agent's token.
  */
-export async function unmaskValue(db: Knex, agentTokenId: string, label: string, token: string): Promise<string> {
-  const match = TOKEN_FORM.exec(token);
+export async function unmaskValue(db: Knex, agentTokenId: string, label: string, value: string): Promise<string> {
+  const match = TOKEN_FORM.exec(value);
   if (!match || match[1] !== label) throw badRequest('invalid token');
   const n = Number(match[2]);
   // Only the number exactly as issued: `NAME_01` is not `NAME_1`.
@@ -157,4 +250,110 @@ export async function unmaskValue(db: Knex, agentTokenId: string, label: string,
   const row = await db(MASK_TABLE).select('value').where({ agent_token_id: agentTokenId, label, n }).first();
   if (!row) throw badRequest('invalid token');
   return row.value as string;
+}
+
+/** An input as the agent that wrote it sees it: its personal values replaced by the tokens it knows them by. */
+export function inputAsWritten(input: Readonly<Record<string, unknown>>, written: Readonly<Record<string, string>> | undefined): Record<string, unknown> {
+  const seen: Record<string, unknown> = { ...input };
+  for (const [field, value] of Object.entries(written ?? {})) if (typeof seen[field] === 'string') seen[field] = value;
+  return seen;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bindings.
+
+/** Where a write put its personal values, and what they were before. */
+export interface PersonalWrite {
+  readonly model: string;
+  readonly recordId: string;
+  /** The agent that wrote the values (directly, or through a plan it proposed); undefined for a person. */
+  readonly agentTokenId?: string;
+  /** For the agent: field → the token it knows the written value by. */
+  readonly written?: Readonly<Record<string, string>>;
+  /** Personal fields the write gave a value (or emptied), with the value now stored (null when emptied). */
+  readonly values: Readonly<Record<string, string | null>>;
+  /** Those of them whose stored value changed. */
+  readonly changed: readonly string[];
+}
+
+/**
+ * Keeps bindings true after a write, in its transaction: the writing agent's fields are bound to
+ * the tokens it knows their values by; everyone else's bindings of a field whose value changed go.
+ */
+export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: ReadonlyMap<string, string>): Promise<void> {
+  if (write.changed.length > 0) {
+    const others = db(MASK_BINDINGS_TABLE).where({ model: write.model, record_id: write.recordId }).whereIn('field', [...write.changed]);
+    if (write.agentTokenId !== undefined) others.whereNot('agent_token_id', write.agentTokenId);
+    await others.delete();
+  }
+  if (write.agentTokenId === undefined) return;
+  for (const [field, value] of Object.entries(write.values)) {
+    const key = { agent_token_id: write.agentTokenId, model: write.model, record_id: write.recordId, field };
+    await db(MASK_BINDINGS_TABLE).where(key).delete();
+    const written = write.written?.[field];
+    const match = written === undefined ? undefined : TOKEN_FORM.exec(written);
+    if (value === null || !match || match[1] !== labels.get(field)) continue;
+    await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+  }
+}
+
+/** A deleted record keeps no bindings. */
+export async function forgetRecord(db: Knex, model: string, recordId: string): Promise<void> {
+  await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads.
+
+type RecordValue = Record<string, unknown>;
+
+/**
+ * The records as `agent` sees them: each personal field as the token the agent's binding gives it,
+ * or else its shared token (issued as needed). `masked` are the fields to mask; `model` is the
+ * records' model.
+ */
+export async function maskRecords(db: Knex, agent: AgentCaller, model: string, masked: readonly FieldMeta[], records: readonly RecordValue[]): Promise<RecordValue[]> {
+  const ids = records.filter((record) => masked.some((field) => typeof record[field.name] === 'string')).map((record) => String(record.id));
+  if (ids.length === 0) return [...records];
+  const bound = await bindingsOf(db, agent.tokenId, model, ids);
+  const requests: MaskRequest[] = [];
+  const out = records.map((record) => ({ ...record }));
+  const pending: { record: RecordValue; field: FieldMeta; value: string }[] = [];
+  for (const record of out) {
+    for (const field of masked) {
+      const value = record[field.name];
+      if (typeof value !== 'string') continue;
+      const binding = bound.get(`${String(record.id)}\u0000${field.name}`);
+      if (binding && binding.label === field.maskLabel && binding.valueHash === hashValue(value)) {
+        record[field.name] = token(binding.label, binding.n);
+        continue;
+      }
+      requests.push({ label: field.maskLabel!, value });
+      pending.push({ record, field, value });
+    }
+  }
+  if (pending.length === 0) return out;
+  const tokens = await sharedTokens(db, agent.tokenId, requests);
+  for (const { record, field, value } of pending) record[field.name] = tokens.get(maskKey(field.maskLabel!, value));
+  return out;
+}
+
+interface Binding {
+  readonly label: string;
+  readonly n: number;
+  readonly valueHash: string;
+}
+
+/** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
+async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
+  const bound = new Map<string, Binding>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const rows: { record_id: string; field: string; label: string; n: number | string; value_hash: string }[] = await db(MASK_BINDINGS_TABLE)
+      .select('record_id', 'field', 'label', 'n', 'value_hash')
+      .where({ agent_token_id: agentTokenId, model })
+      .whereIn('record_id', unique.slice(i, i + CHUNK));
+    for (const row of rows) bound.set(`${row.record_id}\u0000${row.field}`, { label: row.label, n: Number(row.n), valueHash: row.value_hash });
+  }
+  return bound;
 }

@@ -1,13 +1,13 @@
 /**
- * The endpoints around the command route: the command catalogue and meta (SPEC 4.1), approval
- * plans (SPEC 4.4) and the audit trail. Mounted by the server after the auth router.
+ * Approval plans (SPEC 4.4: list, view, approve, reject) and the audit trail. Mounted by the
+ * server after the auth router.
  */
 import { Router, type Request, type Response } from 'express';
 import { authenticate } from '../auth/index.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
 import { runPrepared } from '../commands/pipeline.ts';
-import type { CommandService, PreparedCommand } from '../commands/types.ts';
+import type { PreparedCommand, RecordService } from '../commands/types.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { sendJson } from '../http/send.ts';
 import { listInput } from '../kinds.ts';
@@ -15,23 +15,12 @@ import { parseOr400 } from '../query/values.ts';
 import { ADMIN_ROLE, rightsOf } from '../rights.ts';
 import type { Registry } from '../registry.ts';
 import { searchAudit, writeAudit } from './audit.ts';
-import { inputAsSeenBy, personalFields } from './hooks.ts';
+import { inputAsWritten, maskKey, sharedTokens } from './masking.ts';
 import { decidePlan, findPlan, listPlans, type PlanRow } from './plans.ts';
 
-export function createAgentRouter(service: CommandService): Router {
+export function createAgentRouter(service: RecordService): Router {
   const { db, registry } = service;
   const router = Router();
-
-  router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
-    sendJson(res, 200, { commands: catalogueFor(registry, caller) });
-  });
-
-  router.get('/api/meta', async function meta(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
-    res.setHeader('Link', '</mcp>; rel="mcp"');
-    sendJson(res, 200, metaFor(registry, caller));
-  });
 
   router.get('/api/plans', async function plans(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
@@ -61,13 +50,15 @@ export function createAgentRouter(service: CommandService): Router {
         // finds it pending, so the command runs once.
         const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
         if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
-        const result = await runPrepared(service, person, prepared, { db: trx });
+        const result = await runPrepared(service, person, prepared, { db: trx, proposedBy: row.agent_token_id });
         await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'approved', planId: row.id });
         return result;
       });
       sendJson(res, 200, envelope);
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status === 409) throw error;
+      // 409: decided meanwhile. 404: the approver may not run it (rights changed since the plan
+      // was shown): the plan stays pending for someone who may.
+      if (!(error instanceof HttpError) || error.status === 409 || error.status === 404) throw error;
       // The command fails now (say the record was deleted): the plan is marked failed and the
       // answer carries the command's error.
       if (await decidePlan(db, row.id, { status: 'failed', decidedBy: person.userId, error: error.message })) {
@@ -117,69 +108,7 @@ function auditQueryInput(query: Record<string, unknown>): Record<string, unknown
   return input;
 }
 
-/** SPEC 2.5: the commands this caller may use, in catalogue order. */
-export function catalogueFor(registry: Registry, caller: Caller) {
-  const allowed = rightsOf(registry, caller).commands;
-  return Object.values(registry.commands)
-    .filter((command) => allowed.has(command.id))
-    .map((command) => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
-}
-
-/** The modules, models, readable fields and actions this caller may see. */
-export function metaFor(registry: Registry, caller: Caller) {
-  const rights = rightsOf(registry, caller);
-  const models = [];
-  for (const model of Object.values(registry.models)) {
-    const commands = Object.values(registry.commands)
-      .filter((command) => command.model === model.name && rights.commands.has(command.id))
-      .map((command) => command.name);
-    if (commands.length === 0) continue;
-    const fieldRights = rights.models[model.name]!;
-    models.push({
-      name: model.name,
-      module: model.module,
-      label: model.label,
-      description: model.description,
-      title_field: model.titleField,
-      commands,
-      denied: fieldRights.denied,
-      fields: fieldRights.readable.map((field) => ({
-        name: field.name,
-        kind: field.kind,
-        label: field.label,
-        description: field.description,
-        required: field.required,
-        personal: field.personal,
-        masked: fieldRights.maskedNames.has(field.name),
-        governed: field.governed,
-        ...(field.options ? { options: field.options } : {}),
-        ...(field.target ? { target: field.target } : {}),
-      })),
-      actions: model.actions
-        .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
-        .map((action) => ({
-          name: action.name,
-          description: action.description,
-          field: action.field,
-          from: action.from,
-          to: action.to,
-          required: action.required,
-          needs_approval: action.needsApproval,
-        })),
-    });
-  }
-  const visible = new Set(models.map((model) => model.name));
-  const modules = registry.modules
-    .map((module) => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
-    .filter((module) => module.models.length > 0);
-  const who =
-    caller.kind === 'person'
-      ? { kind: 'person', username: caller.username, roles: caller.roles }
-      : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
-  return { caller: who, modules, models };
-}
-
-async function personOnly(service: CommandService, req: Request): Promise<PersonCaller> {
+async function personOnly(service: RecordService, req: Request): Promise<PersonCaller> {
   const caller = await authenticate(service.db, req.headers.authorization);
   // Approving is a person's act: to an agent these endpoints do not exist.
   if (caller.kind !== 'person') throw notFound();
@@ -187,7 +116,7 @@ async function personOnly(service: CommandService, req: Request): Promise<Person
 }
 
 /** A plan this caller may see: the agent that proposed it, or a person who may decide it. */
-async function visiblePlan(service: CommandService, caller: Caller, planId: string): Promise<PlanRow> {
+async function visiblePlan(service: RecordService, caller: Caller, planId: string): Promise<PlanRow> {
   const row = await findPlan(service.db, planId);
   if (!row) throw notFound();
   if (caller.kind === 'agent' ? row.agent_token_id !== caller.tokenId : !personMayDecide(service.registry, caller, row)) throw notFound();
@@ -195,9 +124,9 @@ async function visiblePlan(service: CommandService, caller: Caller, planId: stri
 }
 
 /**
- * A person decides a plan when they may run its command and read every field it writes: the
- * proposing agent's creator may read fields the approver may not, and approving must not become
- * a way to write those.
+ * A person decides a plan when they may run what it will run — its command and, for a governed
+ * update, the actions it resolves to — and read every field it writes: the proposing agent's
+ * creator may have rights the approver lacks, and approving must not become a way to use them.
  */
 function personMayDecide(registry: Registry, person: PersonCaller, row: PlanRow): boolean {
   const rights = rightsOf(registry, person);
@@ -205,7 +134,9 @@ function personMayDecide(registry: Registry, person: PersonCaller, row: PlanRow)
   const model = registry.commands[row.command]?.model;
   const readable = model ? rights.models[model]?.readableNames : undefined;
   if (!readable) return false;
-  const { input } = JSON.parse(row.input) as PreparedCommand;
+  const { input, actions } = JSON.parse(row.input) as PreparedCommand;
+  // A governed update runs actions: approving it is running them, so the approver needs their rights too.
+  if (!actions.every((action) => rights.commands.has(`${model}.${action}`))) return false;
   return Object.keys(input).every((name) => name === 'id' || readable.has(name));
 }
 
@@ -214,15 +145,13 @@ function alreadyDecided(row: PlanRow): HttpError {
 }
 
 /** A plan as `caller` sees it; `names` maps the people it names (creator, decider) to usernames. */
-async function planView(service: CommandService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>) {
+async function planView(service: RecordService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>) {
   const prepared = JSON.parse(row.input) as PreparedCommand;
-  const model = service.registry.models[service.registry.commands[row.command]?.model ?? ''];
-  const personal = model ? personalFields(model) : [];
   return {
     plan_id: row.id,
     command: row.command,
     record_id: row.record_id,
-    input: await inputAsSeenBy(service.db, caller, personal, prepared.input),
+    input: await planInputFor(service, caller, prepared),
     status: row.status,
     created: row.created_at,
     agent: { id: row.agent_token_id, label: row.agent_label },
@@ -233,7 +162,25 @@ async function planView(service: CommandService, caller: Caller, row: PlanRow, n
   };
 }
 
-async function usernames(service: CommandService, ids: readonly (string | null)[]): Promise<Map<string, string>> {
+/**
+ * A plan's input as `caller` sees it. People who may see a plan read every field it writes, in
+ * clear. The agent that proposed it sees its personal values as the tokens it knows them by (never
+ * a shared token for a value it wrote: see masking.ts). Plans stored before those tokens were kept
+ * show shared tokens, as they did then.
+ */
+async function planInputFor(service: RecordService, caller: Caller, prepared: PreparedCommand): Promise<Record<string, unknown>> {
+  if (caller.kind !== 'agent') return { ...prepared.input };
+  if (prepared.written) return inputAsWritten(prepared.input, prepared.written);
+  const model = service.models.get(service.registry.commands[prepared.command]?.model ?? '');
+  const input: Record<string, unknown> = { ...prepared.input };
+  const requests = [...(model?.personal ?? [])].filter(([name]) => typeof input[name] === 'string').map(([name, label]) => ({ name, label, value: input[name] as string }));
+  if (requests.length === 0) return input;
+  const tokens = await sharedTokens(service.db, caller.tokenId, requests);
+  for (const { name, label, value } of requests) input[name] = tokens.get(maskKey(label, value));
+  return input;
+}
+
+async function usernames(service: RecordService, ids: readonly (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
   if (wanted.length === 0) return new Map();
   const rows: { id: string; username: string }[] = await service.db(PEOPLE_TABLE).select('id', 'username').whereIn('id', wanted);

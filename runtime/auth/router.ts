@@ -63,9 +63,10 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
   });
 
   router.post('/api/auth/logout', async function logout(req: Request, res: Response) {
-    const caller = await authenticate(db, req.get('authorization'));
+    // Every /api/auth/* endpoint is a person's: an agent token cannot revoke itself here either (a person revokes it).
+    const person = await requirePerson(req);
     readBody(req.body, []);
-    await revokeToken(db, caller.tokenId);
+    await revokeToken(db, person.tokenId);
     sendJson(res, 200, { ok: true });
   });
 
@@ -114,6 +115,8 @@ function requireString(body: Record<string, unknown>, key: string, maxLength: nu
   if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
   if (value.length === 0) throw badRequest(`${key} must not be empty`);
   if (value.length > maxLength) throw badRequest(`${key} must be at most ${maxLength} characters`);
+  // A lone surrogate (`"\ud800"`) cannot be stored as UTF-8: it would come back altered.
+  if (!value.isWellFormed()) throw badRequest(`${key} must be valid Unicode text`);
   return value;
 }
 

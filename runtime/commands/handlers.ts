@@ -10,16 +10,30 @@ import { selectFirst, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts'
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { applyWhere, type CompiledList } from '../query/list-query.ts';
-import { compileRowReader } from '../query/values.ts';
+import { compileRowReader, fromDbConverter } from '../query/values.ts';
 import type { ActionMeta, CommandKind } from '../registry.ts';
 import type { ModelRights } from '../rights.ts';
 import type { CommandContext, CompiledModel, PreparedList, RecordValue } from './types.ts';
 
+/**
+ * What a write did to its record, in JSON values: what masking's bindings (and the record's
+ * history) are kept from. Field values are null when empty.
+ */
+export interface RecordChange {
+  readonly recordId: string;
+  /** Fields the input gave (set or emptied), whether or not their value changed; every field a create stored. */
+  readonly written: readonly string[];
+  /** Before the write: the changed fields (update, action), every field (delete), nothing (create). */
+  readonly before: Readonly<Record<string, unknown>>;
+  /** After the write: every field a create set, the changed fields of an update or action, nothing for a delete. */
+  readonly after: Readonly<Record<string, unknown>>;
+}
+
 export type RunResult =
-  | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string }
+  | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string; readonly change?: RecordChange }
   | { readonly shape: 'list'; readonly records: RecordValue[] }
   | { readonly shape: 'search'; readonly records: RecordValue[]; readonly total: number }
-  | { readonly shape: 'deleted'; readonly recordId: string };
+  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
 
 type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedList) => Promise<RunResult>;
 
@@ -63,29 +77,26 @@ export const handlers: Record<CommandKind, Handler> = {
     await db(model.table).insert(toRow(model, { id, ...values }));
     const record: RecordValue = { id };
     for (const field of ctx.fields.readable) record[field.name] = values[field.name] ?? null;
-    return { shape: 'record', records: [record], recordId: id };
+    const after: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(values)) if (value !== null && value !== undefined) after[name] = value;
+    return { shape: 'record', records: [record], recordId: id, change: { recordId: id, written: Object.keys(after), before: {}, after } };
   },
 
   async update(ctx, db, prepared) {
     const model = ctx.command.model;
     const { id, ...changes } = prepared.input;
     const recordId = id as string;
-    if (prepared.actions.length > 0) {
-      const current = await lockRecord(ctx, db, recordId, model.governed.map((field) => field.name));
-      for (const name of prepared.actions) checkFrom(ctx, model.actions.get(name)!, current);
-    }
+    const current = await lockRecord(ctx, db, recordId, Object.keys(changes));
+    for (const name of prepared.actions) checkFrom(ctx, model.actions.get(name)!, current);
     await checkRefs(ctx, db, changes);
-    if (Object.keys(changes).length > 0) {
-      const count = await db(model.table).where('id', recordId).update(toRow(model, changes));
-      if (count === 0) throw recordNotFound(ctx, recordId);
-    }
-    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId };
+    if (Object.keys(changes).length > 0) await db(model.table).where('id', recordId).update(toRow(model, changes));
+    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
   },
 
   async delete(ctx, db, prepared) {
     const model = ctx.command.model;
     const recordId = prepared.input.id as string;
-    await lockRecord(ctx, db, recordId, []);
+    const current = await lockRecord(ctx, db, recordId, model.meta.fields.map((field) => field.name));
     for (const ref of model.meta.referencedBy) {
       const table = ctx.service.models.get(ref.model)!.table;
       const query = db(table).first('id').where(ref.field, recordId);
@@ -95,7 +106,8 @@ export const handlers: Record<CommandKind, Handler> = {
       if (referring) throw badRequest(`${model.meta.name} ${recordId} is referred to by ${ref.model} ${referring.id}`);
     }
     await db(model.table).where('id', recordId).delete();
-    return { shape: 'deleted', recordId };
+    const { id: _id, ...before } = current;
+    return { shape: 'deleted', recordId, change: { recordId, written: [], before, after: {} } };
   },
 
   async action(ctx, db, prepared) {
@@ -103,13 +115,28 @@ export const handlers: Record<CommandKind, Handler> = {
     const action = ctx.command.meta.action!;
     const { id, ...inputs } = prepared.input;
     const recordId = id as string;
-    const current = await lockRecord(ctx, db, recordId, [action.field]);
+    const changes = { ...inputs, [action.field]: action.to };
+    const current = await lockRecord(ctx, db, recordId, Object.keys(changes));
     checkFrom(ctx, action, current);
     await checkRefs(ctx, db, inputs);
-    await db(model.table).where('id', recordId).update(toRow(model, { ...inputs, [action.field]: action.to }));
-    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId };
+    await db(model.table).where('id', recordId).update(toRow(model, changes));
+    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
   },
 };
+
+/** The change of an update or action: the written fields whose value differs from what was stored. */
+function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): RecordChange {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(changes)) {
+    const was = current[name] ?? null;
+    const now = value ?? null;
+    if (was === now) continue;
+    before[name] = was;
+    after[name] = now;
+  }
+  return { recordId, written: Object.keys(changes), before, after };
+}
 
 /** `lead X not found`: a record id that does not exist (400, since SPEC's 404 means an unknown command). */
 export function recordNotFound(ctx: CommandContext, id: string) {
@@ -151,15 +178,29 @@ async function readRecord(ctx: CommandContext, db: Knex, id: string): Promise<Re
   return reader.read(row);
 }
 
-/** Reads a record's columns for a check, locking the row on PostgreSQL until the transaction ends. */
-async function lockRecord(ctx: CommandContext, db: Knex, id: string, columns: readonly string[]): Promise<Record<string, unknown>> {
-  const query = db(ctx.command.model.table)
-    .first('id', ...columns)
+/**
+ * Reads a record's fields (as JSON values) for a check or a change, locking the row on PostgreSQL
+ * until the transaction ends; 400 when there is no such record.
+ */
+async function lockRecord(ctx: CommandContext, db: Knex, id: string, fields: readonly string[]): Promise<Record<string, unknown>> {
+  const model = ctx.command.model;
+  const query = db(model.table)
+    .first('id', ...fields)
     .where('id', id);
   if (ctx.service.dialect === 'postgres') query.forUpdate();
   const row = (await query) as Record<string, unknown> | undefined;
   if (!row) throw recordNotFound(ctx, id);
-  return row;
+  return fromRow(model, row);
+}
+
+/** A row's columns as JSON values (numbers from PostgreSQL bigint strings, booleans from SQLite 0/1), null when empty. */
+function fromRow(model: CompiledModel, row: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    const field = model.fields.get(name);
+    values[name] = value === null || value === undefined ? null : field ? fromDbConverter(field.kind)(value) : value;
+  }
+  return values;
 }
 
 /** Every non-empty ref value must name an existing record of its target (locked against deletion on PostgreSQL). */

@@ -1,32 +1,40 @@
 /**
  * The one command path, shared by REST and MCP:
  *
- *   resolve rights → validate input → unmask input → prepare → (propose → 202)
- *   → run in one transaction → present records (mask) → audit → 200 envelope
+ *   resolve rights → validate input → unmask input (agents) → prepare → (agents: propose → 202)
+ *   → run in one transaction: write, keep masking bindings, present records (agents: masked),
+ *     audit → 200 envelope
  *
- * Each step is a named function; the agent-specific ones are hooks (see `CommandHooks`).
+ * Each step is a named function. Failures are audited too (refused: 4xx; failed: a bug).
  */
 import type { Knex } from 'knex';
+import { writeAuditEvent } from '../agents/audit.ts';
+import { forgetRecord, maskRecords, rebindAfterWrite, unmaskInput } from '../agents/masking.ts';
+import { insertPlan } from '../agents/plans.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { rightsOf } from '../rights.ts';
-import { TRANSACTIONAL, handlers, recordNotFound, type RunResult } from './handlers.ts';
+import { TRANSACTIONAL, handlers, recordNotFound, type RecordChange, type RunResult } from './handlers.ts';
 import { validateInput, type ValidInput } from './validate-input.ts';
-import type { CommandContext, CommandEnvelope, CommandOutcome, CommandService, PreparedCommand, PreparedList } from './types.ts';
+import type { CommandContext, CommandEnvelope, CommandOutcome, PreparedCommand, PreparedList, RecordService, RecordValue } from './types.ts';
 
 /**
  * Runs `commandId` for `caller` with the raw input (the parsed JSON body or MCP arguments).
  * Throws HttpError: 404 for a command that does not exist or that the caller may not use (the
  * same error either way), 400 for refused input. Anything else thrown is a bug.
  */
-export async function executeCommand(service: CommandService, caller: Caller, commandId: string, rawInput: unknown): Promise<CommandOutcome> {
+export async function executeCommand(service: RecordService, caller: Caller, commandId: string, rawInput: unknown): Promise<CommandOutcome> {
   const ctx = resolveCommand(service, caller, commandId);
   let prepared: PreparedList | undefined;
   try {
     const valid = validateInput(ctx, rawInput);
-    const input = await service.hooks.unmaskInput(ctx, valid.input, service.db);
-    prepared = await prepareCommand(ctx, { ...valid, input });
-    if (service.hooks.needsProposal(ctx, prepared)) {
+    if (caller.kind === 'agent' && ctx.fields.masked.length > 0) {
+      const { input, written } = await unmaskInput(service.db, caller, ctx.fields.masked, valid.input);
+      prepared = await prepareCommand(ctx, { ...valid, input }, Object.keys(written).length > 0 ? written : undefined);
+    } else {
+      prepared = await prepareCommand(ctx, valid);
+    }
+    if (caller.kind === 'agent' && prepared.needsApproval) {
       const planId = await proposeCommand(ctx, prepared);
       return { status: 202, body: { approval_required: true, plan_id: planId } };
     }
@@ -46,10 +54,14 @@ export async function executeCommand(service: CommandService, caller: Caller, co
  * audited here (the transaction is the caller's and rolls back): record it after the rollback.
  */
 export async function runPrepared(
-  service: CommandService,
+  service: RecordService,
   caller: Caller,
   prepared: PreparedCommand,
-  options: { readonly db?: Knex } = {},
+  options: {
+    readonly db?: Knex;
+    /** The agent token that proposed it: the values it wrote are bound to it (see masking). */
+    readonly proposedBy?: string;
+  } = {},
 ): Promise<CommandEnvelope> {
   const ctx = resolveCommand(service, caller, prepared.command);
   const model = ctx.command.model.meta.name;
@@ -57,7 +69,7 @@ export async function runPrepared(
   try {
     let list: PreparedList['list'];
     if (ctx.command.meta.kind === 'list' || ctx.command.meta.kind === 'search') list = validateInput(ctx, prepared.input).list;
-    return await run(ctx, { ...prepared, list }, options.db);
+    return await run(ctx, { ...prepared, list }, options.db, options.proposedBy);
   } catch (error) {
     // Inside a caller's transaction the failure is the caller's to record: writing it here, on the
     // pool, would wait for the connection that transaction holds (SQLite has only one).
@@ -67,7 +79,7 @@ export async function runPrepared(
 }
 
 /** Step 1: the command and the caller's rights on it. Unknown and forbidden are the same 404. */
-export function resolveCommand(service: CommandService, caller: Caller, commandId: string): CommandContext {
+export function resolveCommand(service: RecordService, caller: Caller, commandId: string): CommandContext {
   const command = service.commands.get(commandId);
   const rights = rightsOf(service.registry, caller);
   if (!command || !rights.commands.has(commandId)) throw notFound();
@@ -79,7 +91,7 @@ export function resolveCommand(service: CommandService, caller: Caller, commandI
  * action that makes each change from the record's current state; its required inputs and its
  * approval rule then apply to the update, and the caller must be allowed that action.
  */
-export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Promise<PreparedList> {
+export async function prepareCommand(ctx: CommandContext, valid: ValidInput, written?: Readonly<Record<string, string>>): Promise<PreparedList> {
   const { meta, model } = ctx.command;
   const input = { ...valid.input };
   const recordId = typeof input.id === 'string' ? input.id : null;
@@ -119,7 +131,7 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Pr
     }
   }
 
-  return { command: meta.id, input, actions, recordId, needsApproval, list: valid.list };
+  return { command: meta.id, input, actions, recordId, needsApproval, list: valid.list, ...(written ? { written } : {}) };
 }
 
 /**
@@ -128,9 +140,17 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Pr
  */
 async function proposeCommand(ctx: CommandContext, prepared: PreparedList): Promise<string> {
   await dryRun(ctx, prepared);
-  const { list: _list, ...plan } = prepared;
-  const planId = await ctx.service.hooks.propose(ctx, plan, ctx.service.db);
-  await ctx.service.hooks.audit(ctx, { outcome: 'proposed', prepared: plan, planId }, ctx.service.db);
+  const plan = withoutList(prepared);
+  const agent = ctx.caller as Extract<Caller, { kind: 'agent' }>;
+  const planId = await insertPlan(ctx.service.db, {
+    command: plan.command,
+    recordId: plan.recordId,
+    input: plan,
+    agentTokenId: agent.tokenId,
+    agentLabel: agent.label,
+    creatorId: agent.creatorId,
+  });
+  await writeAuditEvent(ctx, { outcome: 'proposed', prepared: plan, planId }, ctx.service.db);
   return planId;
 }
 
@@ -147,19 +167,51 @@ async function dryRun(ctx: CommandContext, prepared: PreparedList): Promise<void
   }
 }
 
-/** Steps 5–7: run, present, audit; in one transaction for writes. */
-async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex): Promise<CommandEnvelope> {
+/** Steps 5–7: run, keep bindings, present, audit; in one transaction for writes. */
+async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, proposedBy?: string): Promise<CommandEnvelope> {
   const { service } = ctx;
   const kind = ctx.command.meta.kind;
   const body = async (db: Knex): Promise<CommandEnvelope> => {
     const result = await handlers[kind](ctx, db, prepared);
+    if ('change' in result && result.change) await keepBindings(ctx, db, result, prepared, proposedBy);
     const value = await present(ctx, result, db);
-    await service.hooks.audit(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result) }, db);
+    await writeAuditEvent(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result) }, db);
     return { denied: ctx.fields.denied, value };
   };
   if (outer) return body(outer);
   if (!TRANSACTIONAL[kind]) return body(service.db);
   return retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
+}
+
+/**
+ * Masking bindings follow the write (see masking.ts): a deleted record keeps none; a written
+ * personal field is bound, for the agent that wrote it (directly or by a plan it proposed), to the
+ * token it knows the value by, and other agents' bindings of a field whose value changed go.
+ */
+async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposedBy: string | undefined): Promise<void> {
+  const model = ctx.command.model;
+  if (model.personal.size === 0) return;
+  const change = (result as { change: RecordChange }).change;
+  if (result.shape === 'deleted') return forgetRecord(db, model.meta.name, change.recordId);
+  const writtenPersonal = change.written.filter((name) => model.personal.has(name));
+  if (writtenPersonal.length === 0) return;
+  const values: Record<string, string | null> = {};
+  for (const name of writtenPersonal) {
+    const value = name in change.after ? change.after[name] : prepared.input[name];
+    values[name] = typeof value === 'string' ? value : null;
+  }
+  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
+  await rebindAfterWrite(
+    db,
+    {
+      model: model.meta.name,
+      recordId: change.recordId,
+      ...(agentTokenId !== undefined ? { agentTokenId, written: prepared.written ?? {} } : {}),
+      values,
+      changed: writtenPersonal.filter((name) => name in change.after),
+    },
+    model.personal,
+  );
 }
 
 /** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */
@@ -171,7 +223,7 @@ const MAX_TRANSACTION_ATTEMPTS = 5;
  * than masking tokens another instance issued meanwhile, a deadlock). It was rolled back, so it
  * is run again, a bounded number of times.
  */
-async function retryRaces<T>(service: CommandService, attempt: () => Promise<T>): Promise<T> {
+async function retryRaces<T>(service: RecordService, attempt: () => Promise<T>): Promise<T> {
   for (let attempts = 1; ; attempts++) {
     try {
       return await attempt();
@@ -191,14 +243,20 @@ function transactionConfig(ctx: CommandContext): Knex.TransactionConfig | undefi
 async function present(ctx: CommandContext, result: RunResult, db: Knex): Promise<unknown> {
   switch (result.shape) {
     case 'record':
-      return (await ctx.service.hooks.presentRecords(ctx, result.records, db))[0];
+      return (await recordsAsSeen(ctx, result.records, db))[0];
     case 'list':
-      return ctx.service.hooks.presentRecords(ctx, result.records, db);
+      return recordsAsSeen(ctx, result.records, db);
     case 'search':
-      return { rows: await ctx.service.hooks.presentRecords(ctx, result.records, db), total: result.total };
+      return { rows: await recordsAsSeen(ctx, result.records, db), total: result.total };
     case 'deleted':
       return { id: result.recordId };
   }
+}
+
+/** The records as the caller sees them: for an agent, personal fields as its masking tokens. */
+function recordsAsSeen(ctx: CommandContext, records: RecordValue[], db: Knex): Promise<RecordValue[]> | RecordValue[] {
+  if (ctx.caller.kind !== 'agent' || ctx.fields.masked.length === 0 || records.length === 0) return records;
+  return maskRecords(db, ctx.caller, ctx.command.model.meta.name, ctx.fields.masked, records);
 }
 
 function recordIdOf(result: RunResult): string | null {
@@ -218,7 +276,7 @@ async function auditFailure(ctx: CommandContext, error: unknown, prepared: Prepa
       ? { outcome: 'refused' as const, status: error.status, error: error.message, prepared: plan }
       : { outcome: 'failed' as const, error: 'internal error', prepared: plan };
   try {
-    await ctx.service.hooks.audit(ctx, event, ctx.service.db);
+    await writeAuditEvent(ctx, event, ctx.service.db);
   } catch (auditError) {
     ctx.service.logError(auditError);
   }

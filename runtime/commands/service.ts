@@ -1,24 +1,21 @@
 /**
- * The command service: the registry compiled once into lookup tables (commands by id, models
- * with their SQL pieces) plus the database and the hooks. Built at start; the command path only
- * reads it.
+ * The record service: the registry compiled once into lookup tables (commands by id, models with
+ * their SQL pieces) for one database. Built at start; the command path only reads it.
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
 import { compileModelQuery } from '../query/list-query.ts';
 import { toDbConverter } from '../query/values.ts';
 import type { ActionMeta, FieldMeta, ModelMeta, Registry } from '../registry.ts';
-import type { CommandHooks, CommandService, CompiledCommand, CompiledModel } from './types.ts';
+import type { CompiledCommand, CompiledModel, RecordService } from './types.ts';
 
-export interface CommandServiceOptions {
+export interface RecordServiceOptions {
   readonly registry: Registry;
   readonly db: Knex;
-  /** Replaces some of the default hooks (agents: masking, approval plans, audit). */
-  readonly hooks?: Partial<CommandHooks>;
   readonly logError?: (error: unknown) => void;
 }
 
-export function createCommandService(options: CommandServiceOptions): CommandService {
+export function createRecordService(options: RecordServiceOptions): RecordService {
   const { registry, db } = options;
   const dialect = dialectOf(db);
   const models = new Map<string, CompiledModel>();
@@ -35,7 +32,6 @@ export function createCommandService(options: CommandServiceOptions): CommandSer
     dialect,
     models,
     commands,
-    hooks: { ...defaultHooks, ...options.hooks },
     logError: options.logError ?? ((error: unknown) => console.error(error)),
   });
 }
@@ -50,28 +46,8 @@ function compileModel(meta: ModelMeta, dialect: ReturnType<typeof dialectOf>): C
     fields,
     governed: meta.fields.filter((field) => field.governed),
     actions,
+    personal: new Map(meta.fields.filter((field) => field.personal).map((field) => [field.name, field.maskLabel!])),
     query: compileModelQuery(meta, dialect),
     toDb,
   });
 }
-
-/**
- * The hooks for people, and the safe defaults until the agent side installs its own: an agent
- * whose call needs approval cannot run it, and an agent never sees a personal value in clear.
- */
-export const defaultHooks: CommandHooks = {
-  async unmaskInput(_ctx, input) {
-    return input;
-  },
-  needsProposal(ctx, prepared) {
-    return ctx.caller.kind === 'agent' && prepared.needsApproval;
-  },
-  async propose() {
-    throw new Error('approval plans are not installed (agent hooks missing)');
-  },
-  async presentRecords(ctx, records) {
-    if (ctx.caller.kind === 'agent' && ctx.fields.masked.length > 0) throw new Error('masking is not installed (agent hooks missing)');
-    return records;
-  },
-  async audit() {},
-};

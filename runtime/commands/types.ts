@@ -1,6 +1,6 @@
 /**
- * The shapes of the one command path. REST (runtime/http) and MCP call `executeCommand`; the
- * agent side (masking, approval plans, audit) plugs in through `CommandHooks`.
+ * The shapes of the one command path. REST (runtime/http) and MCP call `executeCommand`; it calls
+ * masking, approval plans and the audit trail itself.
  */
 import type { Knex } from 'knex';
 import type { Caller } from '../caller.ts';
@@ -41,11 +41,17 @@ export interface PreparedCommand {
   readonly recordId: string | null;
   /** Whether an agent may only propose it: the command's rule or that of an action it runs. */
   readonly needsApproval: boolean;
+  /**
+   * An agent's call: for each personal field the input gives a value, the token the agent knows
+   * that value by (the one it sent, or one issued for a value it sent in clear). What the agent
+   * sees of its own input, and what its bindings hold once the command runs (see masking).
+   */
+  readonly written?: Readonly<Record<string, string>>;
 }
 
 /** Everything a step of the path knows about the call. */
 export interface CommandContext {
-  readonly service: CommandService;
+  readonly service: RecordService;
   readonly caller: Caller;
   readonly rights: CallerRights;
   readonly command: CompiledCommand;
@@ -60,37 +66,6 @@ export type AuditEvent =
   | { readonly outcome: 'refused'; readonly status: number; readonly error: string; readonly prepared?: PreparedCommand }
   | { readonly outcome: 'failed'; readonly error: string; readonly prepared?: PreparedCommand };
 
-/**
- * Where the agent side plugs into the command path. The defaults (`personHooks`) are identity
- * and no-ops; every hook gets the caller in `ctx` and decides for itself what applies to it.
- */
-export interface CommandHooks {
-  /**
-   * After validation, before approval: turn what the caller sent into clear values (agents:
-   * masking tokens in personal fields → clear values, or throw 400 `invalid token`). Receives and
-   * returns the validated input; `ctx.fields.masked` names the fields that may hold tokens.
-   */
-  unmaskInput(ctx: CommandContext, input: Record<string, unknown>, db: Knex): Promise<Record<string, unknown>>;
-  /** Whether this call only proposes the command (default: an agent calling a command that needs approval). */
-  needsProposal(ctx: CommandContext, prepared: PreparedCommand): boolean;
-  /**
-   * Stores a plan for a prepared command and returns its id. Called after the command was dry-run
-   * (and rolled back), so a plan is only made for input that would run now.
-   */
-  propose(ctx: CommandContext, prepared: PreparedCommand, db: Knex): Promise<string>;
-  /**
-   * The records of the result as this caller sees them (agents: personal fields → tokens).
-   * Records hold only fields the caller reads; `ctx.fields.masked` lists those to mask. Runs with
-   * the command's transaction for writes and `search`, with the database for `get` and `list`.
-   */
-  presentRecords(ctx: CommandContext, records: RecordValue[], db: Knex): Promise<RecordValue[]>;
-  /**
-   * Records what happened. `executed`: inside the command's transaction (for writes), so the entry
-   * commits with the change; other outcomes: after the fact, on the database.
-   */
-  audit(ctx: CommandContext, event: AuditEvent, db: Knex): Promise<void>;
-}
-
 /** A model compiled once at start: lookups and SQL pieces the handlers use on every call. */
 export interface CompiledModel {
   readonly meta: ModelMeta;
@@ -98,6 +73,8 @@ export interface CompiledModel {
   readonly fields: ReadonlyMap<string, FieldMeta>;
   readonly governed: readonly FieldMeta[];
   readonly actions: ReadonlyMap<string, ActionMeta>;
+  /** Personal fields, by name: their token label. */
+  readonly personal: ReadonlyMap<string, string>;
   readonly query: ModelQuery;
   /** JSON value → bound parameter, per field. */
   readonly toDb: ReadonlyMap<string, (value: unknown) => unknown>;
@@ -108,14 +85,14 @@ export interface CompiledCommand {
   readonly model: CompiledModel;
 }
 
-export interface CommandService {
+/** The record service: the registry compiled once for one database, which every command reads. */
+export interface RecordService {
   readonly registry: Registry;
   readonly db: Knex;
   readonly dialect: Dialect;
   readonly models: ReadonlyMap<string, CompiledModel>;
   /** The lookup table of the one command route. */
   readonly commands: ReadonlyMap<string, CompiledCommand>;
-  readonly hooks: CommandHooks;
   /** Logs unexpected failures server-side (never sent to clients). */
   readonly logError: (error: unknown) => void;
 }

@@ -1,18 +1,19 @@
 /**
- * The Express app: JSON bodies for `/api/*`, the auth router, extension routers, the one command
+ * The Express app: JSON bodies for `/api/*`, the auth and catalogue routers, extension routers, the one command
  * route, a JSON 404 and the one error handler. REST is a thin adapter over `executeCommand`.
  */
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { authenticate, createAuthRouter } from '../auth/index.ts';
 import { executeCommand } from '../commands/pipeline.ts';
-import type { CommandService } from '../commands/types.ts';
+import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { jsonBody } from './body.ts';
+import { createCatalogueRouter } from './catalogue.ts';
 import { errorHandler } from './error-handler.ts';
 import { sendJson } from './send.ts';
 
 export interface AppOptions {
-  readonly service: CommandService;
+  readonly service: RecordService;
   /**
    * Mounted before `/api` body parsing (e.g. `/mcp` with its own rules, the web app). They never
    * see a call of an existing command: that route comes first (see `createApp`).
@@ -85,6 +86,7 @@ export function createApp(options: AppOptions): Express {
   for (const handler of options.beforeApi ?? []) app.use(handler);
   app.use('/api', ...jsonBody());
   app.use(createAuthRouter({ db, registry }));
+  app.use(createCatalogueRouter(service));
   for (const handler of options.api ?? []) app.use(handler);
 
   // A command that does not exist: authenticated first all the same (401 without a valid token),

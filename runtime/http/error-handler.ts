@@ -6,7 +6,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { INVALID_TOKEN } from '../auth/authenticate.ts';
 import { HttpError } from '../errors.ts';
-import { UNSUPPORTED_MEDIA_TYPE } from './body.ts';
+import { INVALID_UTF8, UNSUPPORTED_MEDIA_TYPE } from './body.ts';
 import { sendJson } from './send.ts';
 
 export const INTERNAL_ERROR = 'internal error';
@@ -19,10 +19,20 @@ const BODY_ERRORS: Record<string, { status: number; message: string }> = {
   'encoding.unsupported': { status: 415, message: 'unsupported Content-Encoding' },
   'request.aborted': { status: 400, message: 'request aborted' },
   'request.size.invalid': { status: 400, message: 'request size did not match Content-Length' },
+  [INVALID_UTF8]: { status: 400, message: 'body is not valid UTF-8' },
 };
+
+/** A body that does not decode with its Content-Encoding (gzip, deflate, br): zlib's error codes. */
+export function isBadEncoding(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(code);
+}
 
 export function errorResponse(error: unknown, logError: (error: unknown) => void): { status: number; body: Record<string, unknown> } {
   if (error instanceof HttpError) return { status: error.status, body: { ...error.body, error: error.message } };
+  // The router decodes path parameters (`/api/lead%FF/get`, `/api/plans/%ZZ`): a path that does not decode names nothing.
+  if (error instanceof URIError) return { status: 400, body: { error: 'malformed percent-encoding in the path' } };
+  if (isBadEncoding(error)) return { status: 400, body: { error: 'body does not match its Content-Encoding' } };
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) {
     const { status, message } = BODY_ERRORS[type]!;

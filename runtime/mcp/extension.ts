@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Registry } from '../registry.ts';
-import type { ServerExtension } from '../server.ts';
+import type { ServerExtension } from '../extension.ts';
 import { ALLOWED_ORIGINS_ENV, parseAllowedOrigins } from './origins.ts';
 import { createMcpRouter } from './router.ts';
 import { createToolCatalogue } from './tools.ts';
@@ -23,7 +23,7 @@ export const MCP_SERVER_INFO: Implementation = { name: 'rmsgen', title: 'rmsgen 
 export function createMcpExtension(options: McpExtensionOptions = {}): ServerExtension {
   return {
     name: 'mcp',
-    routes: (service) => ({
+    routes: (service, site) => ({
       beforeApi: [
         createMcpRouter(
           {
@@ -33,7 +33,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): ServerExt
             instructions: instructionsFor(service.registry),
             validator: new AjvJsonSchemaValidator(),
           },
-          { allowedOrigins: options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]) },
+          { allowedOrigins: options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]), site },
         ),
       ],
     }),

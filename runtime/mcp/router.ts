@@ -7,7 +7,7 @@
  * The checks in front of the transport are the ones where the SDK's behaviour differs from ours
  * or comes too late (after reading the body, before authentication):
  *
- *   method (405) → Origin (403) → Accept (406) → Content-Type (415) → bearer token (401)
+ *   Host and Origin (403) → method (405) → Accept (406) → Content-Type (415) → bearer token (401)
  *   → body (413, 400 parse error) → MCP-Protocol-Version (400) → batch (400) → transport
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -16,8 +16,10 @@ import express, { Router, type Request, type Response } from 'express';
 import { authenticate } from '../auth/index.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
-import { BODY_LIMIT_BYTES, hasBody, isJsonContentType } from '../http/body.ts';
+import { BODY_LIMIT_BYTES, INVALID_UTF8, hasBody, isJsonContentType, refuseInvalidUtf8 } from '../http/body.ts';
+import { isBadEncoding } from '../http/error-handler.ts';
 import { sendJson } from '../http/send.ts';
+import type { Site } from '../http/site.ts';
 import { createOriginPolicy } from './origins.ts';
 import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
 import { createToolServer, type ToolServerDeps } from './tool-server.ts';
@@ -27,6 +29,8 @@ export const MCP_PATH = '/mcp';
 export interface McpRouterOptions {
   /** Cross-origin callers allowed besides same-origin ones (`*` for any). */
   readonly allowedOrigins: readonly string[];
+  /** The server's own names: what same-origin means, and which Host names a loopback bind answers. */
+  readonly site: Site;
 }
 
 /** Request headers a browser-based client sends to `/mcp` (answered in CORS preflights). */
@@ -34,8 +38,8 @@ const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-
 
 export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions): Router {
   const { service } = deps;
-  const checkOrigin = createOriginPolicy(options.allowedOrigins);
-  const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: () => true });
+  const checkOrigin = createOriginPolicy(options.allowedOrigins, options.site);
+  const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: () => true, verify: refuseInvalidUtf8 });
   const router = Router();
 
   router.all(MCP_PATH, async function mcpEndpoint(req: Request, res: Response) {
@@ -50,6 +54,7 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
 
   async function handle(req: Request, res: Response): Promise<void> {
     const verdict = checkOrigin(req.headers.origin, req.headers.host);
+    if (verdict === 'host-refused') return refuse(req, res, 403, -32000, 'Forbidden: Host not allowed');
     if (verdict === 'refused') return refuse(req, res, 403, -32000, 'Forbidden: Origin not allowed');
     if (verdict === 'listed') allowCrossOrigin(res, req.headers.origin!);
     if (req.method === 'OPTIONS' && verdict === 'listed') return preflight(res);
@@ -99,6 +104,8 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
       if (type === 'entity.too.large') refuse(req, res, 413, -32000, `Payload Too Large: Request body must not exceed ${BODY_LIMIT_BYTES} bytes`);
       else if (type === 'charset.unsupported' || type === 'encoding.unsupported') refuse(req, res, 415, -32000, 'Unsupported Media Type: unsupported charset or Content-Encoding');
       else if (type === 'entity.parse.failed') refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: Invalid JSON');
+      else if (type === INVALID_UTF8) refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: body is not valid UTF-8');
+      else if (isBadEncoding(error)) refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: body does not match its Content-Encoding');
       else if (typeof type === 'string') refuse(req, res, 400, -32000, 'Bad Request');
       else throw error;
       return BODY_REFUSED;

@@ -6,19 +6,18 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   ErrorCode,
-  InitializeRequestSchema,
-  ListToolsRequestSchema,
   type CallToolResult,
   type Implementation,
   type InitializeResult,
+  type JSONRPCRequest,
   type ListToolsResult,
+  type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Caller } from '../caller.ts';
 import { executeCommand } from '../commands/pipeline.ts';
-import type { CommandOutcome, CommandService } from '../commands/types.ts';
+import type { CommandOutcome, RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { rightsOf } from '../rights.ts';
 import { negotiateRevision } from './revisions.ts';
@@ -26,7 +25,7 @@ import type { ToolCatalogue } from './tools.ts';
 
 /** What every per-request server shares; built once when the server starts. */
 export interface ToolServerDeps {
-  readonly service: CommandService;
+  readonly service: RecordService;
   readonly catalogue: ToolCatalogue;
   readonly info: Implementation;
   readonly instructions: string;
@@ -69,25 +68,52 @@ export function createToolServer(deps: ToolServerDeps, caller: Caller): Server {
     instructions,
     jsonSchemaValidator: deps.validator,
   });
-  // Replaces the SDK's handler, which echoes any revision the SDK knows (2024-11-05 included).
-  server.setRequestHandler(InitializeRequestSchema, function initialize(request): InitializeResult {
-    return {
-      protocolVersion: negotiateRevision(request.params.protocolVersion),
-      capabilities: CAPABILITIES,
-      serverInfo: info,
-      instructions,
-    };
-  });
-  server.setRequestHandler(ListToolsRequestSchema, function listTools(): ListToolsResult {
-    return catalogue.listFor(rights) as ListToolsResult;
-  });
-  server.setRequestHandler(CallToolRequestSchema, function callTool(request): Promise<CallToolResult> {
-    return runTool(deps, caller, request.params.name, request.params.arguments);
-  });
+  // Our three methods are answered here rather than through `setRequestHandler`, whose schema
+  // check turns a malformed request (`tools/call` without params) into -32603 with a dump of zod
+  // issues; ours are -32602 with one short line. The SDK's own `initialize` handler goes too: it
+  // echoes any revision the SDK knows (2024-11-05 included).
+  server.removeRequestHandler('initialize');
+  server.fallbackRequestHandler = async function answer(request): Promise<ServerResult> {
+    switch (request.method) {
+      case 'initialize': {
+        const params = paramsOf(request, 'initialize', true);
+        return {
+          protocolVersion: negotiateRevision(params.protocolVersion),
+          capabilities: CAPABILITIES,
+          serverInfo: info,
+          instructions,
+        } satisfies InitializeResult;
+      }
+      case 'tools/list':
+        paramsOf(request, 'tools/list', false);
+        return catalogue.listFor(rights) as ListToolsResult;
+      case 'tools/call': {
+        const params = paramsOf(request, 'tools/call', true);
+        if (typeof params.name !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params.name, the name of a tool');
+        const args = params.arguments;
+        if (args !== undefined && !isObject(args)) throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object');
+        return runTool(deps, caller, params.name, args);
+      }
+      default:
+        throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+    }
+  };
   // Transport-level noise (a client gone before its answer was written); our own failures are
   // logged where they happen.
   server.onerror = () => {};
   return server;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The request's params as an object; -32602 when they are missing (and `required`) or not an object. */
+function paramsOf(request: JSONRPCRequest, method: string, required: boolean): Record<string, unknown> {
+  const params: unknown = request.params;
+  if (params === undefined && !required) return {};
+  if (!isObject(params)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${method} needs params, an object`);
+  return params;
 }
 
 async function runTool(deps: ToolServerDeps, caller: Caller, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {

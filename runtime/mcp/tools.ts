@@ -87,7 +87,9 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
       inputSchema = fitInputSchema(registry, entry.command, fields, original);
       fitted.set(original, inputSchema);
     }
-    tools.push(inputSchema === original ? entry.wire : { ...entry.wire, inputSchema: inputSchema as Tool['inputSchema'] });
+    const outputSchema = entry.meta.outputSchema && withoutWithheld(entry.meta.outputSchema, unreadableFields(registry, entry.command, fields));
+    if (inputSchema === original && outputSchema === entry.meta.outputSchema) tools.push(entry.wire);
+    else tools.push({ ...entry.wire, inputSchema: inputSchema as Tool['inputSchema'], ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}) });
   }
   return Object.freeze({ tools: Object.freeze(tools) });
 }
@@ -106,11 +108,43 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
     case 'create':
     case 'update':
     case 'action': {
-      const model = registry.models[command.model]!;
-      const unreadable = new Set(model.fields.filter((field) => !fields.readableNames.has(field.name)).map((field) => field.name));
+      const unreadable = unreadableFields(registry, command, fields);
       return unreadable.size === 0 ? schema : withoutProperties(schema, unreadable);
     }
   }
+}
+
+/** Fields of the command's model the caller does not read: no schema it is sent may name or describe them. */
+function unreadableFields(registry: Registry, command: CommandMeta, fields: ModelRights): ReadonlySet<string> {
+  const model = registry.models[command.model]!;
+  return new Set(model.fields.filter((field) => !fields.readableNames.has(field.name)).map((field) => field.name));
+}
+
+/**
+ * The output schema without the withheld fields: each record schema in it (an object schema with
+ * an `id` property: the record of get and writes, the items of list and of search's rows, inside
+ * the approval branch's `anyOf` too) loses those properties. `schema` itself when none is named.
+ */
+function withoutWithheld(schema: JsonSchema, withheld: ReadonlySet<string>): JsonSchema {
+  if (withheld.size === 0) return schema;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) {
+      const mapped = node.map(visit);
+      return mapped.some((item, i) => item !== node[i]) ? mapped : node;
+    }
+    if (!isSchema(node)) return node;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      const next = visit(value);
+      if (next !== value) changed = true;
+      out[key] = next;
+    }
+    const result = changed ? out : node;
+    const properties = result.properties;
+    return isSchema(properties) && 'id' in properties ? withoutProperties(result, withheld) : result;
+  };
+  return visit(schema) as JsonSchema;
 }
 
 function isSchema(value: unknown): value is JsonSchema {

@@ -40,6 +40,17 @@ export async function createTestDatabase(serverUrl: string, prefix = 'rms_test')
   };
 }
 
+/** Runs statements (DDL for a test's fault injection, say) on the database at `url`. */
+export async function executeOn(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   // CREATE DATABASE copies template1 and fails when another session copies it at that moment:
   // several test workers create databases at once, so retry briefly.

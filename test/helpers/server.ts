@@ -12,8 +12,9 @@ import Database from 'better-sqlite3';
 import { registry } from '../../generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import type { Registry } from '../../runtime/registry.ts';
-import { startServer, type RunningServer, type ServerExtension } from '../../runtime/server.ts';
-import { createTestDatabase, postgresInspector, testPostgresUrl } from './postgres.ts';
+import type { ServerExtension } from '../../runtime/extension.ts';
+import { startServer, type RunningServer } from '../../runtime/server.ts';
+import { createTestDatabase, executeOn, postgresInspector, testPostgresUrl } from './postgres.ts';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
 
@@ -37,6 +38,12 @@ export interface TestServer {
    * On PostgreSQL `fn` gets a stand-in with `prepare(sql).get/all`, values shaped as SQLite's.
    */
   inspect<T>(fn: (db: Database.Database) => T): T;
+  /**
+   * Runs statements on the server's database from a connection of the test's own: for set-up the
+   * API cannot make, such as a trigger that makes a write fail. `sql` is per dialect: pass an object.
+   */
+  execute(sql: { readonly sqlite: string; readonly postgres: string }): Promise<void>;
+  readonly dialect: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }
 
@@ -121,6 +128,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const db = pgDatabase ? postgresInspector(pgDatabase.url) : new Database(dbFile, { readonly: true, fileMustExist: true });
       try {
         return fn(db);
+      } finally {
+        db.close();
+      }
+    },
+    dialect: pgDatabase ? 'postgres' : 'sqlite',
+    async execute(sql) {
+      if (pgDatabase) return executeOn(pgDatabase.url, sql.postgres);
+      const db = new Database(dbFile, { fileMustExist: true });
+      try {
+        db.exec(sql.sqlite);
       } finally {
         db.close();
       }

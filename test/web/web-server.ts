@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registry } from '../../generated/registry.ts';
-import { SERVER_EXTENSIONS, startServer, type RunningServer, type ServerExtension } from '../../runtime/server.ts';
+import type { ServerExtension } from '../../runtime/extension.ts';
+import { SERVER_EXTENSIONS, startServer, type RunningServer } from '../../runtime/server.ts';
 import { webAppExtension } from '../../runtime/web.ts';
 
 export const ADMIN_PASSWORD = 'admin-web-test-pw';

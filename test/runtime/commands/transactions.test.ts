@@ -3,20 +3,21 @@
  * commands lose nothing, and a failure never shows its internals to the client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerExtension } from '../../../runtime/server.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
-/** Fails inside the command's transaction, after the handler wrote, whenever a title or number says so. */
-const failAfterWrite: ServerExtension = {
-  name: 'fail-after-write',
-  hooks: () => ({
-    async audit(ctx, event) {
-      const input = event.outcome === 'executed' ? event.prepared.input : {};
-      if (input.title === 'boom' || input.lost_reason === 'boom') {
-        throw new Error(`SQLITE_CONSTRAINT: something at /work/main/runtime/secret.ts:42 (${ctx.command.meta.id})`);
-      }
-    },
-  }),
+/**
+ * Makes a write fail inside its transaction, after the handler wrote: the executed audit row of a
+ * call whose input holds "boom" is refused by a trigger, with a message that must not reach the
+ * client. (The audit row is written last, in the command's transaction.)
+ */
+const FAIL_AFTER_WRITE = {
+  sqlite: `create trigger fail_after_write before insert on rms_audit
+    when new.outcome = 'executed' and new.input like '%"boom"%'
+    begin select raise(abort, 'SQLITE_CONSTRAINT: something at /work/main/runtime/secret.ts:42'); end;`,
+  postgres: `create function fail_after_write() returns trigger language plpgsql as $$
+      begin raise exception 'SQLITE_CONSTRAINT: something at /work/main/runtime/secret.ts:42'; end $$;
+    create trigger fail_after_write before insert on rms_audit for each row
+      when (new.outcome = 'executed' and new.input like '%"boom"%') execute function fail_after_write();`,
 };
 
 let srv: TestServer;
@@ -24,7 +25,8 @@ let admin: string;
 const logged: unknown[] = [];
 
 beforeAll(async () => {
-  srv = await startTestServer({ extensions: [failAfterWrite], logError: (error) => logged.push(error) });
+  srv = await startTestServer({ logError: (error) => logged.push(error) });
+  await srv.execute(FAIL_AFTER_WRITE);
   admin = await srv.login();
 });
 afterAll(() => srv?.close());

@@ -7,12 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../../../generated/registry.ts';
-import { startServer, type ServerExtension } from '../../../runtime/server.ts';
+import type { NextFunction, Request, Response } from 'express';
+import { authenticate } from '../../../runtime/auth/index.ts';
+import { executeCommand } from '../../../runtime/commands/pipeline.ts';
+import type { ServerExtension } from '../../../runtime/extension.ts';
+import { startServer } from '../../../runtime/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Holds a `lead.create` titled "slow" inside its transaction until released. */
+/**
+ * A route that holds its request until released, then writes a lead through the command path: a
+ * request in flight that still needs the database when it goes on.
+ */
 function slowCreates() {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -20,13 +27,21 @@ function slowCreates() {
   const inside = new Promise<void>((resolve) => (entered = resolve));
   const extension: ServerExtension = {
     name: 'slow',
-    hooks: () => ({
-      async audit(_ctx, event) {
-        if (event.outcome === 'executed' && event.prepared.input.title === 'slow') {
-          entered();
-          await released;
-        }
-      },
+    routes: (service) => ({
+      api: [
+        async function slowCreate(req: Request, res: Response, next: NextFunction) {
+          if (req.method !== 'POST' || req.path !== '/api/test/slow-create') return next();
+          try {
+            const caller = await authenticate(service.db, req.headers.authorization);
+            entered();
+            await released;
+            const outcome = await executeCommand(service, caller, 'lead.create', { title: 'slow' });
+            res.status(outcome.status).json(outcome.body);
+          } catch (error) {
+            next(error);
+          }
+        },
+      ],
     }),
   };
   return { extension, release, inside };
@@ -54,7 +69,7 @@ describe('startServer', () => {
     });
     const { token } = (await login.json()) as { token: string };
 
-    const inFlight = fetch(`${server.url}/api/lead/create`, {
+    const inFlight = fetch(`${server.url}/api/test/slow-create`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ title: 'slow' }),

@@ -1,0 +1,91 @@
+/**
+ * What a caller may use (SPEC 4.1): `GET /api/commands`, the command catalogue (SPEC 2.5), and
+ * `GET /api/meta`, the modules, models, readable fields and actions that drive the web app.
+ */
+import { Router, type Request, type Response } from 'express';
+import { authenticate } from '../auth/index.ts';
+import type { Caller } from '../caller.ts';
+import type { RecordService } from '../commands/types.ts';
+import type { Registry } from '../registry.ts';
+import { rightsOf } from '../rights.ts';
+import { sendJson } from './send.ts';
+
+export function createCatalogueRouter(service: RecordService): Router {
+  const { db, registry } = service;
+  const router = Router();
+
+  router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
+    const caller = await authenticate(db, req.headers.authorization);
+    sendJson(res, 200, { commands: catalogueFor(registry, caller) });
+  });
+
+  router.get('/api/meta', async function meta(req: Request, res: Response) {
+    const caller = await authenticate(db, req.headers.authorization);
+    res.setHeader('Link', '</mcp>; rel="mcp"');
+    sendJson(res, 200, metaFor(registry, caller));
+  });
+
+  return router;
+}
+
+/** SPEC 2.5: the commands this caller may use, in catalogue order. */
+export function catalogueFor(registry: Registry, caller: Caller) {
+  const allowed = rightsOf(registry, caller).commands;
+  return Object.values(registry.commands)
+    .filter((command) => allowed.has(command.id))
+    .map((command) => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
+}
+
+/** The modules, models, readable fields and actions this caller may see. */
+export function metaFor(registry: Registry, caller: Caller) {
+  const rights = rightsOf(registry, caller);
+  const models = [];
+  for (const model of Object.values(registry.models)) {
+    const commands = Object.values(registry.commands)
+      .filter((command) => command.model === model.name && rights.commands.has(command.id))
+      .map((command) => command.name);
+    if (commands.length === 0) continue;
+    const fieldRights = rights.models[model.name]!;
+    models.push({
+      name: model.name,
+      module: model.module,
+      label: model.label,
+      description: model.description,
+      title_field: model.titleField,
+      commands,
+      denied: fieldRights.denied,
+      fields: fieldRights.readable.map((field) => ({
+        name: field.name,
+        kind: field.kind,
+        label: field.label,
+        description: field.description,
+        required: field.required,
+        personal: field.personal,
+        masked: fieldRights.maskedNames.has(field.name),
+        governed: field.governed,
+        ...(field.options ? { options: field.options } : {}),
+        ...(field.target ? { target: field.target } : {}),
+      })),
+      actions: model.actions
+        .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
+        .map((action) => ({
+          name: action.name,
+          description: action.description,
+          field: action.field,
+          from: action.from,
+          to: action.to,
+          required: action.required,
+          needs_approval: action.needsApproval,
+        })),
+    });
+  }
+  const visible = new Set(models.map((model) => model.name));
+  const modules = registry.modules
+    .map((module) => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
+    .filter((module) => module.models.length > 0);
+  const who =
+    caller.kind === 'person'
+      ? { kind: 'person', username: caller.username, roles: caller.roles }
+      : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
+  return { caller: who, modules, models };
+}
