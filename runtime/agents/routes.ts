@@ -3,6 +3,7 @@
  * plans (SPEC 4.4) and the audit trail. Mounted by the server after the auth router.
  */
 import { Router, type Request, type Response } from 'express';
+import type { ActionInfo, CallerInfo, CommandEnvelope, CommandInfo, CommandsAnswer, FieldInfo, MetaAnswer, ModelInfo, ModuleInfo, PlanAnswer, PlanInfo, PlansAnswer, RejectAnswer } from '../api-shapes.ts';
 import { authenticate } from '../auth/index.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
@@ -24,7 +25,7 @@ export function createAgentRouter(service: CommandService): Router {
 
   router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
-    sendJson(res, 200, { commands: catalogueFor(registry, caller) });
+    sendJson(res, 200, { commands: catalogueFor(registry, caller) } satisfies CommandsAnswer);
   });
 
   router.get('/api/meta', async function meta(req: Request, res: Response) {
@@ -40,14 +41,14 @@ export function createAgentRouter(service: CommandService): Router {
         ? await listPlans(db, { agentTokenId: caller.tokenId })
         : (await listPlans(db, { commands: [...rightsOf(registry, caller).commands] })).filter((row) => personMayDecide(registry, caller, row));
     const names = await usernames(service, rows.flatMap((row) => [row.creator_id, row.decided_by]));
-    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row, names))) });
+    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row, names))) } satisfies PlansAnswer);
   });
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
     const row = await visiblePlan(service, caller, String(req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
-    sendJson(res, 200, { plan: await planView(service, caller, row, names) });
+    sendJson(res, 200, { plan: await planView(service, caller, row, names) } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
@@ -56,7 +57,7 @@ export function createAgentRouter(service: CommandService): Router {
     if (row.status !== 'pending') throw alreadyDecided(row);
     const prepared = JSON.parse(row.input) as PreparedCommand;
     try {
-      const envelope = await db.transaction(async (trx) => {
+      const envelope: CommandEnvelope = await db.transaction(async (trx) => {
         // Marking the plan first, in the same transaction: of two simultaneous approvals only one
         // finds it pending, so the command runs once.
         const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
@@ -84,7 +85,7 @@ export function createAgentRouter(service: CommandService): Router {
     const won = await decidePlan(db, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(db, row.id)) ?? row);
     await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'rejected', planId: row.id });
-    sendJson(res, 200, { plan_id: row.id, status: 'rejected' });
+    sendJson(res, 200, { plan_id: row.id, status: 'rejected' } satisfies RejectAnswer);
   });
 
   router.get('/api/audit', async function audit(req: Request, res: Response) {
@@ -118,17 +119,17 @@ function auditQueryInput(query: Record<string, unknown>): Record<string, unknown
 }
 
 /** SPEC 2.5: the commands this caller may use, in catalogue order. */
-export function catalogueFor(registry: Registry, caller: Caller) {
+export function catalogueFor(registry: Registry, caller: Caller): CommandInfo[] {
   const allowed = rightsOf(registry, caller).commands;
   return Object.values(registry.commands)
     .filter((command) => allowed.has(command.id))
-    .map((command) => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
+    .map((command): CommandInfo => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
 }
 
 /** The modules, models, readable fields and actions this caller may see. */
-export function metaFor(registry: Registry, caller: Caller) {
+export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
   const rights = rightsOf(registry, caller);
-  const models = [];
+  const models: ModelInfo[] = [];
   for (const model of Object.values(registry.models)) {
     const commands = Object.values(registry.commands)
       .filter((command) => command.model === model.name && rights.commands.has(command.id))
@@ -143,7 +144,7 @@ export function metaFor(registry: Registry, caller: Caller) {
       title_field: model.titleField,
       commands,
       denied: fieldRights.denied,
-      fields: fieldRights.readable.map((field) => ({
+      fields: fieldRights.readable.map((field): FieldInfo => ({
         name: field.name,
         kind: field.kind,
         label: field.label,
@@ -152,12 +153,13 @@ export function metaFor(registry: Registry, caller: Caller) {
         personal: field.personal,
         masked: fieldRights.maskedNames.has(field.name),
         governed: field.governed,
-        ...(field.options ? { options: field.options } : {}),
-        ...(field.target ? { target: field.target } : {}),
+        // Spread properties escape excess-property checks: `satisfies` ties these names to FieldInfo.
+        ...(field.options ? ({ options: field.options } satisfies Pick<FieldInfo, 'options'>) : {}),
+        ...(field.target ? ({ target: field.target } satisfies Pick<FieldInfo, 'target'>) : {}),
       })),
       actions: model.actions
         .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
-        .map((action) => ({
+        .map((action): ActionInfo => ({
           name: action.name,
           description: action.description,
           field: action.field,
@@ -170,9 +172,9 @@ export function metaFor(registry: Registry, caller: Caller) {
   }
   const visible = new Set(models.map((model) => model.name));
   const modules = registry.modules
-    .map((module) => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
+    .map((module): ModuleInfo => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
     .filter((module) => module.models.length > 0);
-  const who =
+  const who: CallerInfo =
     caller.kind === 'person'
       ? { kind: 'person', username: caller.username, roles: caller.roles }
       : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
@@ -214,7 +216,7 @@ function alreadyDecided(row: PlanRow): HttpError {
 }
 
 /** A plan as `caller` sees it; `names` maps the people it names (creator, decider) to usernames. */
-async function planView(service: CommandService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>) {
+async function planView(service: CommandService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>): Promise<PlanInfo> {
   const prepared = JSON.parse(row.input) as PreparedCommand;
   const model = service.registry.models[service.registry.commands[row.command]?.model ?? ''];
   const personal = model ? personalFields(model) : [];

@@ -5,7 +5,7 @@ import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { can, useMeta } from '../lib/meta.ts';
 import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import type { AuditEntry, Filter } from '../lib/types.ts';
+import type { AuditAnswer, FilterCondition } from '../lib/types.ts';
 import { PAGE_SIZES, Pager } from '../components/pager.tsx';
 
 const OUTCOMES = ['executed', 'proposed', 'approved', 'rejected', 'refused', 'failed'] as const;
@@ -21,7 +21,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const size = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : PAGE_SIZES[0];
   const page = Math.max(1, Math.floor(Number(query.get('page')) || 1));
 
-  const filter: Filter[] = [];
+  const filter: FilterCondition[] = [];
   if (actor === 'person' || actor === 'agent') filter.push({ field: 'actor', op: 'eq', value: actor });
   if (outcome) filter.push({ field: 'outcome', op: 'eq', value: outcome });
   if (commandText.trim()) filter.push({ field: 'command', op: 'contains', value: commandText.trim() });
@@ -30,7 +30,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const [state, reload] = useLoad(() => {
     const params = new URLSearchParams({ order: JSON.stringify([{ field: 'at', dir: 'desc' }]), limit: String(size), offset: String((page - 1) * size) });
     if (filter.length) params.set('filter', JSON.stringify(filter));
-    return get<{ rows: AuditEntry[]; total: number }>(`/api/audit?${params}`);
+    return get<AuditAnswer>(`/api/audit?${params}`);
   }, [key]);
 
   const [commandDraft, setCommandDraft] = useState(commandText);

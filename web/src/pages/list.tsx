@@ -10,28 +10,26 @@ import { optionLabel, valueText } from '../lib/format.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
-import type { FieldInfo, Filter, FilterOp, ModelInfo, Order, RecordValue } from '../lib/types.ts';
+import { FILTER_OPERATORS, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type OrderKey, type RecordValue } from '../lib/types.ts';
 import { FilterBuilder } from '../components/filter-builder.tsx';
 import { PAGE_SIZES, Pager } from '../components/pager.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
 
-const OPS: readonly FilterOp[] = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'];
-
-export function parseFilters(text: string | null, fields: readonly FieldInfo[]): Filter[] {
+export function parseFilters(text: string | null, fields: readonly FieldInfo[]): FilterCondition[] {
   if (!text) return [];
   try {
     const parsed: unknown = JSON.parse(text);
     if (!Array.isArray(parsed)) return [];
     return parsed.filter(
-      (item): item is Filter =>
-        typeof item === 'object' && item !== null && OPS.includes(item.op) && (item.field === 'id' || fields.some((field) => field.name === item.field)),
+      (item): item is FilterCondition =>
+        typeof item === 'object' && item !== null && FILTER_OPERATORS.includes(item.op) && (item.field === 'id' || fields.some((field) => field.name === item.field)),
     );
   } catch {
     return [];
   }
 }
 
-function parseSort(text: string | null, fields: readonly FieldInfo[]): Order | null {
+function parseSort(text: string | null, fields: readonly FieldInfo[]): OrderKey | null {
   if (!text) return null;
   const dir = text.startsWith('-') ? 'desc' : 'asc';
   const name = text.replace(/^-/, '');
@@ -44,10 +42,10 @@ function columnsOf(model: ModelInfo): FieldInfo[] {
   return title ? [title, ...model.fields.filter((field) => field !== title)] : [...model.fields];
 }
 
-export function describeFilter(field: FieldInfo | undefined, filter: Filter, title?: TitleLookup): string {
+export function describeFilter(field: FieldInfo | undefined, filter: FilterCondition, title?: TitleLookup): string {
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
-  const words: Record<string, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
+  const words: Record<Exclude<FilterOperator, 'is_null'>, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
   const value = Array.isArray(filter.value) ? filter.value.map((item) => (field?.kind === 'select' ? optionLabel(String(item)) : String(item))).join(', ') : valueText(field, filter.value);
   const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
   return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
@@ -69,7 +67,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
   const page = Math.max(1, Math.floor(Number(query.get('page')) || 1));
   const useSearch = can(model, 'search');
 
-  const allFilters: Filter[] = [...filters, ...(q.trim() && searchable ? [{ field: titleField.name, op: 'contains' as const, value: q.trim() }] : [])];
+  const allFilters: FilterCondition[] = [...filters, ...(q.trim() && searchable ? [{ field: titleField.name, op: 'contains' as const, value: q.trim() }] : [])];
   const key = JSON.stringify([model.name, allFilters, sort, page, size]);
   const [state, reload] = useLoad(async () => {
     const input = { filter: allFilters, order: sort ? [sort] : [], offset: (page - 1) * size };

@@ -7,7 +7,7 @@ import { ApiError, get, post } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
-import type { AgentToken, CommandInfo, IssuedToken } from '../lib/types.ts';
+import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken } from '../lib/types.ts';
 import { ConfirmDialog } from '../components/modal.tsx';
 
 const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
@@ -15,10 +15,10 @@ const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
 export function TokensPage() {
   useDocumentTitle('Agent tokens');
   const meta = useMeta();
-  const [tokens, reloadTokens] = useLoad(() => get<{ tokens: AgentToken[] }>('/api/auth/agent-tokens').then((data) => data.tokens), []);
-  const [commands] = useLoad(() => get<{ commands: CommandInfo[] }>('/api/commands').then((data) => data.commands), []);
+  const [tokens, reloadTokens] = useLoad(() => get<AgentTokensAnswer>('/api/auth/agent-tokens').then((data) => data.tokens), []);
+  const [commands] = useLoad(() => get<CommandsAnswer>('/api/commands').then((data) => data.commands), []);
   const [issued, setIssued] = useState<{ token: string; label: string; expires?: string | undefined } | null>(null);
-  const [revoking, setRevoking] = useState<AgentToken | null>(null);
+  const [revoking, setRevoking] = useState<AgentTokenInfo | null>(null);
 
   return (
     <section class="page">
@@ -77,7 +77,7 @@ export function TokensPage() {
               </thead>
               <tbody>
                 {tokens.data.map((token) => {
-                  const status = tokenStatus(token);
+                  const { status } = token;
                   return (
                     <tr key={token.id}>
                       <td data-label="Label">{token.label}</td>
@@ -123,12 +123,6 @@ export function TokensPage() {
       )}
     </section>
   );
-}
-
-function tokenStatus(token: AgentToken): 'active' | 'expired' | 'revoked' {
-  if (token.status) return token.status;
-  if (token.revoked) return 'revoked';
-  return Date.parse(token.expires) <= Date.now() ? 'expired' : 'active';
 }
 
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
@@ -181,7 +175,7 @@ function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]
     setBusy(true);
     try {
       const ordered = commands.map((command) => command.id).filter((id) => scopes.has(id));
-      const issued = await post<IssuedToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
+      const issued = await post<IssuedAgentToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
       onIssued({ token: issued.token, label: label.trim(), expires: issued.expires });
       setLabel('');
       setScopes(new Set());
