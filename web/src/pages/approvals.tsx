@@ -7,6 +7,7 @@ import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
 import type { ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
+import { LoadStatus } from '../components/load-status.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
 
 const STATUS_LABELS: Record<PlanInfo['status'], string> = { pending: 'Pending', approved: 'Approved', rejected: 'Rejected', failed: 'Failed' };
@@ -72,15 +73,7 @@ export function ApprovalsPage() {
           Decided
         </button>
       </div>
-      {state.error && (
-        <div class="alert alert-error" role="alert">
-          {state.error instanceof ApiError && state.error.status === 404 ? 'The approvals inbox is not available to you.' : errorMessage(state.error)}{' '}
-          <button type="button" class="btn btn-link" onClick={reload}>
-            Try again
-          </button>
-        </div>
-      )}
-      {!state.data && !state.error && <p class="muted">Loading…</p>}
+      <LoadStatus state={state} onRetry={reload} explain={(error) => (error instanceof ApiError && error.status === 404 ? 'The approvals inbox is not available to you.' : errorMessage(error))} />
       {state.data && shown.length === 0 && (
         <div class="empty-state">
           <p>{view === 'pending' ? 'Nothing is waiting for approval.' : 'No decided proposals yet.'}</p>

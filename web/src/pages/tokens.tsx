@@ -8,6 +8,7 @@ import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken } from '../lib/types.ts';
+import { LoadError, LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 
 const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
@@ -33,12 +34,7 @@ export function TokensPage() {
 
       <section class="card" aria-labelledby="new-token-heading">
         <h2 id="new-token-heading">New agent token</h2>
-        {commands.error && (
-          <p class="alert alert-error" role="alert">
-            {`Could not load the commands you may use: ${errorMessage(commands.error)}`}
-          </p>
-        )}
-        {!commands.data && !commands.error && <p class="muted">Loading commands…</p>}
+        <LoadStatus state={commands} loadingText="Loading commands…" explain={(error) => `Could not load the commands you may use: ${errorMessage(error)}`} />
         {commands.data && (
           <NewTokenForm
             commands={commands.data}
@@ -53,11 +49,7 @@ export function TokensPage() {
 
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your agent tokens</h2>
-        {tokens.error && (
-          <p class="alert alert-error" role="alert">
-            {errorMessage(tokens.error)}
-          </p>
-        )}
+        <LoadError error={tokens.error} />
         {tokens.data && tokens.data.length === 0 && <p class="empty-state">You have no agent tokens yet.</p>}
         {tokens.data && tokens.data.length > 0 && (
           <div class="table-wrap">
