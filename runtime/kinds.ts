@@ -4,9 +4,10 @@
  * refusal carries the SPEC error text without the runtime translating zod issues.
  */
 import { z } from 'zod';
+import { FILTER_OPERATORS, type FilterOperator } from './api-shapes.ts';
 
-export const FILTER_OPERATORS = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+// Declared with the API's shapes, which the web app imports too; re-exported for the runtime's importers.
+export { FILTER_OPERATORS, type FilterOperator };
 
 export const LIMITS = {
   filterConditions: 50,

@@ -4,9 +4,10 @@
  * The runtime never imports `generated/` itself.
  */
 import type { z } from 'zod';
+import type { CommandKind, FieldKind } from './api-shapes.ts';
 
-export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
-export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
+// Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
+export type { CommandKind, FieldKind };
 
 export interface FieldMeta {
   readonly name: string;

@@ -14,6 +14,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const WEB_DIR = dirname(fileURLToPath(import.meta.url));
+/** Bundled sources outside `web/src`: the API's shapes, shared with the runtime (its filter operators are a value). */
+const SHARED_SOURCES = [join(WEB_DIR, '..', 'runtime', 'api-shapes.ts')];
 
 export interface BuildWebAppOptions {
   /** Rebuild even when the output looks up to date. */
@@ -93,7 +95,7 @@ export function isWebAppFresh(options: { srcDir?: string; outDir?: string } = {}
   const referenced = referencedAssets(readFileSync(indexFile, 'utf8'));
   if (referenced.length < 2 || referenced.some((file) => !existsSync(join(outDir, file)))) return false;
   const builtAt = statSync(indexFile).mtimeMs;
-  const sources = [...walk(srcDir), fileURLToPath(import.meta.url), join(WEB_DIR, 'tsconfig.json')];
+  const sources = [...walk(srcDir), ...SHARED_SOURCES, fileURLToPath(import.meta.url), join(WEB_DIR, 'tsconfig.json')];
   return sources.every((file) => !existsSync(file) || statSync(file).mtimeMs <= builtAt);
 }
 

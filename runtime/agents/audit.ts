@@ -7,6 +7,7 @@
  * model (`auditModel`) so the one list compiler serves it.
  */
 import type { Knex } from 'knex';
+import type { AuditAnswer, AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, PreparedCommand } from '../commands/types.ts';
 import type { Dialect } from '../db/connect.ts';
@@ -19,7 +20,8 @@ import { inputAsWritten } from './masking.ts';
 
 export const AUDIT_TABLE = 'rms_audit';
 
-export type AuditOutcome = 'executed' | 'refused' | 'failed' | 'proposed' | 'approved' | 'rejected';
+// Declared with the API's shapes: `GET /api/audit` answers it.
+export type { AuditOutcome };
 
 export interface AuditEntry {
   readonly actor: 'person' | 'agent';
@@ -77,7 +79,7 @@ const AUDIT_COLUMNS = [
   'status',
   'error',
   'input',
-] as const;
+] as const satisfies readonly (keyof AuditTrailRow)[];
 
 /** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
 const MAX_ROWS_PER_INSERT = 100;
@@ -279,11 +281,14 @@ export const auditModel: ModelMeta = {
   referencedBy: [],
 };
 
+/** An audit row as the database gives it: `input` is JSON text; `status` is made a number below. */
+type StoredAuditRow = Omit<AuditTrailRow, 'status' | 'input'> & { readonly status: unknown; readonly input: unknown };
+
 const AUDIT_FIELDS = new Set(auditModel.fields.map((f) => f.name));
 const queries = new Map<Dialect, ModelQuery>();
 
 /** `search` over the trail: `{rows, total}`, newest first unless an order is given. */
-export async function searchAudit(db: Knex, dialect: Dialect, input: ListInput): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+export async function searchAudit(db: Knex, dialect: Dialect, input: ListInput): Promise<AuditAnswer> {
   let query = queries.get(dialect);
   if (!query) queries.set(dialect, (query = compileModelQuery(auditModel, dialect)));
   const order = input.order && input.order.length > 0 ? input.order : [{ field: 'id', dir: 'desc' as const }];
@@ -295,7 +300,7 @@ export async function searchAudit(db: Knex, dialect: Dialect, input: ListInput):
     if (list.limit === undefined) select.limit(Number.MAX_SAFE_INTEGER);
     select.offset(list.offset);
   }
-  const rows = (await select) as Record<string, unknown>[];
+  const rows = (await select) as StoredAuditRow[];
   return {
     rows: rows.map((row) => ({
       ...row,

@@ -3,6 +3,7 @@
  * server after the auth router.
  */
 import { Router, type Request, type Response } from 'express';
+import type { CommandEnvelope, PlanAnswer, PlanInfo, PlansAnswer, RejectAnswer } from '../api-shapes.ts';
 import { authenticate } from '../auth/index.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
@@ -29,14 +30,14 @@ export function createAgentRouter(service: RecordService): Router {
         ? await listPlans(db, { agentTokenId: caller.tokenId })
         : (await listPlans(db, { commands: [...rightsOf(registry, caller).commands] })).filter((row) => personMayDecide(registry, caller, row));
     const names = await usernames(service, rows.flatMap((row) => [row.creator_id, row.decided_by]));
-    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row, names))) });
+    sendJson(res, 200, { plans: await Promise.all(rows.map((row) => planView(service, caller, row, names))) } satisfies PlansAnswer);
   });
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
     const row = await visiblePlan(service, caller, String(req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
-    sendJson(res, 200, { plan: await planView(service, caller, row, names) });
+    sendJson(res, 200, { plan: await planView(service, caller, row, names) } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
@@ -45,7 +46,7 @@ export function createAgentRouter(service: RecordService): Router {
     if (row.status !== 'pending') throw alreadyDecided(row);
     const prepared = JSON.parse(row.input) as PreparedCommand;
     try {
-      const envelope = await db.transaction(async (trx) => {
+      const envelope: CommandEnvelope = await db.transaction(async (trx) => {
         // Marking the plan first, in the same transaction: of two simultaneous approvals only one
         // finds it pending, so the command runs once.
         const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
@@ -75,7 +76,7 @@ export function createAgentRouter(service: RecordService): Router {
     const won = await decidePlan(db, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(db, row.id)) ?? row);
     await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'rejected', planId: row.id });
-    sendJson(res, 200, { plan_id: row.id, status: 'rejected' });
+    sendJson(res, 200, { plan_id: row.id, status: 'rejected' } satisfies RejectAnswer);
   });
 
   router.get('/api/audit', async function audit(req: Request, res: Response) {
@@ -145,7 +146,7 @@ function alreadyDecided(row: PlanRow): HttpError {
 }
 
 /** A plan as `caller` sees it; `names` maps the people it names (creator, decider) to usernames. */
-async function planView(service: RecordService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>) {
+async function planView(service: RecordService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>): Promise<PlanInfo> {
   const prepared = JSON.parse(row.input) as PreparedCommand;
   return {
     plan_id: row.id,

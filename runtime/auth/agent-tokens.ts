@@ -4,6 +4,7 @@
  * by the rights code, so here a scope is only checked to grant something when it is issued.
  */
 import type { Knex } from 'knex';
+import type { AgentTokenInfo, IssuedAgentToken } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { parseScopes } from './authenticate.ts';
@@ -15,34 +16,14 @@ export const DEFAULT_AGENT_TOKEN_DAYS = 30;
 export const MAX_AGENT_TOKEN_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+// What `POST /api/auth/agent-token` and `GET /api/auth/agent-tokens` answer: declared with the API's shapes.
+export type { AgentTokenInfo, IssuedAgentToken };
+
 export interface NewAgentToken {
   /** Well-formed, de-duplicated scope patterns, each granting at least one command the person may use. */
   readonly scopes: readonly string[];
   readonly label: string;
   readonly expiresInDays: number;
-}
-
-export interface IssuedAgentToken {
-  readonly id: string;
-  /** The clear token: shown once, never stored. */
-  readonly token: string;
-  readonly label: string;
-  readonly scopes: readonly string[];
-  readonly created: string;
-  readonly expires: string;
-}
-
-/** What a person sees of one of their agent tokens. Never the token or its hash. */
-export interface AgentTokenInfo {
-  readonly id: string;
-  readonly label: string;
-  readonly scopes: readonly string[];
-  readonly created: string;
-  readonly expires: string;
-  readonly last_used: string | null;
-  /** When it was revoked, or null. */
-  readonly revoked: string | null;
-  readonly status: 'active' | 'expired' | 'revoked';
 }
 
 /** The scopes among `scopes` that match no command in `allowed`. */

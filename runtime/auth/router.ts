@@ -4,6 +4,7 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
+import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { sendJson } from '../http/send.ts';
@@ -59,7 +60,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
       throw new HttpError(429, LOCKED_OUT);
     }
     if (result.outcome === 'invalid') throw new HttpError(401, INVALID_CREDENTIALS);
-    sendJson(res, 200, { token: result.token, expires: result.expires });
+    sendJson(res, 200, { token: result.token, expires: result.expires } satisfies LoginAnswer);
   });
 
   router.post('/api/auth/logout', async function logout(req: Request, res: Response) {
@@ -80,12 +81,12 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const [first] = scopesGrantingNothing(scopes, allowedCommands(registry, person));
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
     const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays });
-    sendJson(res, 200, issued);
+    sendJson(res, 200, issued satisfies IssuedAgentToken);
   });
 
   router.get('/api/auth/agent-tokens', async function agentTokens(req: Request, res: Response) {
     const person = await requirePerson(req);
-    sendJson(res, 200, { tokens: await listAgentTokens(db, person.userId) });
+    sendJson(res, 200, { tokens: await listAgentTokens(db, person.userId) } satisfies AgentTokensAnswer);
   });
 
   router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {

@@ -3,6 +3,7 @@
  * masking, approval plans and the audit trail itself.
  */
 import type { Knex } from 'knex';
+import type { ApprovalRequiredAnswer, CommandEnvelope } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { Dialect } from '../db/connect.ts';
 import type { CompiledList, ModelQuery } from '../query/list-query.ts';
@@ -10,15 +11,9 @@ import type { ActionMeta, CommandMeta, FieldMeta, ModelMeta, Registry } from '..
 import type { CallerRights, ModelRights } from '../rights.ts';
 
 /** What `executeCommand` answers; REST sends `status` and `body` as they are. */
-export type CommandOutcome =
-  | { readonly status: 200; readonly body: CommandEnvelope }
-  | { readonly status: 202; readonly body: { readonly approval_required: true; readonly plan_id: string } };
+export type CommandOutcome = { readonly status: 200; readonly body: CommandEnvelope } | { readonly status: 202; readonly body: ApprovalRequiredAnswer };
 
-/** SPEC 4.2. */
-export interface CommandEnvelope {
-  readonly denied: readonly string[];
-  readonly value: unknown;
-}
+export type { CommandEnvelope };
 
 /** A record as the command path carries it: `id` plus field values, null when empty. */
 export type RecordValue = Record<string, unknown>;

@@ -3,6 +3,7 @@
  * `GET /api/meta`, the modules, models, readable fields and actions that drive the web app.
  */
 import { Router, type Request, type Response } from 'express';
+import type { ActionInfo, CallerInfo, CommandInfo, CommandsAnswer, FieldInfo, MetaAnswer, ModelInfo, ModuleInfo } from '../api-shapes.ts';
 import { authenticate } from '../auth/index.ts';
 import type { Caller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
@@ -16,7 +17,7 @@ export function createCatalogueRouter(service: RecordService): Router {
 
   router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
     const caller = await authenticate(db, req.headers.authorization);
-    sendJson(res, 200, { commands: catalogueFor(registry, caller) });
+    sendJson(res, 200, { commands: catalogueFor(registry, caller) } satisfies CommandsAnswer);
   });
 
   router.get('/api/meta', async function meta(req: Request, res: Response) {
@@ -29,17 +30,17 @@ export function createCatalogueRouter(service: RecordService): Router {
 }
 
 /** SPEC 2.5: the commands this caller may use, in catalogue order. */
-export function catalogueFor(registry: Registry, caller: Caller) {
+export function catalogueFor(registry: Registry, caller: Caller): CommandInfo[] {
   const allowed = rightsOf(registry, caller).commands;
   return Object.values(registry.commands)
     .filter((command) => allowed.has(command.id))
-    .map((command) => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
+    .map((command): CommandInfo => ({ id: command.id, description: command.description, needs_approval: command.needsApproval }));
 }
 
 /** The modules, models, readable fields and actions this caller may see. */
-export function metaFor(registry: Registry, caller: Caller) {
+export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
   const rights = rightsOf(registry, caller);
-  const models = [];
+  const models: ModelInfo[] = [];
   for (const model of Object.values(registry.models)) {
     const commands = Object.values(registry.commands)
       .filter((command) => command.model === model.name && rights.commands.has(command.id))
@@ -54,7 +55,7 @@ export function metaFor(registry: Registry, caller: Caller) {
       title_field: model.titleField,
       commands,
       denied: fieldRights.denied,
-      fields: fieldRights.readable.map((field) => ({
+      fields: fieldRights.readable.map((field): FieldInfo => ({
         name: field.name,
         kind: field.kind,
         label: field.label,
@@ -63,12 +64,13 @@ export function metaFor(registry: Registry, caller: Caller) {
         personal: field.personal,
         masked: fieldRights.maskedNames.has(field.name),
         governed: field.governed,
-        ...(field.options ? { options: field.options } : {}),
-        ...(field.target ? { target: field.target } : {}),
+        // Spread properties escape excess-property checks: `satisfies` ties these names to FieldInfo.
+        ...(field.options ? ({ options: field.options } satisfies Pick<FieldInfo, 'options'>) : {}),
+        ...(field.target ? ({ target: field.target } satisfies Pick<FieldInfo, 'target'>) : {}),
       })),
       actions: model.actions
         .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
-        .map((action) => ({
+        .map((action): ActionInfo => ({
           name: action.name,
           description: action.description,
           field: action.field,
@@ -81,9 +83,9 @@ export function metaFor(registry: Registry, caller: Caller) {
   }
   const visible = new Set(models.map((model) => model.name));
   const modules = registry.modules
-    .map((module) => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
+    .map((module): ModuleInfo => ({ name: module.name, label: module.label, description: module.description, models: module.models.filter((name) => visible.has(name)) }))
     .filter((module) => module.models.length > 0);
-  const who =
+  const who: CallerInfo =
     caller.kind === 'person'
       ? { kind: 'person', username: caller.username, roles: caller.roles }
       : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };

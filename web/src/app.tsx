@@ -9,7 +9,7 @@ import { MetaContext, can, useMeta, withLookups, type AppMeta } from './lib/meta
 import { APP_NAME, errorMessage, pluralLabel } from './lib/page.ts';
 import { matchRoute, navigate, onLinkClick, paths, useLocation, type Route } from './lib/router.ts';
 import { forgetTitles } from './lib/titles.ts';
-import type { Meta, Plan } from './lib/types.ts';
+import type { Meta, PlansAnswer } from './lib/types.ts';
 import { ApprovalsPage } from './pages/approvals.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { HomePage } from './pages/home.tsx';
@@ -66,7 +66,7 @@ function SignedIn() {
     if (!meta) return;
     let live = true;
     const refresh = () =>
-      get<{ plans: Plan[] }>('/api/plans').then(
+      get<PlansAnswer>('/api/plans').then(
         (data) => live && setPendingCount(data.plans.filter((plan) => plan.status === 'pending').length),
         () => live && setPendingCount(null),
       );

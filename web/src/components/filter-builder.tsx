@@ -5,11 +5,11 @@
 import { useState } from 'preact/hooks';
 import { fromDraft } from '../lib/form.ts';
 import { moneyInputText, optionLabel } from '../lib/format.ts';
-import type { FieldInfo, FieldKind, Filter, FilterOp } from '../lib/types.ts';
+import type { FieldInfo, FieldKind, FilterCondition, FilterOperator } from '../lib/types.ts';
 import { RefPicker } from './ref-picker.tsx';
 
 /** What people pick; `not_null` is `is_null` with `false`. */
-type UiOp = Exclude<FilterOp, 'is_null'> | 'is_null' | 'not_null';
+type UiOp = Exclude<FilterOperator, 'is_null'> | 'is_null' | 'not_null';
 
 const OP_LABELS: Record<UiOp, string> = {
   contains: 'contains',
@@ -51,7 +51,7 @@ function opLabel(field: FieldInfo | undefined, op: UiOp): string {
   return (field?.kind === 'date' && DATE_LABELS[op]) || OP_LABELS[op];
 }
 
-function rowFromFilter(fields: readonly FieldInfo[], filter: Filter): Row | undefined {
+function rowFromFilter(fields: readonly FieldInfo[], filter: FilterCondition): Row | undefined {
   const field = fields.find((candidate) => candidate.name === filter.field);
   if (!field) return undefined;
   const op: UiOp = filter.op === 'is_null' ? (filter.value === false ? 'not_null' : 'is_null') : filter.op;
@@ -68,7 +68,7 @@ function emptyRow(fields: readonly FieldInfo[]): Row {
 }
 
 /** A row as a SPEC filter, or the problem with it. */
-function rowToFilter(field: FieldInfo, row: Row): Filter | string {
+function rowToFilter(field: FieldInfo, row: Row): FilterCondition | string {
   if (row.op === 'is_null') return { field: field.name, op: 'is_null', value: true };
   if (row.op === 'not_null') return { field: field.name, op: 'is_null', value: false };
   if (row.op === 'in') {
@@ -84,7 +84,7 @@ function rowToFilter(field: FieldInfo, row: Row): Filter | string {
   return { field: field.name, op: row.op, value: parsed.value };
 }
 
-export function FilterBuilder({ model, fields, filters, onApply }: { model: string; fields: readonly FieldInfo[]; filters: readonly Filter[]; onApply: (filters: Filter[]) => void }) {
+export function FilterBuilder({ model, fields, filters, onApply }: { model: string; fields: readonly FieldInfo[]; filters: readonly FilterCondition[]; onApply: (filters: FilterCondition[]) => void }) {
   const [rows, setRows] = useState<Row[]>(() => {
     const initial = filters.map((filter) => rowFromFilter(fields, filter)).filter((row): row is Row => row !== undefined);
     return initial.length > 0 ? initial : [emptyRow(fields)];
@@ -97,7 +97,7 @@ export function FilterBuilder({ model, fields, filters, onApply }: { model: stri
 
   function apply(event: Event) {
     event.preventDefault();
-    const result: Filter[] = [];
+    const result: FilterCondition[] = [];
     for (const row of rows) {
       const field = fields.find((candidate) => candidate.name === row.field);
       if (!field) continue;

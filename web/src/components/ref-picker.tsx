@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { search } from '../lib/api.ts';
 import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { rememberTitle, useTitles } from '../lib/titles.ts';
-import type { Filter } from '../lib/types.ts';
+import type { FilterCondition } from '../lib/types.ts';
 
 interface Option {
   readonly id: string;
@@ -56,7 +56,7 @@ export function RefPicker(props: {
     const ticket = ++request.current;
     const query = text.trim();
     const byTitle = titleField && (titleField.kind === 'text' || titleField.kind === 'longtext');
-    const filter: Filter[] = query && byTitle && editing ? [{ field: titleField.name, op: 'contains', value: query }] : [];
+    const filter: FilterCondition[] = query && byTitle && editing ? [{ field: titleField.name, op: 'contains', value: query }] : [];
     const timer = setTimeout(
       () => {
         setLoading(true);

@@ -3,7 +3,7 @@
  * token, `{"error": "..."}` turned into an `ApiError`. Any 401 on an authenticated call ends the
  * session (the app then shows sign-in with a message).
  */
-import type { Filter, Order, RecordValue } from './types.ts';
+import type { ApprovalRequiredAnswer, CommandEnvelope, FilterCondition, LoginAnswer, OrderKey, SearchAnswer } from './types.ts';
 
 const TOKEN_KEY = 'rms.session';
 
@@ -107,7 +107,7 @@ export async function post<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export async function signIn(username: string, password: string): Promise<void> {
-  const { body } = await request<{ token: string }>('POST', '/api/auth/login', { username, password }, { auth: false });
+  const { body } = await request<LoginAnswer>('POST', '/api/auth/login', { username, password }, { auth: false });
   writeToken(body.token);
   for (const listener of listeners) listener('signed-in');
 }
@@ -126,9 +126,10 @@ export async function signOut(): Promise<void> {
 export type CommandResult<T> = { readonly kind: 'done'; readonly value: T; readonly denied: readonly string[] } | { readonly kind: 'proposed'; readonly planId: string };
 
 export async function command<T>(model: string, name: string, input: Record<string, unknown>): Promise<CommandResult<T>> {
-  const { status, body } = await request<{ value?: T; denied?: string[]; plan_id?: string }>('POST', `/api/${encodeURIComponent(model)}/${encodeURIComponent(name)}`, input);
-  if (status === 202) return { kind: 'proposed', planId: String(body.plan_id ?? '') };
-  return { kind: 'done', value: body.value as T, denied: body.denied ?? [] };
+  const { status, body } = await request<CommandEnvelope<T> | ApprovalRequiredAnswer>('POST', `/api/${encodeURIComponent(model)}/${encodeURIComponent(name)}`, input);
+  if (status === 202) return { kind: 'proposed', planId: String((body as ApprovalRequiredAnswer).plan_id ?? '') };
+  const envelope = body as CommandEnvelope<T>;
+  return { kind: 'done', value: envelope.value, denied: envelope.denied ?? [] };
 }
 
 /** A command that must run (not be proposed): its value. */
@@ -139,13 +140,13 @@ export async function run<T>(model: string, name: string, input: Record<string, 
 }
 
 export interface SearchInput {
-  filter?: readonly Filter[];
-  order?: readonly Order[];
+  filter?: readonly FilterCondition[];
+  order?: readonly OrderKey[];
   limit?: number;
   offset?: number;
 }
 
-export function search(model: string, input: SearchInput): Promise<{ rows: RecordValue[]; total: number }> {
+export function search(model: string, input: SearchInput): Promise<SearchAnswer> {
   const body: Record<string, unknown> = {};
   if (input.filter && input.filter.length > 0) body.filter = input.filter;
   if (input.order && input.order.length > 0) body.order = input.order;

@@ -6,10 +6,11 @@ import { can, useMeta, type AppMeta } from '../lib/meta.ts';
 import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
-import type { ModelInfo, Plan, RecordValue } from '../lib/types.ts';
+import type { ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
+import { LoadStatus } from '../components/load-status.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
 
-const STATUS_LABELS: Record<Plan['status'], string> = { pending: 'Pending', approved: 'Approved', rejected: 'Rejected', failed: 'Failed' };
+const STATUS_LABELS: Record<PlanInfo['status'], string> = { pending: 'Pending', approved: 'Approved', rejected: 'Rejected', failed: 'Failed' };
 
 /** "lead.delete" → "Delete lead"; "invoice.post" → "Post invoice". */
 export function describeCommand(meta: AppMeta, commandId: string): string {
@@ -23,7 +24,7 @@ export function ApprovalsPage() {
   const meta = useMeta();
   const [view, setView] = useState<'pending' | 'decided'>('pending');
   // Reloads when the polled pending count changes, so new proposals show up without a click.
-  const [state, reload] = useLoad(() => get<{ plans: Plan[] }>('/api/plans').then((data) => data.plans), [meta.pendingCount]);
+  const [state, reload] = useLoad(() => get<PlansAnswer>('/api/plans').then((data) => data.plans), [meta.pendingCount]);
   const plans = state.data ?? [];
   const pending = plans.filter((plan) => plan.status === 'pending');
   const decided = plans.filter((plan) => plan.status !== 'pending');
@@ -72,15 +73,7 @@ export function ApprovalsPage() {
           Decided
         </button>
       </div>
-      {state.error && (
-        <div class="alert alert-error" role="alert">
-          {state.error instanceof ApiError && state.error.status === 404 ? 'The approvals inbox is not available to you.' : errorMessage(state.error)}{' '}
-          <button type="button" class="btn btn-link" onClick={reload}>
-            Try again
-          </button>
-        </div>
-      )}
-      {!state.data && !state.error && <p class="muted">Loading…</p>}
+      <LoadStatus state={state} onRetry={reload} explain={(error) => (error instanceof ApiError && error.status === 404 ? 'The approvals inbox is not available to you.' : errorMessage(error))} />
       {state.data && shown.length === 0 && (
         <div class="empty-state">
           <p>{view === 'pending' ? 'Nothing is waiting for approval.' : 'No decided proposals yet.'}</p>
@@ -95,7 +88,7 @@ export function ApprovalsPage() {
   );
 }
 
-function PlanCard({ plan, title, onDecided }: { plan: Plan; title: TitleLookup; onDecided: (message: string, tone?: 'success' | 'error') => void }) {
+function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLookup; onDecided: (message: string, tone?: 'success' | 'error') => void }) {
   const meta = useMeta();
   const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -179,7 +172,7 @@ const PREVIEW_FIELDS = 6;
  * What the plan would do, next to the record as it is now: for a delete, the record's main
  * fields; for an update or an action, each field's current value and the proposed one.
  */
-function PlanEffect({ plan, model, title, entries }: { plan: Plan; model: ModelInfo | undefined; title: TitleLookup; entries: [string, unknown][] }) {
+function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: ModelInfo | undefined; title: TitleLookup; entries: [string, unknown][] }) {
   const [modelName = '', commandName = ''] = plan.command.split('.');
   const live = plan.status === 'pending' && plan.record_id !== null && can(model, 'get');
   const [state] = useLoad(() => (live ? run<RecordValue>(modelName, 'get', { id: plan.record_id! }) : Promise.resolve(undefined)), [plan.plan_id, live]);

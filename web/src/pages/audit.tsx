@@ -3,10 +3,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { can, useMeta } from '../lib/meta.ts';
-import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
+import { useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import type { AuditEntry, Filter } from '../lib/types.ts';
-import { PAGE_SIZES, Pager } from '../components/pager.tsx';
+import type { AuditAnswer, FilterCondition } from '../lib/types.ts';
+import { LoadStatus } from '../components/load-status.tsx';
+import { PagedTable, pagingOf } from '../components/paged-table.tsx';
 
 const OUTCOMES = ['executed', 'proposed', 'approved', 'rejected', 'refused', 'failed'] as const;
 
@@ -17,11 +18,10 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const outcome = query.get('outcome') ?? '';
   const commandText = query.get('command') ?? '';
   const who = query.get('who') ?? '';
-  const sizeParam = Number(query.get('size'));
-  const size = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : PAGE_SIZES[0];
-  const page = Math.max(1, Math.floor(Number(query.get('page')) || 1));
+  const paging = pagingOf(query);
+  const { page, size } = paging;
 
-  const filter: Filter[] = [];
+  const filter: FilterCondition[] = [];
   if (actor === 'person' || actor === 'agent') filter.push({ field: 'actor', op: 'eq', value: actor });
   if (outcome) filter.push({ field: 'outcome', op: 'eq', value: outcome });
   if (commandText.trim()) filter.push({ field: 'command', op: 'contains', value: commandText.trim() });
@@ -30,7 +30,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const [state, reload] = useLoad(() => {
     const params = new URLSearchParams({ order: JSON.stringify([{ field: 'at', dir: 'desc' }]), limit: String(size), offset: String((page - 1) * size) });
     if (filter.length) params.set('filter', JSON.stringify(filter));
-    return get<{ rows: AuditEntry[]; total: number }>(`/api/audit?${params}`);
+    return get<AuditAnswer>(`/api/audit?${params}`);
   }, [key]);
 
   const [commandDraft, setCommandDraft] = useState(commandText);
@@ -96,89 +96,67 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
           Apply
         </button>
       </form>
-      {state.error && (
-        <div class="alert alert-error" role="alert">
-          {errorMessage(state.error)}{' '}
-          <button type="button" class="btn btn-link" onClick={reload}>
-            Try again
-          </button>
-        </div>
-      )}
-      {!state.data && !state.error && <p class="muted">Loading…</p>}
+      <LoadStatus state={state} onRetry={reload} />
       {state.data && rows.length === 0 && <p class="empty-state">{filter.length ? 'No entries match these filters.' : 'Nothing has been recorded yet.'}</p>}
-      {rows.length > 0 && (
-        <div class={state.loading ? 'table-wrap loading' : 'table-wrap'}>
-          <table class="data">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Command</th>
-                <th scope="col">Record</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => {
-                const modelName = row.command.split('.')[0] ?? '';
-                const model = meta.model(modelName);
-                return (
-                  <tr key={row.id}>
-                    <td data-label="When" class="nowrap">
-                      {formatDateTime(row.at)}
-                    </td>
-                    <td data-label="Who">
-                      {row.actor === 'agent' ? (
-                        <>
-                          <span class="tag">agent</span> {row.agent_label ?? ''}
-                          {row.username && <span class="muted small">{` (${row.username})`}</span>}
-                        </>
+      <PagedTable label="Audit trail" paging={paging} shown={rows.length} answer={state.data} loading={state.loading} onQuery={setQuery}>
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">Command</th>
+              <th scope="col">Record</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => {
+              const modelName = row.command.split('.')[0] ?? '';
+              const model = meta.model(modelName);
+              return (
+                <tr key={row.id}>
+                  <td data-label="When" class="nowrap">
+                    {formatDateTime(row.at)}
+                  </td>
+                  <td data-label="Who">
+                    {row.actor === 'agent' ? (
+                      <>
+                        <span class="tag">agent</span> {row.agent_label ?? ''}
+                        {row.username && <span class="muted small">{` (${row.username})`}</span>}
+                      </>
+                    ) : (
+                      row.username
+                    )}
+                  </td>
+                  <td data-label="Command" class="mono">
+                    {row.command}
+                  </td>
+                  <td data-label="Record" class="mono">
+                    {row.record_id ? (
+                      can(model, 'get') && row.outcome !== 'refused' ? (
+                        <a href={paths.record(modelName, row.record_id)} onClick={onLinkClick}>
+                          {row.record_id}
+                        </a>
                       ) : (
-                        row.username
-                      )}
-                    </td>
-                    <td data-label="Command" class="mono">
-                      {row.command}
-                    </td>
-                    <td data-label="Record" class="mono">
-                      {row.record_id ? (
-                        can(model, 'get') && row.outcome !== 'refused' ? (
-                          <a href={paths.record(modelName, row.record_id)} onClick={onLinkClick}>
-                            {row.record_id}
-                          </a>
-                        ) : (
-                          row.record_id
-                        )
-                      ) : (
-                        ''
-                      )}
-                    </td>
-                    <td data-label="Outcome">
-                      <span class={`status status-${row.outcome}`}>{optionLabel(row.outcome)}</span>
-                    </td>
-                    <td data-label="Details" class="small">
-                      {row.error ?? (row.plan_id ? <span class="muted">{`plan ${row.plan_id}`}</span> : '')}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {state.data && (rows.length > 0 || page > 1) && (
-        <Pager
-          label="Audit trail"
-          page={page}
-          size={size}
-          total={state.data.total}
-          shown={rows.length}
-          hasMore={false}
-          onPage={(next) => setQuery({ page: next > 1 ? String(next) : null })}
-          onSize={(next) => setQuery({ size: next === PAGE_SIZES[0] ? null : String(next), page: null })}
-        />
-      )}
+                        row.record_id
+                      )
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td data-label="Outcome">
+                    <span class={`status status-${row.outcome}`}>{optionLabel(row.outcome)}</span>
+                  </td>
+                  <td data-label="Details" class="small">
+                    {row.error ?? (row.plan_id ? <span class="muted">{`plan ${row.plan_id}`}</span> : '')}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </PagedTable>
     </section>
   );
 }

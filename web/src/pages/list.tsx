@@ -7,31 +7,30 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { run, search } from '../lib/api.ts';
 import { can, titleFieldOf } from '../lib/meta.ts';
 import { optionLabel, valueText } from '../lib/format.ts';
-import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
+import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
-import type { FieldInfo, Filter, FilterOp, ModelInfo, Order, RecordValue } from '../lib/types.ts';
+import { FILTER_OPERATORS, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type OrderKey, type RecordValue } from '../lib/types.ts';
 import { FilterBuilder } from '../components/filter-builder.tsx';
-import { PAGE_SIZES, Pager } from '../components/pager.tsx';
+import { LoadError } from '../components/load-status.tsx';
+import { PagedTable, pagingOf } from '../components/paged-table.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
 
-const OPS: readonly FilterOp[] = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'];
-
-export function parseFilters(text: string | null, fields: readonly FieldInfo[]): Filter[] {
+export function parseFilters(text: string | null, fields: readonly FieldInfo[]): FilterCondition[] {
   if (!text) return [];
   try {
     const parsed: unknown = JSON.parse(text);
     if (!Array.isArray(parsed)) return [];
     return parsed.filter(
-      (item): item is Filter =>
-        typeof item === 'object' && item !== null && OPS.includes(item.op) && (item.field === 'id' || fields.some((field) => field.name === item.field)),
+      (item): item is FilterCondition =>
+        typeof item === 'object' && item !== null && FILTER_OPERATORS.includes(item.op) && (item.field === 'id' || fields.some((field) => field.name === item.field)),
     );
   } catch {
     return [];
   }
 }
 
-function parseSort(text: string | null, fields: readonly FieldInfo[]): Order | null {
+function parseSort(text: string | null, fields: readonly FieldInfo[]): OrderKey | null {
   if (!text) return null;
   const dir = text.startsWith('-') ? 'desc' : 'asc';
   const name = text.replace(/^-/, '');
@@ -44,10 +43,10 @@ function columnsOf(model: ModelInfo): FieldInfo[] {
   return title ? [title, ...model.fields.filter((field) => field !== title)] : [...model.fields];
 }
 
-export function describeFilter(field: FieldInfo | undefined, filter: Filter, title?: TitleLookup): string {
+export function describeFilter(field: FieldInfo | undefined, filter: FilterCondition, title?: TitleLookup): string {
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
-  const words: Record<string, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
+  const words: Record<Exclude<FilterOperator, 'is_null'>, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
   const value = Array.isArray(filter.value) ? filter.value.map((item) => (field?.kind === 'select' ? optionLabel(String(item)) : String(item))).join(', ') : valueText(field, filter.value);
   const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
   return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
@@ -64,12 +63,11 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
   const q = query.get('q') ?? '';
   const filters = parseFilters(query.get('f'), model.fields);
   const sort = parseSort(query.get('sort'), model.fields);
-  const sizeParam = Number(query.get('size'));
-  const size = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : PAGE_SIZES[0];
-  const page = Math.max(1, Math.floor(Number(query.get('page')) || 1));
+  const paging = pagingOf(query);
+  const { page, size } = paging;
   const useSearch = can(model, 'search');
 
-  const allFilters: Filter[] = [...filters, ...(q.trim() && searchable ? [{ field: titleField.name, op: 'contains' as const, value: q.trim() }] : [])];
+  const allFilters: FilterCondition[] = [...filters, ...(q.trim() && searchable ? [{ field: titleField.name, op: 'contains' as const, value: q.trim() }] : [])];
   const key = JSON.stringify([model.name, allFilters, sort, page, size]);
   const [state, reload] = useLoad(async () => {
     const input = { filter: allFilters, order: sort ? [sort] : [], offset: (page - 1) * size };
@@ -216,14 +214,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
         </ul>
       )}
 
-      {state.error && (
-        <div class="alert alert-error" role="alert">
-          <span>{errorMessage(state.error)}</span>{' '}
-          <button type="button" class="btn btn-link" onClick={reload}>
-            Try again
-          </button>
-        </div>
-      )}
+      <LoadError error={state.error} onRetry={reload} />
 
       {state.data && rows.length === 0 && !state.loading && (
         <div class="empty-state">
@@ -247,73 +238,58 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
         </div>
       )}
 
-      {rows.length > 0 && (
-        <div class={state.loading ? 'table-wrap loading' : 'table-wrap'}>
-          <table class="data">
-            <caption class="sr-only">{`${plural}${sort ? `, sorted by ${columns.find((field) => field.name === sort.field)?.label} ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ''}`}</caption>
-            <thead>
-              <tr>
-                {columns.map((field) => {
-                  const sorted = sort?.field === field.name ? sort.dir : null;
-                  const sortable = !field.masked;
-                  return (
-                    <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                      {sortable ? (
-                        <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
-                          {field.label}
-                          <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
-                            {sorted === 'desc' ? '▼' : '▲'}
-                          </span>
-                        </button>
-                      ) : (
-                        field.label
-                      )}
-                    </th>
-                  );
-                })}
+      <PagedTable label={plural} paging={paging} shown={rows.length} answer={state.data} loading={state.loading} onQuery={setQuery}>
+        <table class="data">
+          <caption class="sr-only">{`${plural}${sort ? `, sorted by ${columns.find((field) => field.name === sort.field)?.label} ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ''}`}</caption>
+          <thead>
+            <tr>
+              {columns.map((field) => {
+                const sorted = sort?.field === field.name ? sort.dir : null;
+                const sortable = !field.masked;
+                return (
+                  <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
+                    {sortable ? (
+                      <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
+                        {field.label}
+                        <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
+                          {sorted === 'desc' ? '▼' : '▲'}
+                        </span>
+                      </button>
+                    ) : (
+                      field.label
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr
+                key={row.id}
+                onClick={(event) => {
+                  const target = event.target as HTMLElement;
+                  if (target.closest('a, button, input, select') || window.getSelection()?.toString()) return;
+                  if (can(model, 'get')) navigate(paths.record(model.name, row.id));
+                }}
+                class={can(model, 'get') ? 'clickable' : undefined}
+              >
+                {columns.map((field, index) => (
+                  <td key={field.name} class={`col-${field.kind}`} data-label={field.label}>
+                    {index === 0 && can(model, 'get') ? (
+                      <a href={paths.record(model.name, row.id)} onClick={onLinkClick} class="row-link">
+                        {valueText(field, row[field.name]) || row.id}
+                      </a>
+                    ) : (
+                      <FieldValue field={field} value={row[field.name]} title={title} />
+                    )}
+                  </td>
+                ))}
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr
-                  key={row.id}
-                  onClick={(event) => {
-                    const target = event.target as HTMLElement;
-                    if (target.closest('a, button, input, select') || window.getSelection()?.toString()) return;
-                    if (can(model, 'get')) navigate(paths.record(model.name, row.id));
-                  }}
-                  class={can(model, 'get') ? 'clickable' : undefined}
-                >
-                  {columns.map((field, index) => (
-                    <td key={field.name} class={`col-${field.kind}`} data-label={field.label}>
-                      {index === 0 && can(model, 'get') ? (
-                        <a href={paths.record(model.name, row.id)} onClick={onLinkClick} class="row-link">
-                          {valueText(field, row[field.name]) || row.id}
-                        </a>
-                      ) : (
-                        <FieldValue field={field} value={row[field.name]} title={title} />
-                      )}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-
-      {state.data && (rows.length > 0 || page > 1) && (
-        <Pager
-          label={plural}
-          page={page}
-          size={size}
-          total={state.data.total}
-          shown={rows.length}
-          hasMore={state.data.hasMore}
-          onPage={(next) => setQuery({ page: next > 1 ? String(next) : null })}
-          onSize={(next) => setQuery({ size: next === PAGE_SIZES[0] ? null : String(next), page: null })}
-        />
-      )}
+            ))}
+          </tbody>
+        </table>
+      </PagedTable>
     </section>
   );
 }

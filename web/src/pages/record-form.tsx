@@ -13,6 +13,7 @@ import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitle } from '../lib/titles.ts';
 import type { ModelInfo, RecordValue } from '../lib/types.ts';
 import { FieldInput } from '../components/field-input.tsx';
+import { LoadingPage } from '../components/load-status.tsx';
 import { OptionPill } from '../components/value.tsx';
 import { NotFound } from './not-found.tsx';
 
@@ -20,23 +21,7 @@ export function RecordFormPage({ model, id, query }: { model: ModelInfo; id?: st
   const [state, reload] = useLoad(() => (id === undefined ? Promise.resolve(undefined) : run<RecordValue>(model.name, 'get', { id })), [model.name, id]);
   if (id !== undefined) {
     if (isMissingRecord(state.error)) return <NotFound message={`This ${model.label.toLowerCase()} does not exist, or you may not see it.`} />;
-    if (!state.data) {
-      return (
-        <section class="page">
-          <h1>{`Edit ${model.label.toLowerCase()}`}</h1>
-          {state.error ? (
-            <div class="alert alert-error" role="alert">
-              {errorMessage(state.error)}{' '}
-              <button type="button" class="btn btn-link" onClick={reload}>
-                Try again
-              </button>
-            </div>
-          ) : (
-            <p class="muted">Loading…</p>
-          )}
-        </section>
-      );
-    }
+    if (!state.data) return <LoadingPage heading={`Edit ${model.label.toLowerCase()}`} state={state} onRetry={reload} />;
   }
   return <RecordForm model={model} original={state.data} query={query} />;
 }

@@ -11,6 +11,7 @@ import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitle, useTitles } from '../lib/titles.ts';
 import type { ActionInfo, FieldInfo, ModelInfo, RecordValue } from '../lib/types.ts';
 import { ActionDialog, runAction, type ActionOutcome } from '../components/action-dialog.tsx';
+import { LoadingPage } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 import { FieldValue, OptionPill } from '../components/value.tsx';
 import { NotFound } from './not-found.tsx';
@@ -37,26 +38,7 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
       {pluralLabel(model.label)}
     </a>
   );
-  if (!record) {
-    return (
-      <section class="page">
-        <nav class="crumbs" aria-label="Breadcrumb">
-          {listLink}
-        </nav>
-        <h1>{model.label}</h1>
-        {state.error ? (
-          <div class="alert alert-error" role="alert">
-            {errorMessage(state.error)}{' '}
-            <button type="button" class="btn btn-link" onClick={reload}>
-              Try again
-            </button>
-          </div>
-        ) : (
-          <p class="muted">Loading…</p>
-        )}
-      </section>
-    );
-  }
+  if (!record) return <LoadingPage crumbs={listLink} heading={model.label} state={state} onRetry={reload} />;
 
   const current = record;
   const actions = model.actions.filter((action) => can(model, action.name) && action.from.includes(String(current[action.field] ?? '')));

@@ -7,7 +7,8 @@ import { ApiError, get, post } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
-import type { AgentToken, CommandInfo, IssuedToken } from '../lib/types.ts';
+import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken } from '../lib/types.ts';
+import { LoadError, LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 
 const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
@@ -15,10 +16,10 @@ const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
 export function TokensPage() {
   useDocumentTitle('Agent tokens');
   const meta = useMeta();
-  const [tokens, reloadTokens] = useLoad(() => get<{ tokens: AgentToken[] }>('/api/auth/agent-tokens').then((data) => data.tokens), []);
-  const [commands] = useLoad(() => get<{ commands: CommandInfo[] }>('/api/commands').then((data) => data.commands), []);
+  const [tokens, reloadTokens] = useLoad(() => get<AgentTokensAnswer>('/api/auth/agent-tokens').then((data) => data.tokens), []);
+  const [commands] = useLoad(() => get<CommandsAnswer>('/api/commands').then((data) => data.commands), []);
   const [issued, setIssued] = useState<{ token: string; label: string; expires?: string | undefined } | null>(null);
-  const [revoking, setRevoking] = useState<AgentToken | null>(null);
+  const [revoking, setRevoking] = useState<AgentTokenInfo | null>(null);
 
   return (
     <section class="page">
@@ -33,12 +34,7 @@ export function TokensPage() {
 
       <section class="card" aria-labelledby="new-token-heading">
         <h2 id="new-token-heading">New agent token</h2>
-        {commands.error && (
-          <p class="alert alert-error" role="alert">
-            {`Could not load the commands you may use: ${errorMessage(commands.error)}`}
-          </p>
-        )}
-        {!commands.data && !commands.error && <p class="muted">Loading commands…</p>}
+        <LoadStatus state={commands} loadingText="Loading commands…" explain={(error) => `Could not load the commands you may use: ${errorMessage(error)}`} />
         {commands.data && (
           <NewTokenForm
             commands={commands.data}
@@ -53,11 +49,7 @@ export function TokensPage() {
 
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your agent tokens</h2>
-        {tokens.error && (
-          <p class="alert alert-error" role="alert">
-            {errorMessage(tokens.error)}
-          </p>
-        )}
+        <LoadError error={tokens.error} />
         {tokens.data && tokens.data.length === 0 && <p class="empty-state">You have no agent tokens yet.</p>}
         {tokens.data && tokens.data.length > 0 && (
           <div class="table-wrap">
@@ -77,7 +69,7 @@ export function TokensPage() {
               </thead>
               <tbody>
                 {tokens.data.map((token) => {
-                  const status = tokenStatus(token);
+                  const { status } = token;
                   return (
                     <tr key={token.id}>
                       <td data-label="Label">{token.label}</td>
@@ -123,12 +115,6 @@ export function TokensPage() {
       )}
     </section>
   );
-}
-
-function tokenStatus(token: AgentToken): 'active' | 'expired' | 'revoked' {
-  if (token.status) return token.status;
-  if (token.revoked) return 'revoked';
-  return Date.parse(token.expires) <= Date.now() ? 'expired' : 'active';
 }
 
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
@@ -181,7 +167,7 @@ function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]
     setBusy(true);
     try {
       const ordered = commands.map((command) => command.id).filter((id) => scopes.has(id));
-      const issued = await post<IssuedToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
+      const issued = await post<IssuedAgentToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
       onIssued({ token: issued.token, label: label.trim(), expires: issued.expires });
       setLabel('');
       setScopes(new Set());

@@ -1,0 +1,261 @@
+/**
+ * The JSON shapes of the HTTP API, declared once for both of its sides: the runtime annotates the
+ * answers it sends with them, and the web app (web/src) reads the answers through them, so that
+ * renaming a field here fails `tsc` on both sides.
+ *
+ * This module imports nothing on purpose: esbuild bundles it into the web app, which must not pull
+ * zod or anything server-side. Keep it to types and plain constants. Names follow the JSON
+ * (snake_case), not the runtime's camelCase registry (runtime/registry.ts).
+ *
+ * Naming: `…Answer` is the whole body of one endpoint's answer; `…Info` is an item inside one.
+ */
+
+/** SPEC 2.2: the kinds a field can have. */
+export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
+
+/** SPEC 2.5: generated commands, plus `action` for a model's workflow actions. */
+export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
+
+/** SPEC 4.5: the operators of a `list`/`search` filter condition. */
+export const FILTER_OPERATORS = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** One condition of the `filter` of `list`/`search` (and of `GET /api/audit`). */
+export interface FilterCondition {
+  readonly field: string;
+  readonly op: FilterOperator;
+  readonly value?: unknown;
+}
+
+/** One key of the `order` of `list`/`search`. */
+export interface OrderKey {
+  readonly field: string;
+  readonly dir: 'asc' | 'desc';
+}
+
+/** A record as commands answer it: its `id` and the fields the caller reads (personal ones masked for agents). */
+export type RecordValue = { readonly id: string } & Readonly<Record<string, unknown>>;
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/meta: what the caller may see
+
+/** A field the caller reads. */
+export interface FieldInfo {
+  readonly name: string;
+  readonly kind: FieldKind;
+  readonly label: string;
+  readonly description: string;
+  readonly required: boolean;
+  readonly personal: boolean;
+  /** The caller sees this field's values as masking tokens (agents, personal fields). */
+  readonly masked: boolean;
+  /** A select changed only through actions. */
+  readonly governed: boolean;
+  /** Options of a select, in order. */
+  readonly options?: readonly string[];
+  /** Target model of a ref. */
+  readonly target?: string;
+}
+
+/** A workflow action the caller may run. */
+export interface ActionInfo {
+  readonly name: string;
+  readonly description: string;
+  /** The governed select field the action moves. */
+  readonly field: string;
+  readonly from: readonly string[];
+  readonly to: string;
+  /** Fields the caller must give with the action. */
+  readonly required: readonly string[];
+  readonly needs_approval: boolean;
+}
+
+/** A model the caller may use at least one command of. */
+export interface ModelInfo {
+  readonly name: string;
+  readonly module: string;
+  readonly label: string;
+  readonly description: string;
+  readonly title_field: string;
+  /** Names of the commands the caller may use (`get`, `search`, …, action names). */
+  readonly commands: readonly string[];
+  /** `<model>.<field>` of the fields withheld from the caller. */
+  readonly denied: readonly string[];
+  readonly fields: readonly FieldInfo[];
+  readonly actions: readonly ActionInfo[];
+}
+
+/** A module with at least one model the caller may see. */
+export interface ModuleInfo {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  /** Names of the module's models the caller may see. */
+  readonly models: readonly string[];
+}
+
+export interface PersonCallerInfo {
+  readonly kind: 'person';
+  readonly username: string;
+  readonly roles: readonly string[];
+}
+
+export interface AgentCallerInfo {
+  readonly kind: 'agent';
+  readonly label: string;
+  readonly scopes: readonly string[];
+  /** Username of the person who created the agent's token. */
+  readonly creator: string;
+}
+
+export type CallerInfo = PersonCallerInfo | AgentCallerInfo;
+
+/** `GET /api/meta`. */
+export interface MetaAnswer {
+  readonly caller: CallerInfo;
+  readonly modules: readonly ModuleInfo[];
+  readonly models: readonly ModelInfo[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+/** An entry of the command catalogue. */
+export interface CommandInfo {
+  /** `<model>.<command>`, e.g. `lead.qualify`. */
+  readonly id: string;
+  readonly description: string;
+  readonly needs_approval: boolean;
+}
+
+/** `GET /api/commands`. */
+export interface CommandsAnswer {
+  readonly commands: readonly CommandInfo[];
+}
+
+/** SPEC 4.2: the 200 answer of a command (`POST /api/<model>/<command>`), and of `POST /api/approve/<plan>`. */
+export interface CommandEnvelope<Value = unknown> {
+  /** `<model>.<field>` of the fields withheld from the caller. */
+  readonly denied: readonly string[];
+  readonly value: Value;
+}
+
+/** The 202 answer of a command the caller may only propose (SPEC 4.4). */
+export interface ApprovalRequiredAnswer {
+  readonly approval_required: true;
+  readonly plan_id: string;
+}
+
+/** The value of `search`: one page of records and how many match in all. */
+export interface SearchAnswer<Row = RecordValue> {
+  readonly rows: readonly Row[];
+  readonly total: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Approval plans
+
+export type PlanStatus = 'pending' | 'approved' | 'rejected' | 'failed';
+
+/** A plan as the caller sees it (its input masked for agents). */
+export interface PlanInfo {
+  readonly plan_id: string;
+  readonly command: string;
+  readonly record_id: string | null;
+  readonly input: Readonly<Record<string, unknown>> | null;
+  readonly status: PlanStatus;
+  readonly created: string;
+  /** The agent token that proposed it. */
+  readonly agent: { readonly id: string; readonly label: string };
+  /** Username of the person who created that token, when known. */
+  readonly creator: string | null;
+  readonly decided_at: string | null;
+  /** Username of the person who decided it, when known. */
+  readonly decided_by: string | null;
+  /** Why the command failed when it was approved. */
+  readonly error: string | null;
+}
+
+/** `GET /api/plans`. */
+export interface PlansAnswer {
+  readonly plans: readonly PlanInfo[];
+}
+
+/** `GET /api/plans/<plan>`. */
+export interface PlanAnswer {
+  readonly plan: PlanInfo;
+}
+
+/** `POST /api/reject/<plan>`. (`POST /api/approve/<plan>` answers the command's `CommandEnvelope`.) */
+export interface RejectAnswer {
+  readonly plan_id: string;
+  readonly status: 'rejected';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in and agent tokens
+
+/** `POST /api/auth/login`. */
+export interface LoginAnswer {
+  /** The session token, sent back as a bearer token. */
+  readonly token: string;
+  readonly expires: string;
+}
+
+/** `POST /api/auth/agent-token`. */
+export interface IssuedAgentToken {
+  readonly id: string;
+  /** The clear token: shown once, never stored. */
+  readonly token: string;
+  readonly label: string;
+  readonly scopes: readonly string[];
+  readonly created: string;
+  readonly expires: string;
+}
+
+/** What a person sees of one of their agent tokens. Never the token or its hash. */
+export interface AgentTokenInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly scopes: readonly string[];
+  readonly created: string;
+  readonly expires: string;
+  readonly last_used: string | null;
+  /** When it was revoked, or null. */
+  readonly revoked: string | null;
+  readonly status: 'active' | 'expired' | 'revoked';
+}
+
+/** `GET /api/auth/agent-tokens`: the person's own tokens, newest first. */
+export interface AgentTokensAnswer {
+  readonly tokens: readonly AgentTokenInfo[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/audit (admins)
+
+export type AuditOutcome = 'executed' | 'refused' | 'failed' | 'proposed' | 'approved' | 'rejected';
+
+/** One entry of the audit trail. */
+export interface AuditTrailRow {
+  readonly id: string;
+  readonly at: string;
+  readonly actor: 'person' | 'agent';
+  /** The person; for an agent, the person who created its token. */
+  readonly user_id: string;
+  readonly username: string;
+  readonly agent_token_id: string | null;
+  readonly agent_label: string | null;
+  readonly command: string;
+  readonly record_id: string | null;
+  readonly outcome: AuditOutcome;
+  readonly plan_id: string | null;
+  /** HTTP status of a refusal or failure. */
+  readonly status: number | null;
+  readonly error: string | null;
+  /** Input of the call (masked for agents); null for reads without input. */
+  readonly input: unknown;
+}
+
+/** `GET /api/audit`: the input of `search`, the answer of `search`. */
+export type AuditAnswer = SearchAnswer<AuditTrailRow>;
