@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
+import { sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
@@ -46,14 +47,10 @@ export interface CompiledList {
   readonly offset: number | undefined;
 }
 
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuery {
   const fields = new Map<string, CompiledQueryField>();
   const add = (field: QueryField) => {
-    const column = quoteIdentifier(field.name);
+    const column = sqlIdentifier(field.name);
     const textLike = field.kind === 'text' || field.kind === 'longtext' || field.kind === 'select' || field.kind === 'ref' || field.kind === 'id';
     fields.set(field.name, {
       ...field,
