@@ -82,6 +82,11 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     if (body === BODY_REFUSED) return;
     const refusal = checkRevision(body, req.headers['mcp-protocol-version']);
     if (refusal) return refuse(req, res, 400, refusal.code, refusal.message);
+    const malformed = requestWithBadParams(body);
+    if (malformed) {
+      // The transport's schema would call this a parse error; it is a request with invalid params.
+      return sendJson(res, 200, { jsonrpc: '2.0', id: malformed.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${malformed.method} needs params, an object` } });
+    }
 
     const server = createToolServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -149,6 +154,14 @@ export function checkRevision(body: unknown, header: string | string[] | undefin
     return { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not supported in protocol version ${revision}` };
   }
   return undefined;
+}
+
+/** A single request (not a batch) whose `params` is there but not an object (MCP's params are always objects). */
+function requestWithBadParams(body: unknown): { id: string | number; method: string } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { id, method, params } = body as { id?: unknown; method?: unknown; params?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number') || params === undefined) return undefined;
+  return typeof params === 'object' && params !== null && !Array.isArray(params) ? undefined : { id, method };
 }
 
 function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {
