@@ -1,6 +1,6 @@
-/** One model's IR from its draft: every default resolved, the generated commands and then the actions. */
+/** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
 import { GENERATED_COMMANDS, type GeneratedCommand } from '../define.ts';
-import type { ActionIR, CommandIR, FieldIR, ModelIR } from '../ir.ts';
+import type { ActionCommandIR, ActionIR, CommandIR, FieldIR, GeneratedCommandIR, ModelIR } from '../ir.ts';
 import { defaultLabel, inSentence, maskLabelOf, plural, withArticle } from '../names.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { ADMIN_ROLE, ID_FIELD } from './reserved.ts';
@@ -33,20 +33,37 @@ export function buildModel(model: ModelDraft, references: ModelReferences): Mode
 
 function buildField(field: FieldDraft): FieldIR {
   const label = field.label ?? defaultLabel(field.name);
-  return {
+  const common = {
     name: field.name,
-    kind: field.kind,
     label,
     description: field.description ?? '',
     required: field.required === true,
-    personal: field.personal === true,
-    maskLabel: field.personal === true ? maskLabelOf(label) : undefined,
-    governed: field.kind === 'select' && field.governed === true,
-    options: field.kind === 'select' ? field.options : [],
-    target: field.kind === 'ref' ? field.to : undefined,
     readRoles: field.read === undefined ? undefined : [...new Set(field.read)].filter((role) => role !== ADMIN_ROLE),
     hiddenFromAgents: field.agents === 'hidden',
   };
+  switch (field.kind) {
+    case 'text':
+    case 'longtext':
+      return field.personal === true
+        ? { ...common, kind: field.kind, personal: true, maskLabel: maskLabelOf(label), governed: false }
+        : { ...common, kind: field.kind, personal: false, governed: false };
+    case 'number':
+    case 'money':
+    case 'date':
+    case 'bool':
+      return { ...common, kind: field.kind, personal: false, governed: false };
+    case 'select':
+      return { ...common, kind: field.kind, personal: false, governed: field.governed === true, options: validatedOptions(field.name, field.options) };
+    case 'ref':
+      return { ...common, kind: field.kind, personal: false, governed: false, target: field.to };
+  }
+}
+
+/** Validation refuses a select without options, so the IR can promise a first one (where a governed select starts). */
+function validatedOptions(field: string, options: readonly string[]): readonly [string, ...string[]] {
+  const [first, ...rest] = options;
+  if (first === undefined) throw new Error(`bug: select field ${field} passed validation without options`);
+  return [first, ...rest];
 }
 
 function buildAction(model: ModelDraft, action: ActionDraft, movedFields: ReadonlyMap<ActionDraft, string>): ActionIR {
@@ -75,7 +92,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
   };
   return [
     ...GENERATED_COMMANDS.map(
-      (name): CommandIR => ({
+      (name): GeneratedCommandIR => ({
         id: `${model}.${name}`,
         model,
         name,
@@ -86,7 +103,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
       }),
     ),
     ...actions.map(
-      (action): CommandIR => ({
+      (action): ActionCommandIR => ({
         id: `${model}.${action.name}`,
         model,
         name: action.name,

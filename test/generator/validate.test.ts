@@ -37,6 +37,39 @@ describe('validate', () => {
     expect(ir.roles.map((role) => [role.name, role.commands.length])).toEqual([['admin', 6]]);
   });
 
+  it('builds fields tagged by kind, and the field each action moves', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: { party: { fields: { name: { kind: 'text', required: true, personal: true, label: 'Full name' } } } } };`,
+      sales: `export default {
+        dependsOn: ['crm'],
+        models: { lead: {
+          fields: {
+            party: { kind: 'ref', to: 'party' },
+            stage: { kind: 'select', options: ['new', 'won'], governed: true },
+            size: { kind: 'select', options: ['s', 'l'] },
+            notes: { kind: 'longtext' },
+          },
+          actions: { win: { description: 'Win', from: 'new', to: 'won' } },
+        } },
+      };`,
+    });
+    const ir = await loadProject(`${dir}/modules`);
+    const [party, lead] = ir.modules.flatMap((module) => module.models);
+    expect(party?.fields).toEqual([
+      { name: 'name', kind: 'text', label: 'Full name', description: '', required: true, personal: true, maskLabel: 'FULL_NAME', governed: false, readRoles: undefined, hiddenFromAgents: false },
+    ]);
+    expect(lead?.fields.map((field) => [field.name, field.kind, field.kind === 'select' ? field.options : field.kind === 'ref' ? field.target : field.personal])).toEqual([
+      ['party', 'ref', 'party'],
+      ['stage', 'select', ['new', 'won']],
+      ['size', 'select', ['s', 'l']],
+      ['notes', 'longtext', false],
+    ]);
+    expect(lead?.fields.map((field) => field.governed)).toEqual([false, true, false, false]);
+    expect(lead?.actions[0]?.field).toBe('stage');
+    expect(lead?.commands.at(-1)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
+    expect(Object.isFrozen(lead?.fields[1])).toBe(true);
+  });
+
   it('unknown kind, listing the valid kinds', async () => {
     const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'txt' }, age: { kind: 'integer' } } } } };`);
     const error = await refusal(dir);
