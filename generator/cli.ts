@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { allCommands, allModels } from './ir.ts';
 import { RmsgenError } from './errors.ts';
 import { generate, loadProject } from './pipeline.ts';
+import { renderProblem, type Problem } from './problems.ts';
 import { diffOutput, writeOutput } from './write.ts';
 
 interface BuildOptions {
@@ -25,7 +26,7 @@ async function reportingErrors(run: () => Promise<void>): Promise<void> {
     await run();
   } catch (error) {
     if (!(error instanceof RmsgenError)) throw error;
-    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    for (const problem of error.details) process.stderr.write(`${renderProblem(problem)}\n`);
     process.exitCode = 1;
   }
 }
@@ -35,12 +36,15 @@ export async function runBuild(options: BuildOptions): Promise<void> {
   const files = generate(ir, options.out);
   if (options.check) {
     const diff = diffOutput(options.out, files);
-    const problems = [
-      ...diff.stale.map((path) => `${shown(options.out)}${path}: stale`),
-      ...diff.missing.map((path) => `${shown(options.out)}${path}: missing`),
-      ...diff.extra.map((path) => `${shown(options.out)}${path}: no longer generated`),
+    const problems: Problem[] = [
+      ...diff.stale.map((path): Problem => ({ file: `${shown(options.out)}${path}`, code: 'stale-file', message: 'stale' })),
+      ...diff.missing.map((path): Problem => ({ file: `${shown(options.out)}${path}`, code: 'missing-file', message: 'missing' })),
+      ...diff.extra.map((path): Problem => ({ file: `${shown(options.out)}${path}`, code: 'extra-file', message: 'no longer generated' })),
     ];
-    if (problems.length > 0) throw new RmsgenError('stale', [...problems, `${shown(options.out)} is out of date; run \`npx rmsgen build\` and commit the result`]);
+    if (problems.length > 0) {
+      const summary = `${shown(options.out)} is out of date; run \`npx rmsgen build\` and commit the result`;
+      throw new RmsgenError('stale', [...problems, { file: undefined, code: 'output-out-of-date', message: summary }]);
+    }
     process.stdout.write(`${shown(options.out)} is up to date (${files.size} files)\n`);
     return;
   }

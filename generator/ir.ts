@@ -8,47 +8,139 @@ import type { FieldKind } from './define.ts';
 export type { FieldKind };
 export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
 
-export interface FieldIR {
+/**
+ * Fields are tagged by `kind`: what only some kinds have (a select's options, a ref's target, a
+ * personal text field's mask label) exists only on those, so emitters read it without fallbacks.
+ * `personal` and `governed` are on every field, `false` where the kind cannot have them, so that
+ * filters over all fields stay plain (`fields.filter((field) => field.personal)`).
+ */
+interface FieldIRBase {
   readonly name: string;
-  readonly kind: FieldKind;
   readonly label: string;
   /** The definition's description, or `''`. */
   readonly description: string;
   readonly required: boolean;
-  readonly personal: boolean;
-  /** Token prefix for personal fields (`Expected revenue` → `EXPECTED_REVENUE`). */
-  readonly maskLabel: string | undefined;
-  readonly governed: boolean;
-  /** Select options, in order (empty for other kinds). */
-  readonly options: readonly string[];
-  /** Ref target model. */
-  readonly target: string | undefined;
   /** Roles that may read the field besides admin; undefined = every role that may use the model. */
   readonly readRoles: readonly string[] | undefined;
   readonly hiddenFromAgents: boolean;
 }
 
+interface TextFieldIRBase extends FieldIRBase {
+  readonly kind: 'text' | 'longtext';
+  readonly governed: false;
+}
+
+export interface UnmaskedTextFieldIR extends TextFieldIRBase {
+  readonly personal: false;
+}
+
+/** Personal data (only text and longtext may be): agents see masking tokens like `NAME_1`. */
+export interface PersonalFieldIR extends TextFieldIRBase {
+  readonly personal: true;
+  /** Token prefix (`Expected revenue` → `EXPECTED_REVENUE`). */
+  readonly maskLabel: string;
+}
+
+export type TextFieldIR = UnmaskedTextFieldIR | PersonalFieldIR;
+
+export interface PlainFieldIR extends FieldIRBase {
+  readonly kind: 'number' | 'money' | 'date' | 'bool';
+  readonly personal: false;
+  readonly governed: false;
+}
+
+export interface SelectFieldIR extends FieldIRBase {
+  readonly kind: 'select';
+  readonly personal: false;
+  /** Changed only through actions; a new record starts at the first option. */
+  readonly governed: boolean;
+  /** In order; never empty. */
+  readonly options: readonly [string, ...string[]];
+}
+
+/** A select field that only actions change. */
+export interface GovernedFieldIR extends SelectFieldIR {
+  readonly governed: true;
+}
+
+export interface RefFieldIR extends FieldIRBase {
+  readonly kind: 'ref';
+  readonly personal: false;
+  readonly governed: false;
+  /** The target model. */
+  readonly target: string;
+}
+
+/** The field type of each kind (a missing kind fails to compile at `FieldIR` below). */
+export interface FieldIRByKind {
+  readonly text: TextFieldIR;
+  readonly longtext: TextFieldIR;
+  readonly number: PlainFieldIR;
+  readonly money: PlainFieldIR;
+  readonly date: PlainFieldIR;
+  readonly bool: PlainFieldIR;
+  readonly select: SelectFieldIR;
+  readonly ref: RefFieldIR;
+}
+
+export type FieldIR = FieldIRByKind[FieldKind];
+
+export function isGoverned(field: FieldIR): field is GovernedFieldIR {
+  return field.governed;
+}
+
+export function isPersonal(field: FieldIR): field is PersonalFieldIR {
+  return field.personal;
+}
+
+/** Something worked out per field kind, each entry getting the field type of its kind: a `Record<FieldKind, …>` for fields. */
+export type FieldKindTable<T> = { readonly [K in FieldKind]: (field: FieldIRByKind[K]) => T };
+
+/** The table's entry for the field's kind, applied to the field. */
+export function forFieldKind<T>(table: FieldKindTable<T>, field: FieldIR): T {
+  return applyEntry(table, field.kind, field);
+}
+
+// Generic in the kind so that TypeScript relates `table[kind]` to the field's type; called only with a field and its own kind.
+function applyEntry<K extends FieldKind, T>(table: FieldKindTable<T>, kind: K, field: FieldIRByKind[K]): T {
+  return table[kind](field);
+}
+
 export interface ActionIR {
   readonly name: string;
   readonly description: string;
+  /** The governed select field it moves: the one named, or the model's only governed field. */
   readonly field: string;
+  /** The states (options of that field) the record must be in; at least one. */
   readonly from: readonly string[];
+  /** The state it moves to, an option of that field. */
   readonly to: string;
+  /** Fields of the model (not governed ones) the caller must give. */
   readonly required: readonly string[];
   readonly needsApproval: boolean;
 }
 
-export interface CommandIR {
+interface CommandIRBase {
   /** `<model>.<name>`. */
   readonly id: string;
   readonly model: string;
   readonly name: string;
-  readonly kind: CommandKind;
   readonly description: string;
   readonly needsApproval: boolean;
-  /** The action, for kind `action`. */
-  readonly action: ActionIR | undefined;
 }
+
+/** get, list, search, create, update or delete: every model has them. */
+export interface GeneratedCommandIR extends CommandIRBase {
+  readonly kind: Exclude<CommandKind, 'action'>;
+  readonly action: undefined;
+}
+
+export interface ActionCommandIR extends CommandIRBase {
+  readonly kind: 'action';
+  readonly action: ActionIR;
+}
+
+export type CommandIR = GeneratedCommandIR | ActionCommandIR;
 
 export interface ModelIR {
   readonly name: string;

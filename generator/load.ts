@@ -8,6 +8,7 @@ import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ts } from 'ts-morph';
 import { RmsgenError } from './errors.ts';
+import type { Problem } from './problems.ts';
 
 export interface LoadedModule {
   /** The folder name, which is the module name. */
@@ -33,9 +34,11 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
   const dir = resolve(modulesDir);
   const dirName = basename(dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new RmsgenError('load', [`${modulesDir}: modules folder not found (create it, or pass --modules <dir>)`]);
+    throw new RmsgenError('load', [
+      { file: modulesDir, code: 'modules-folder-not-found', message: 'modules folder not found', fix: 'create it, or pass --modules <dir>' },
+    ]);
   }
-  const problems: string[] = [];
+  const problems: Problem[] = [];
   const modules: LoadedModule[] = [];
   const folders = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !entry.name.startsWith('_'))
@@ -45,7 +48,12 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
     const file = join(dir, name, 'module.ts');
     const source = `${dirName}/${name}/module.ts`;
     if (!existsSync(file)) {
-      problems.push(`${dirName}/${name}: folder has no module.ts (add one that default-exports defineModule({...}), or rename the folder to start with _ to ignore it)`);
+      problems.push({
+        file: `${dirName}/${name}`,
+        code: 'module-file-missing',
+        message: 'folder has no module.ts',
+        fix: 'add one that default-exports defineModule({...}), or rename the folder to start with _ to ignore it',
+      });
       continue;
     }
     let exports: Record<string, unknown>;
@@ -53,11 +61,11 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
       exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (error) {
       const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      problems.push(`${source}: cannot be loaded: ${reason} (fix the error in the module file)`);
+      problems.push({ file: source, code: 'module-not-loadable', message: `cannot be loaded: ${reason}`, fix: 'fix the error in the module file' });
       continue;
     }
     if (!('default' in exports) || exports.default === undefined) {
-      problems.push(`${source}: has no default export (write \`export default defineModule({...})\`)`);
+      problems.push({ file: source, code: 'no-default-export', message: 'has no default export', fix: 'write `export default defineModule({...})`' });
       continue;
     }
     modules.push({ name, file, source, definition: exports.default, duplicateKeys: findDuplicateKeys(file) });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { emit, type FileMap } from './emit/index.ts';
 import type { ProjectIR } from './ir.ts';
 import { loadModules } from './load.ts';
-import { validate } from './validate.ts';
+import { validate } from './validate/index.ts';
 
 /** The runtime folder of this rmsgen checkout; generated code imports it relatively. */
 const RUNTIME_DIR = fileURLToPath(new URL('../runtime/', import.meta.url));

@@ -29,11 +29,11 @@ export function closest(name: string, candidates: Iterable<string>): string | un
 }
 
 /**
- * The hint in parentheses after an unknown name: `(did you mean "party"?)`, or the list of
- * known names when nothing is close (`(known models: lead, party)`).
+ * The hint after an unknown name: `did you mean "party"?`, or the list of known names when
+ * nothing is close (`known models: lead, party`).
  */
 export function unknownNameHint(name: string, candidates: readonly string[], what: string): string {
   const suggestion = closest(name, candidates);
-  if (suggestion !== undefined) return `(did you mean "${suggestion}"?)`;
-  return candidates.length === 0 ? `(there are no ${what})` : `(known ${what}: ${candidates.join(', ')})`;
+  if (suggestion !== undefined) return `did you mean "${suggestion}"?`;
+  return candidates.length === 0 ? `there are no ${what}` : `known ${what}: ${candidates.join(', ')}`;
 }

@@ -40,12 +40,19 @@ function looksGenerated(path: string): boolean {
 /** Throws when `outDir` exists and holds anything rmsgen did not generate. */
 function assertGeneratedFolder(outDir: string, shownAs: string): void {
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) {
-    throw new RmsgenError('write-refused', [`${shownAs}: is a file, not a folder (remove it or choose another --out)`]);
+    throw new RmsgenError('write-refused', [
+      { file: shownAs, code: 'output-not-a-folder', message: 'is a file, not a folder', fix: 'remove it or choose another --out' },
+    ]);
   }
   const foreign = listFiles(outDir).filter((path) => !looksGenerated(join(outDir, path)));
   if (foreign.length > 0) {
     throw new RmsgenError('write-refused', [
-      `${shownAs}: holds files rmsgen did not generate (${foreign.join(', ')}); refusing to write there (move them away, or choose another --out)`,
+      {
+        file: shownAs,
+        code: 'output-not-generated',
+        message: `holds files rmsgen did not generate (${foreign.join(', ')}); refusing to write there`,
+        fix: 'move them away, or choose another --out',
+      },
     ]);
   }
 }

@@ -5,8 +5,7 @@
  */
 import { z } from 'zod';
 import { kinds, listInput, recordId, unknownFieldError } from '../../runtime/kinds.ts';
-import type { FieldKind } from '../define.ts';
-import type { CommandIR, FieldIR, ModelIR } from '../ir.ts';
+import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { call, code, quote, type Code } from './print.ts';
 
@@ -48,7 +47,7 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
         properties: [ID, ...model.fields.map((field) => ({ name: field.name, field, nullable: !field.required && !field.governed, optional: true }))],
       };
     case 'action': {
-      const required = new Set(command.action?.required ?? []);
+      const required = new Set(command.action.required);
       const fields = model.fields.filter((field) => required.has(field.name));
       return { kind: 'object', properties: [ID, ...fields.map((field) => ({ name: field.name, field, nullable: false, optional: false }))] };
     }
@@ -65,34 +64,33 @@ export function inputTypeName(model: ModelIR, command: CommandIR): string {
   return `${pascalCase(model.name)}${pascalCase(command.name)}Input`;
 }
 
+/** A field's value schema, printed (for `<model>.schemas.ts`) and live (for the tools' JSON Schema), from the same builder. */
 interface KindBuilder {
-  print(path: string, field: FieldIR): string;
-  build(path: string, field: FieldIR): z.ZodType;
+  print(path: string): string;
+  build(path: string): z.ZodType;
 }
 
-const options = (field: FieldIR) => field.options as unknown as readonly [string, ...string[]];
-
-/** One builder per field kind, printed and live. */
-const KIND_BUILDERS: Record<FieldKind, KindBuilder> = {
-  text: { print: (path) => `kinds.text(${quote(path)})`, build: (path) => kinds.text(path) },
-  longtext: { print: (path) => `kinds.longtext(${quote(path)})`, build: (path) => kinds.longtext(path) },
-  number: { print: (path) => `kinds.number(${quote(path)})`, build: (path) => kinds.number(path) },
-  money: { print: (path) => `kinds.money(${quote(path)})`, build: (path) => kinds.money(path) },
-  date: { print: (path) => `kinds.date(${quote(path)})`, build: (path) => kinds.date(path) },
-  bool: { print: (path) => `kinds.bool(${quote(path)})`, build: (path) => kinds.bool(path) },
-  select: {
-    print: (path, field) => `kinds.select(${quote(path)}, [${field.options.map(quote).join(', ')}])`,
-    build: (path, field) => kinds.select(path, options(field)),
-  },
-  ref: {
-    print: (path, field) => `kinds.ref(${quote(path)}, ${quote(field.target ?? '')})`,
-    build: (path, field) => kinds.ref(path, field.target ?? ''),
-  },
+/** One builder per field kind. */
+const KIND_BUILDERS: FieldKindTable<KindBuilder> = {
+  text: () => ({ print: (path) => `kinds.text(${quote(path)})`, build: (path) => kinds.text(path) }),
+  longtext: () => ({ print: (path) => `kinds.longtext(${quote(path)})`, build: (path) => kinds.longtext(path) }),
+  number: () => ({ print: (path) => `kinds.number(${quote(path)})`, build: (path) => kinds.number(path) }),
+  money: () => ({ print: (path) => `kinds.money(${quote(path)})`, build: (path) => kinds.money(path) }),
+  date: () => ({ print: (path) => `kinds.date(${quote(path)})`, build: (path) => kinds.date(path) }),
+  bool: () => ({ print: (path) => `kinds.bool(${quote(path)})`, build: (path) => kinds.bool(path) }),
+  select: (field) => ({
+    print: (path) => `kinds.select(${quote(path)}, [${field.options.map(quote).join(', ')}])`,
+    build: (path) => kinds.select(path, field.options),
+  }),
+  ref: (field) => ({
+    print: (path) => `kinds.ref(${quote(path)}, ${quote(field.target)})`,
+    build: (path) => kinds.ref(path, field.target),
+  }),
 };
 
 function printProperty(model: ModelIR, property: InputProperty): string {
   if (!property.field) return 'recordId';
-  let text = KIND_BUILDERS[property.field.kind].print(`${model.name}.${property.name}`, property.field);
+  let text = forFieldKind(KIND_BUILDERS, property.field).print(`${model.name}.${property.name}`);
   if (property.nullable) text += '.nullable()';
   if (property.optional) text += '.optional()';
   return text;
@@ -100,7 +98,7 @@ function printProperty(model: ModelIR, property: InputProperty): string {
 
 function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
   if (!property.field) return recordId;
-  let schema: z.ZodType = KIND_BUILDERS[property.field.kind].build(`${model.name}.${property.name}`, property.field);
+  let schema: z.ZodType = forFieldKind(KIND_BUILDERS, property.field).build(`${model.name}.${property.name}`);
   if (property.nullable) schema = schema.nullable();
   if (property.optional) schema = schema.optional();
   return schema;

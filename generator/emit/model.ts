@@ -38,10 +38,10 @@ function fieldMeta(field: FieldIR) {
     description: field.description,
     required: field.required,
     personal: field.personal,
-    maskLabel: field.maskLabel,
+    maskLabel: field.personal ? field.maskLabel : undefined,
     governed: field.governed,
     options: field.kind === 'select' ? field.options : undefined,
-    target: field.target,
+    target: field.kind === 'ref' ? field.target : undefined,
     readRoles: field.readRoles,
     hiddenFromAgents: field.hiddenFromAgents,
   };

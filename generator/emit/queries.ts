@@ -5,7 +5,7 @@
  * conversion, and the command path keeps using the model metadata alone.
  */
 import { StructureKind, VariableDeclarationKind, type OptionalKind, type ParameterDeclarationStructure, type SourceFile } from 'ts-morph';
-import { allModels, type FieldIR, type ModelIR } from '../ir.ts';
+import { allModels, isGoverned, type FieldIR, type ModelIR } from '../ir.ts';
 import { camelCase, inSentence, pascalCase, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { tableName } from './model.ts';
@@ -35,7 +35,7 @@ function requiredOnInsert(field: FieldIR): boolean {
 
 /** The value a left-out field is stored with. */
 function insertDefault(field: FieldIR): string {
-  return field.governed ? quote(field.options[0] ?? '') : 'null';
+  return field.governed ? quote(field.options[0]) : 'null';
 }
 
 function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
@@ -64,7 +64,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: `./${model.name}.schemas.ts`, namedImports: [pascal] });
 
   const required = requiredFields.map((field) => `\`${field.name}\``);
-  const governed = model.fields.filter((field) => field.governed).map((field) => `\`${field.name}\` starts at \`${field.options[0]}\``);
+  const governed = model.fields.filter(isGoverned).map((field) => `\`${field.name}\` starts at \`${field.options[0]}\``);
   const rules = [
     ...(required.length > 0 ? [`${required.join(', ')} ${required.length === 1 ? 'is' : 'are'} required`] : []),
     ...(model.fields.length > requiredFields.length + governed.length ? ['fields left out are null'] : []),

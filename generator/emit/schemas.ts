@@ -1,14 +1,13 @@
 /** `<module>/<model>.schemas.ts`: the record interface and the zod input schema of every command. */
 import { StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
-import type { FieldKind } from '../define.ts';
-import type { FieldIR, ModelIR } from '../ir.ts';
+import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { pascalCase } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { commandInput, inputSchemaName, inputTypeName, kindsImports, printInput } from './inputs.ts';
 import { quote } from './print.ts';
 
 /** TypeScript type of a field's value in a record (SPEC 2.2). */
-const RECORD_TYPES: Record<FieldKind, (field: FieldIR) => string> = {
+const RECORD_TYPES: FieldKindTable<string> = {
   text: () => 'string',
   longtext: () => 'string',
   number: () => 'number',
@@ -20,7 +19,7 @@ const RECORD_TYPES: Record<FieldKind, (field: FieldIR) => string> = {
 };
 
 /** A comment for the record interface where the type alone does not say enough. */
-const RECORD_NOTES: Record<FieldKind, (field: FieldIR) => string | undefined> = {
+const RECORD_NOTES: FieldKindTable<string | undefined> = {
   text: () => undefined,
   longtext: () => undefined,
   number: () => 'Integer.',
@@ -32,7 +31,7 @@ const RECORD_NOTES: Record<FieldKind, (field: FieldIR) => string | undefined> = 
 };
 
 function fieldDocs(field: FieldIR): string[] {
-  const notes = [field.label + (field.description ? `: ${field.description}` : '.'), RECORD_NOTES[field.kind](field)];
+  const notes = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(RECORD_NOTES, field)];
   if (field.personal) notes.push(`Personal: agents receive a token like \`${field.maskLabel}_1\`.`);
   if (field.readRoles) notes.push(`Readable only by ${['admin', ...field.readRoles].join(', ')}; absent for other callers.`);
   if (field.hiddenFromAgents) notes.push('Withheld from agents.');
@@ -41,7 +40,7 @@ function fieldDocs(field: FieldIR): string[] {
 
 /** TypeScript type of a field's value, without `| null`. */
 export function valueType(field: FieldIR): string {
-  return RECORD_TYPES[field.kind](field);
+  return forFieldKind(RECORD_TYPES, field);
 }
 
 /** Whether some callers may get the record without this field (so it is optional in the record interface). */

@@ -6,8 +6,7 @@
 import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { z } from 'zod';
 import { LIMITS } from '../../runtime/kinds.ts';
-import type { FieldKind } from '../define.ts';
-import type { CommandIR, FieldIR, ModelIR } from '../ir.ts';
+import { forFieldKind, isGoverned, isPersonal, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, commandInput, type CommandInput } from './inputs.ts';
@@ -16,7 +15,7 @@ import { code, literal, type Code } from './print.ts';
 type Json = { [key: string]: unknown };
 
 /** What an agent needs to know about the value of a field of each kind. */
-const KIND_HINTS: Record<FieldKind, (field: FieldIR) => string> = {
+const KIND_HINTS: FieldKindTable<string> = {
   text: () => 'Text.',
   longtext: () => 'Text, may span lines.',
   number: () => 'Integer.',
@@ -27,8 +26,15 @@ const KIND_HINTS: Record<FieldKind, (field: FieldIR) => string> = {
   ref: (field) => `Id of a ${field.target} record.`,
 };
 
+/** JSON Schema of a field's value: a type, with a format or the allowed values. */
+interface ValueSchema {
+  readonly type: string;
+  readonly format?: string;
+  readonly enum?: readonly string[];
+}
+
 /** JSON Schema of a field's value in a returned record. */
-const RECORD_SCHEMAS: Record<FieldKind, (field: FieldIR) => Json> = {
+const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
   text: () => ({ type: 'string' }),
   longtext: () => ({ type: 'string' }),
   number: () => ({ type: 'integer' }),
@@ -44,7 +50,7 @@ function capitalised(text: string): string {
 }
 
 function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | undefined): string {
-  const parts = [field.label + (field.description ? `: ${field.description}` : '.'), KIND_HINTS[field.kind](field)];
+  const parts = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(KIND_HINTS, field)];
   if (command && !field.required && !field.governed && (command.kind === 'create' || command.kind === 'update')) parts.push('null clears it.');
   if (field.governed && command?.kind === 'update') {
     const actions = model.actions.filter((action) => action.field === field.name).map((action) => `${model.name}__${action.name}`);
@@ -60,16 +66,14 @@ function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | u
   return parts.join(' ');
 }
 
-function nullable(schema: Json): Json {
-  const type = schema.type as string;
-  const enumValues = schema.enum as unknown[] | undefined;
-  return { ...schema, type: [type, 'null'], ...(enumValues ? { enum: [...enumValues, null] } : {}) };
+function nullable(schema: ValueSchema): Json {
+  return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
 }
 
 function recordSchema(model: ModelIR): Json {
   const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` } };
   for (const field of model.fields) {
-    const schema = RECORD_SCHEMAS[field.kind](field);
+    const schema = forFieldKind(RECORD_SCHEMAS, field);
     properties[field.name] = { ...(field.required || field.governed ? schema : nullable(schema)), description: fieldDescription(model, field, undefined) };
   }
   return {
@@ -114,8 +118,8 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
 function toolDescription(model: ModelIR, command: CommandIR): string {
   const phrase = inSentence(model.label);
   const parts = [`${command.description}.`];
-  const personal = model.fields.filter((field) => field.personal);
-  const governed = model.fields.filter((field) => field.governed);
+  const personal = model.fields.filter(isPersonal);
+  const governed = model.fields.filter(isGoverned);
   const reads = command.kind !== 'delete';
   switch (command.kind) {
     case 'get':

@@ -1,23 +1,30 @@
 /**
- * Every validation error, each with the definition that causes it and the exact line(s) it
- * gives. Loaded and validated in-process (fast); the CLI tests check the same lines come out of
- * the real `rmsgen check` with exit status 1.
+ * Every validation error, each with the definition that causes it, the exact line(s) it gives
+ * and the same problems as data (code and location). Loaded and validated in-process (fast);
+ * the CLI tests check the same lines come out of the real `rmsgen check` with exit status 1.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { RmsgenError } from '../../generator/errors.ts';
 import { loadProject } from '../../generator/pipeline.ts';
+import type { Problem } from '../../generator/problems.ts';
 import { moduleTree, oneModule, removeModuleTrees } from './fixtures.ts';
 
 afterAll(removeModuleTrees);
 
-async function problems(dir: string): Promise<readonly string[]> {
+/** The error refusing the definitions in `dir`. */
+async function refusal(dir: string): Promise<RmsgenError> {
   try {
     await loadProject(`${dir}/modules`);
   } catch (error) {
-    if (error instanceof RmsgenError) return error.problems;
+    if (error instanceof RmsgenError) return error;
     throw error;
   }
   throw new Error('expected the definitions to be refused');
+}
+
+/** Each problem's code and location, without its wording. */
+function located(error: RmsgenError): Omit<Problem, 'message' | 'detail' | 'fix'>[] {
+  return error.details.map(({ message, detail, fix, ...rest }) => rest);
 }
 
 const F = 'modules/crm/module.ts';
@@ -30,12 +37,54 @@ describe('validate', () => {
     expect(ir.roles.map((role) => [role.name, role.commands.length])).toEqual([['admin', 6]]);
   });
 
+  it('builds fields tagged by kind, and the field each action moves', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: { party: { fields: { name: { kind: 'text', required: true, personal: true, label: 'Full name' } } } } };`,
+      sales: `export default {
+        dependsOn: ['crm'],
+        models: { lead: {
+          fields: {
+            party: { kind: 'ref', to: 'party' },
+            stage: { kind: 'select', options: ['new', 'won'], governed: true },
+            size: { kind: 'select', options: ['s', 'l'] },
+            notes: { kind: 'longtext' },
+          },
+          actions: { win: { description: 'Win', from: 'new', to: 'won' } },
+        } },
+      };`,
+    });
+    const ir = await loadProject(`${dir}/modules`);
+    const [party, lead] = ir.modules.flatMap((module) => module.models);
+    expect(party?.fields).toEqual([
+      { name: 'name', kind: 'text', label: 'Full name', description: '', required: true, personal: true, maskLabel: 'FULL_NAME', governed: false, readRoles: undefined, hiddenFromAgents: false },
+    ]);
+    expect(lead?.fields.map((field) => [field.name, field.kind, field.kind === 'select' ? field.options : field.kind === 'ref' ? field.target : field.personal])).toEqual([
+      ['party', 'ref', 'party'],
+      ['stage', 'select', ['new', 'won']],
+      ['size', 'select', ['s', 'l']],
+      ['notes', 'longtext', false],
+    ]);
+    expect(lead?.fields.map((field) => field.governed)).toEqual([false, true, false, false]);
+    expect(lead?.actions[0]?.field).toBe('stage');
+    expect(lead?.commands.at(-1)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
+    expect(Object.isFrozen(lead?.fields[1])).toBe(true);
+  });
+
   it('unknown kind, listing the valid kinds', async () => {
     const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'txt' }, age: { kind: 'integer' } } } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref)`,
       `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref)`,
     ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'party', field: 'name', code: 'unknown-kind' },
+      { file: F, model: 'party', field: 'age', code: 'unknown-kind' },
+    ]);
+    expect(error.details[0]).toMatchObject({
+      message: 'unknown kind "txt"',
+      fix: 'did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref',
+    });
   });
 
   it('ref to a missing model, with a did-you-mean', async () => {
@@ -43,9 +92,14 @@ describe('validate', () => {
       party: { fields: { name: { kind: 'text' } } },
       lead: { fields: { party: { kind: 'ref', to: 'prty' }, owner: { kind: 'ref', to: 'employee' } } },
     } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, field party: ref to unknown model "prty" (did you mean "party"?)`,
       `${F}: model lead, field owner: ref to unknown model "employee" (known models: party, lead)`,
+    ]);
+    expect(error.details).toEqual([
+      { file: F, model: 'lead', field: 'party', code: 'unknown-ref-target', message: 'ref to unknown model "prty"', fix: 'did you mean "party"?' },
+      { file: F, model: 'lead', field: 'owner', code: 'unknown-ref-target', message: 'ref to unknown model "employee"', fix: 'known models: party, lead' },
     ]);
   });
 
@@ -54,8 +108,19 @@ describe('validate', () => {
       crm: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
       sales: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
     });
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       'modules/sales/module.ts: model party: name already used by a model of module crm (modules/crm/module.ts); model names are shared by all modules, rename one',
+    ]);
+    expect(error.details).toEqual([
+      {
+        file: 'modules/sales/module.ts',
+        model: 'party',
+        code: 'duplicate-model-name',
+        message: 'name already used by a model of module crm',
+        detail: 'modules/crm/module.ts',
+        fix: 'model names are shared by all modules, rename one',
+      },
     ]);
   });
 
@@ -68,9 +133,14 @@ describe('validate', () => {
         finish: { description: 'Finish again', from: 'new', to: 'done' },
       },
     } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}:6: key "finish" is written twice in one object (JavaScript silently keeps only the last one; rename or remove one)`,
       `${F}: model lead, action delete: name collides with the generated command lead.delete (rename the action)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, line: 6, code: 'duplicate-key' },
+      { file: F, model: 'lead', action: 'delete', code: 'reserved-command-name' },
     ]);
   });
 
@@ -90,7 +160,8 @@ describe('validate', () => {
       mcp: { fields: {} },
     } };`);
     const endpoint = (name: string, route: string) => `${F}: model ${name}: the name is reserved by the service's own endpoints (${route}); choose another`;
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       endpoint('auth', '/api/auth/…'),
       endpoint('approve', '/api/approve/…'),
       endpoint('reject', '/api/reject/…'),
@@ -100,18 +171,26 @@ describe('validate', () => {
       endpoint('audit', '/api/audit'),
       `${F}: model rms_log: names starting with rms_ are reserved for the runtime's system tables (the model's table takes its name); choose another`,
     ]);
+    expect(located(error)).toEqual(
+      ['auth', 'approve', 'reject', 'plans', 'commands', 'meta', 'audit', 'rms_log'].map((model) => ({ file: F, model, code: 'reserved-model-name' })),
+    );
+    expect(error.details[0]).toMatchObject({ message: "the name is reserved by the service's own endpoints", detail: '/api/auth/…', fix: 'choose another' });
   });
 
   it('a field named id', async () => {
     const dir = oneModule(`export default { models: { party: { fields: { id: { kind: 'text' } } } } };`);
-    expect(await problems(dir)).toEqual([`${F}: model party, field id: "id" is reserved for the record id every model has (remove the field, or rename it)`]);
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([`${F}: model party, field id: "id" is reserved for the record id every model has (remove the field, or rename it)`]);
+    expect(located(error)).toEqual([{ file: F, model: 'party', field: 'id', code: 'reserved-field-name' }]);
   });
 
   it('governed on a field that is not a select', async () => {
     const dir = oneModule(`export default { models: { lead: { fields: { stage: { kind: 'text', governed: true } } } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, field stage: governed is only for select fields (make it kind: 'select' with options, or remove governed)`,
     ]);
+    expect(located(error)).toEqual([{ file: F, model: 'lead', field: 'stage', code: 'key-not-for-kind' }]);
   });
 
   it('an action moving a field that is not governed', async () => {
@@ -127,10 +206,16 @@ describe('validate', () => {
         close: { description: 'Close', field: 'stag', from: 'new', to: 'done' },
       },
     } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, action flip: moves field kind, which is not governed (add governed: true to field kind)`,
       `${F}: model lead, action rename: moves field title, which is a text field; actions move governed select fields (name a governed select field)`,
       `${F}: model lead, action close: moves unknown field "stag" (did you mean "stage"?)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'lead', action: 'flip', code: 'moved-field-not-governed' },
+      { file: F, model: 'lead', action: 'rename', code: 'moved-field-not-governed' },
+      { file: F, model: 'lead', action: 'close', code: 'unknown-moved-field' },
     ]);
   });
 
@@ -141,9 +226,14 @@ describe('validate', () => {
       gamma: `export default { dependsOn: ['beta'], models: {} };`,
       solo: `export default { dependsOn: ['solo'], models: {} };`,
     });
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       'modules/alpha/module.ts: dependsOn: cyclic module dependency alpha → gamma → beta → alpha (remove one of these dependsOn entries)',
       'modules/solo/module.ts: dependsOn: module solo depends on itself (remove "solo")',
+    ]);
+    expect(located(error)).toEqual([
+      { file: 'modules/alpha/module.ts', key: 'dependsOn', code: 'dependency-cycle' },
+      { file: 'modules/solo/module.ts', key: 'dependsOn', code: 'self-dependency' },
     ]);
   });
 
@@ -152,9 +242,14 @@ describe('validate', () => {
       crm: `export default { models: {} };`,
       accounting: `export default { dependsOn: ['crn', 'payroll'], models: {} };`,
     });
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       'modules/accounting/module.ts: dependsOn: unknown module "crn" (did you mean "crm"?)',
       'modules/accounting/module.ts: dependsOn: unknown module "payroll" (known modules: crm)',
+    ]);
+    expect(located(error)).toEqual([
+      { file: 'modules/accounting/module.ts', key: 'dependsOn', code: 'unknown-dependency' },
+      { file: 'modules/accounting/module.ts', key: 'dependsOn', code: 'unknown-dependency' },
     ]);
   });
 
@@ -163,9 +258,11 @@ describe('validate', () => {
       crm: `export default { models: { party: { fields: { name: { kind: 'text' } } } } };`,
       accounting: `export default { models: { invoice: { fields: { party: { kind: 'ref', to: 'party' } } } } };`,
     });
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       "modules/accounting/module.ts: model invoice, field party: ref to model \"party\" of module crm, which module accounting does not depend on (add dependsOn: ['crm'] to modules/accounting/module.ts)",
     ]);
+    expect(located(error)).toEqual([{ file: 'modules/accounting/module.ts', model: 'invoice', field: 'party', code: 'ref-outside-dependencies' }]);
   });
 
   it('a ref through an indirect dependency is fine', async () => {
@@ -183,9 +280,14 @@ describe('validate', () => {
       fields: { stage: { kind: 'select', options: ['new', 'lost'], governed: true }, lost_reason: { kind: 'text' } },
       actions: { lose: { description: 'Lose', from: 'new', to: 'lost', required: ['reason', 'stage'] } },
     } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, action lose: required input "reason" is not a field of lead (known fields: stage, lost_reason)`,
       `${F}: model lead, action lose: required input "stage" is a governed field, which only actions change (remove it from required)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'lead', action: 'lose', code: 'unknown-action-input' },
+      { file: F, model: 'lead', action: 'lose', code: 'governed-action-input' },
     ]);
   });
 
@@ -194,17 +296,24 @@ describe('validate', () => {
       fields: { stage: { kind: 'select', options: ['new', 'qualified', 'lost'], governed: true } },
       actions: { qualify: { description: 'Qualify', from: ['nw', 'new'], to: 'qualifed' } },
     } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, action qualify: from state "nw" is not an option of field stage (did you mean "new"? options: new, qualified, lost)`,
       `${F}: model lead, action qualify: to state "qualifed" is not an option of field stage (did you mean "qualified"? options: new, qualified, lost)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'lead', action: 'qualify', code: 'unknown-state' },
+      { file: F, model: 'lead', action: 'qualify', code: 'unknown-state' },
     ]);
   });
 
   it('personal on a field that is not text or longtext', async () => {
     const dir = oneModule(`export default { models: { party: { fields: { born: { kind: 'date', personal: true } } } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model party, field born: personal is only for text and longtext fields (remove personal, or make the field text)`,
     ]);
+    expect(located(error)).toEqual([{ file: F, model: 'party', field: 'born', code: 'key-not-for-kind' }]);
   });
 
   it('role grants naming unknown models or commands, and grants to admin', async () => {
@@ -215,12 +324,20 @@ describe('validate', () => {
       };`,
       accounting: `export default { dependsOn: ['crm'], models: {}, roles: { accountant: { lead: ['get'] } } };`,
     });
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       'modules/accounting/module.ts: role accountant: grant on model "lead" of module crm (grant it in modules/crm/module.ts, where lead is defined)',
       'modules/crm/module.ts: role sales: grant on unknown model "leed" (did you mean "lead"?)',
       'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win)',
       'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win)',
       'modules/crm/module.ts: role admin: admin is built in and may use every command (remove this grant)',
+    ]);
+    expect(located(error)).toEqual([
+      { file: 'modules/accounting/module.ts', role: 'accountant', code: 'grant-outside-module' },
+      { file: 'modules/crm/module.ts', role: 'sales', code: 'unknown-grant-model' },
+      { file: 'modules/crm/module.ts', role: 'sales', model: 'lead', code: 'unknown-grant-command' },
+      { file: 'modules/crm/module.ts', role: 'sales', model: 'lead', code: 'unknown-grant-command' },
+      { file: 'modules/crm/module.ts', role: 'admin', code: 'admin-grant' },
     ]);
   });
 
@@ -229,9 +346,14 @@ describe('validate', () => {
       models: { party: { fields: { tax_id: { kind: 'text', read: ['admin', 'acountant', 'hr'] } } } },
       roles: { accountant: { party: ['get'] } },
     };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model party, field tax_id: read names unknown role "acountant" (did you mean "accountant"?)`,
       `${F}: model party, field tax_id: read names unknown role "hr" (known roles: admin, accountant)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'party', field: 'tax_id', code: 'unknown-read-role' },
+      { file: F, model: 'party', field: 'tax_id', code: 'unknown-read-role' },
     ]);
   });
 
@@ -246,13 +368,23 @@ describe('validate', () => {
       };`,
     });
     const hint = 'use lower snake_case: a lowercase letter, then lowercase letters, digits and single underscores';
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `modules/CRM/module.ts: invalid module name "CRM" (${hint}, e.g. "crm"); the folder name is the module name, rename the folder`,
       `modules/CRM/module.ts: model Party: invalid model name "Party" (${hint}, e.g. "party")`,
       `modules/CRM/module.ts: model Party, field firstName: invalid field name "firstName" (${hint}, e.g. "first_name")`,
       `modules/CRM/module.ts: model Party, field last__name: invalid field name "last__name" (${hint}, e.g. "last_name")`,
       `modules/CRM/module.ts: model lead, action Close-It: invalid action name "Close-It" (${hint}, e.g. "close_it")`,
       `modules/CRM/module.ts: role Sales Team: invalid role name "Sales Team" (${hint}, e.g. "sales_team")`,
+    ]);
+    const file = 'modules/CRM/module.ts';
+    expect(located(error)).toEqual([
+      { file, code: 'invalid-name' },
+      { file, model: 'Party', code: 'invalid-name' },
+      { file, model: 'Party', field: 'firstName', code: 'invalid-name' },
+      { file, model: 'Party', field: 'last__name', code: 'invalid-name' },
+      { file, model: 'lead', action: 'Close-It', code: 'invalid-name' },
+      { file, role: 'Sales Team', code: 'invalid-name' },
     ]);
   });
 
@@ -262,10 +394,16 @@ describe('validate', () => {
       kind: { kind: 'select', options: ['a', 'b', 'a'] },
       size: { kind: 'select' },
     } } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, field stage: select has no options (add options: ['first', 'second'])`,
       `${F}: model lead, field kind: select option "a" is listed twice (remove one)`,
       `${F}: model lead, field size: missing "options" (add options: ['first', 'second'])`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'lead', field: 'stage', code: 'no-select-options' },
+      { file: F, model: 'lead', field: 'kind', code: 'duplicate-select-option' },
+      { file: F, model: 'lead', field: 'size', code: 'missing-key' },
     ]);
   });
 
@@ -280,9 +418,29 @@ describe('validate', () => {
       },
       note: { fields: { text: { kind: 'text' } }, actions: { archive: { description: 'Archive', from: 'a', to: 'b' } } },
     } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model lead, action win: lead has several governed fields (stage, billing); say which one the action moves, e.g. field: 'stage'`,
       `${F}: model note, action archive: note has no governed field for the action to move (add governed: true to a select field)`,
+    ]);
+    expect(error.details).toEqual([
+      {
+        file: F,
+        model: 'lead',
+        action: 'win',
+        code: 'ambiguous-governed-field',
+        message: 'lead has several governed fields',
+        detail: 'stage, billing',
+        fix: "say which one the action moves, e.g. field: 'stage'",
+      },
+      {
+        file: F,
+        model: 'note',
+        action: 'archive',
+        code: 'no-governed-field',
+        message: 'note has no governed field for the action to move',
+        fix: 'add governed: true to a select field',
+      },
     ]);
   });
 
@@ -294,9 +452,14 @@ describe('validate', () => {
       city: { kind: 'text', personal: true, label: 'Straße' },
       phone: { kind: 'text', personal: true, label: '2nd phone' },
     } } } };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: model party, field street: personal field label "Street (line 1)" gives the masking token prefix "STREET_(LINE_1)", which must be A-Z, 0-9 and _ starting with a letter (use a label of plain letters, digits, spaces or hyphens, e.g. label: 'Street')`,
       `${F}: model party, field phone: personal field label "2nd phone" gives the masking token prefix "2ND_PHONE", which must be A-Z, 0-9 and _ starting with a letter (use a label of plain letters, digits, spaces or hyphens, e.g. label: 'Phone')`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, model: 'party', field: 'street', code: 'invalid-mask-label' },
+      { file: F, model: 'party', field: 'phone', code: 'invalid-mask-label' },
     ]);
   });
 
@@ -304,9 +467,14 @@ describe('validate', () => {
     const dir = oneModule(`export default {
       modles: {},
     };`);
-    expect(await problems(dir)).toEqual([
+    const error = await refusal(dir);
+    expect(error.problems).toEqual([
       `${F}: missing "models" (add models: { <name>: { fields: {...} } })`,
       `${F}: unknown key "modles" (did you mean "models"? valid keys: label, description, dependsOn, models, roles)`,
+    ]);
+    expect(located(error)).toEqual([
+      { file: F, code: 'missing-key' },
+      { file: F, code: 'unknown-key' },
     ]);
     const dir2 = oneModule(`export default { models: {
       lead: {
@@ -315,7 +483,8 @@ describe('validate', () => {
       },
       party: 'x',
     } };`);
-    expect(await problems(dir2)).toEqual([
+    const error2 = await refusal(dir2);
+    expect(error2.problems).toEqual([
       `${F}: model lead, field title: "required" must be true or false (got "yes")`,
       `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, agents)`,
       `${F}: model lead, field party: missing "to" (add to: '<target model>')`,
@@ -323,6 +492,22 @@ describe('validate', () => {
       `${F}: model lead, action win: "needs_approval" must be true or false (got 1)`,
       `${F}: model party: must be an object (write party: { fields: {...} }; got "x")`,
     ]);
+    expect(located(error2)).toEqual([
+      { file: F, model: 'lead', field: 'title', code: 'invalid-value' },
+      { file: F, model: 'lead', field: 'title', code: 'unknown-key' },
+      { file: F, model: 'lead', field: 'party', code: 'missing-key' },
+      { file: F, model: 'lead', action: 'win', code: 'missing-key' },
+      { file: F, model: 'lead', action: 'win', code: 'invalid-value' },
+      { file: F, model: 'party', code: 'not-an-object' },
+    ]);
+    expect(error2.details[0]).toEqual({
+      file: F,
+      model: 'lead',
+      field: 'title',
+      code: 'invalid-value',
+      message: '"required" must be true or false',
+      detail: 'got "yes"',
+    });
   });
 
   it('module files that do not load or export nothing', async () => {
@@ -330,13 +515,19 @@ describe('validate', () => {
       crm: `export const models = {};`,
       broken: `export default { models: { ;`,
     });
-    const lines = await problems(dir);
+    const error = await refusal(dir);
+    const lines = error.problems;
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^modules\/broken\/module\.ts: cannot be loaded: .+ \(fix the error in the module file\)$/);
     expect(lines[1]).toBe('modules/crm/module.ts: has no default export (write `export default defineModule({...})`)');
+    expect(located(error)).toEqual([
+      { file: 'modules/broken/module.ts', code: 'module-not-loadable' },
+      { file: 'modules/crm/module.ts', code: 'no-default-export' },
+    ]);
   });
 
   it('a missing modules folder', async () => {
     await expect(loadProject('/nonexistent/modules')).rejects.toThrow('/nonexistent/modules: modules folder not found (create it, or pass --modules <dir>)');
+    await expect(loadProject('/nonexistent/modules')).rejects.toMatchObject({ details: [{ file: '/nonexistent/modules', code: 'modules-folder-not-found' }] });
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * A problem the generator found, as data: where it is, a stable code for the kind of problem,
+ * what is wrong and how to fix it. Tests and tools match on the code and the location; people
+ * read the line `renderProblem` makes of it:
+ *
+ *   `<file>[:<line>]: [dependsOn, ][role r, ][model m, ][field f, ][action a: ]<message>[ (<detail>)][ (<fix>) | ; <fix>]`
+ */
+
+/** One code per kind of problem. Stable: tests and tools match on them, so rename none. */
+export type ProblemCode =
+  // Loading the module files.
+  | 'modules-folder-not-found'
+  | 'module-file-missing'
+  | 'module-not-loadable'
+  | 'no-default-export'
+  // The shape of a definition.
+  | 'duplicate-key'
+  | 'not-an-object'
+  | 'unknown-key'
+  | 'missing-key'
+  | 'invalid-value'
+  // Names.
+  | 'invalid-name'
+  | 'reserved-model-name'
+  | 'reserved-field-name'
+  | 'duplicate-model-name'
+  // Module dependencies.
+  | 'self-dependency'
+  | 'unknown-dependency'
+  | 'duplicate-dependency'
+  | 'dependency-cycle'
+  // Fields and their references.
+  | 'unknown-kind'
+  | 'key-not-for-kind'
+  | 'no-select-options'
+  | 'empty-select-option'
+  | 'duplicate-select-option'
+  | 'invalid-mask-label'
+  | 'unknown-title-field'
+  | 'unknown-ref-target'
+  | 'ref-outside-dependencies'
+  | 'unknown-read-role'
+  // Actions.
+  | 'reserved-command-name'
+  | 'no-governed-field'
+  | 'ambiguous-governed-field'
+  | 'unknown-moved-field'
+  | 'moved-field-not-governed'
+  | 'unknown-state'
+  | 'duplicate-action-input'
+  | 'unknown-action-input'
+  | 'governed-action-input'
+  // Role grants.
+  | 'admin-grant'
+  | 'unknown-grant-model'
+  | 'grant-outside-module'
+  | 'invalid-grant'
+  | 'unknown-grant-command'
+  // The output folder.
+  | 'output-not-a-folder'
+  | 'output-not-generated'
+  | 'stale-file'
+  | 'missing-file'
+  | 'extra-file'
+  | 'output-out-of-date';
+
+/** Where in a module file a problem is. Every part is optional; a problem about the whole file has none. */
+export interface ProblemLocation {
+  /** The line, for problems the loader found in the source text (a key written twice). */
+  readonly line?: number;
+  /** A module key that is not a model or a role. */
+  readonly key?: 'dependsOn';
+  readonly role?: string;
+  readonly model?: string;
+  readonly field?: string;
+  readonly action?: string;
+}
+
+/** What a check says about a problem; the location comes from where it looks. */
+export interface ProblemReport {
+  readonly code: ProblemCode;
+  /** What is wrong, e.g. `ref to unknown model "prty"`. */
+  readonly message: string;
+  /** More about what is wrong (`got "yes"`, the names involved), shown in parentheses after the message. */
+  readonly detail?: string;
+  /** How to fix it (`did you mean "party"?`, `remove one`): in parentheses, or after a semicolon when a detail is shown. */
+  readonly fix?: string;
+}
+
+export interface Problem extends ProblemLocation, ProblemReport {
+  /**
+   * The file or folder, as shown to people (`modules/crm/module.ts`, `generated/roles.ts`).
+   * Undefined only for a closing line about a whole folder, whose message names it.
+   */
+  readonly file: string | undefined;
+}
+
+/** The one line a problem is printed as. */
+export function renderProblem(problem: Problem): string {
+  const file = problem.file === undefined ? '' : `${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}: `;
+  const where = [
+    problem.key,
+    problem.role === undefined ? undefined : `role ${problem.role}`,
+    problem.model === undefined ? undefined : `model ${problem.model}`,
+    problem.field === undefined ? undefined : `field ${problem.field}`,
+    problem.action === undefined ? undefined : `action ${problem.action}`,
+  ].filter((part) => part !== undefined);
+  const detail = problem.detail === undefined ? '' : ` (${problem.detail})`;
+  // Never two parentheses in a row: after a detail, the fix follows a semicolon.
+  const fix = problem.fix === undefined ? '' : problem.detail === undefined ? ` (${problem.fix})` : `; ${problem.fix}`;
+  return `${file}${where.length > 0 ? `${where.join(', ')}: ` : ''}${problem.message}${detail}${fix}`;
+}

@@ -1,0 +1,89 @@
+/**
+ * IR building, reached only when the checks found nothing wrong: modules in dependency order,
+ * models with their ref targets first, roles with the command ids they may use. The result is
+ * deeply frozen.
+ */
+import type { ModuleIR, ProjectIR, RoleIR } from '../ir.ts';
+import { defaultLabel } from '../names.ts';
+import { buildModel } from './build-model.ts';
+import type { ResolvedReferences } from './check.ts';
+import type { ModelDraft, ModuleDraft, ProjectDraft } from './drafts.ts';
+import { ADMIN_ROLE } from './reserved.ts';
+
+export function buildProject(project: ProjectDraft, resolved: ResolvedReferences): ProjectIR {
+  const ordered = dependencyOrder(project.modules, resolved.dependencies);
+  const referencedBy = referrers(ordered.flatMap(modelOrder));
+  const modules: ModuleIR[] = ordered.map((module) => ({
+    name: module.name,
+    label: module.def.label ?? defaultLabel(module.name),
+    description: module.def.description ?? '',
+    dependsOn: resolved.dependencies.get(module.name) ?? [],
+    source: module.source,
+    models: modelOrder(module).map((model) => buildModel(model, { referencedBy: referencedBy.get(model.name) ?? [], movedFields: resolved.movedFields })),
+    declaredModels: module.models.map((model) => model.name),
+  }));
+  const catalogue = modules.flatMap((module) => module.models.flatMap((model) => model.commands.map((command) => command.id)));
+  const roles: RoleIR[] = resolved.roles.map((role) => ({
+    name: role,
+    commands: role === ADMIN_ROLE ? catalogue : catalogue.filter((id) => resolved.grants.get(role)?.has(id) === true),
+  }));
+  return deepFreeze({ modules, roles, modulesDirName: project.dirName });
+}
+
+/** Per target model, the ref fields pointing at it, in the order of the models given. */
+function referrers(models: readonly ModelDraft[]): Map<string, { model: string; field: string }[]> {
+  const referencedBy = new Map<string, { model: string; field: string }[]>();
+  for (const model of models) {
+    for (const field of model.fields) {
+      if (field.kind !== 'ref') continue;
+      const list = referencedBy.get(field.to) ?? [];
+      list.push({ model: model.name, field: field.name });
+      referencedBy.set(field.to, list);
+    }
+  }
+  return referencedBy;
+}
+
+/** Modules with their dependencies first; ties by name. */
+function dependencyOrder(modules: readonly ModuleDraft[], dependencies: ReadonlyMap<string, readonly string[]>): ModuleDraft[] {
+  const byName = new Map(modules.map((module) => [module.name, module]));
+  const done = new Set<string>();
+  const result: ModuleDraft[] = [];
+  const visit = (module: ModuleDraft): void => {
+    if (done.has(module.name)) return;
+    done.add(module.name);
+    for (const dependency of [...(dependencies.get(module.name) ?? [])].sort()) {
+      const target = byName.get(dependency);
+      if (target) visit(target);
+    }
+    result.push(module);
+  };
+  for (const module of [...modules].sort((a, b) => a.name.localeCompare(b.name))) visit(module);
+  return result;
+}
+
+/** A module's models with the targets of their refs first, otherwise in declaration order. */
+function modelOrder(module: ModuleDraft): ModelDraft[] {
+  const byName = new Map(module.models.map((model) => [model.name, model]));
+  const done = new Set<string>();
+  const result: ModelDraft[] = [];
+  const visit = (model: ModelDraft): void => {
+    if (done.has(model.name)) return;
+    done.add(model.name);
+    for (const field of model.fields) {
+      const target = field.kind === 'ref' ? byName.get(field.to) : undefined;
+      if (target) visit(target);
+    }
+    result.push(model);
+  };
+  for (const model of module.models) visit(model);
+  return result;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

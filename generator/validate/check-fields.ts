@@ -1,0 +1,45 @@
+/** A model's references by name: its title to one of its fields, ref fields to models it may see, read rights to known roles. */
+import { unknownNameHint } from '../suggest.ts';
+import type { ModelDraft } from './drafts.ts';
+import type { ProblemList } from './problem-list.ts';
+import { ID_FIELD } from './reserved.ts';
+
+export interface FieldReferenceContext {
+  /** Every model by name (the first, when a name is used twice). */
+  readonly modelsByName: ReadonlyMap<string, ModelDraft>;
+  readonly roles: readonly string[];
+  /** The modules the model's module depends on, directly or not. */
+  readonly visibleModules: ReadonlySet<string>;
+}
+
+export function checkFieldReferences(model: ModelDraft, context: FieldReferenceContext, problems: ProblemList): void {
+  const source = model.module.source;
+  const fieldNames = Object.keys(model.def.fields);
+  const title = model.def.title;
+  if (title !== undefined && title !== ID_FIELD && !fieldNames.includes(title)) {
+    problems.at(source, { model: model.name })({
+      code: 'unknown-title-field',
+      message: `title "${title}" is not a field of ${model.name}`,
+      fix: unknownNameHint(title, fieldNames, 'fields'),
+    });
+  }
+
+  for (const field of model.fields) {
+    const report = problems.at(source, { model: model.name, field: field.name });
+    if (field.kind === 'ref') {
+      const target = context.modelsByName.get(field.to);
+      if (!target) {
+        report({ code: 'unknown-ref-target', message: `ref to unknown model "${field.to}"`, fix: unknownNameHint(field.to, [...context.modelsByName.keys()], 'models') });
+      } else if (target.module !== model.module && !context.visibleModules.has(target.module.name)) {
+        report({
+          code: 'ref-outside-dependencies',
+          message: `ref to model "${field.to}" of module ${target.module.name}, which module ${model.module.name} does not depend on`,
+          fix: `add dependsOn: ['${target.module.name}'] to ${source}`,
+        });
+      }
+    }
+    for (const role of field.read ?? []) {
+      if (!context.roles.includes(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
+    }
+  }
+}

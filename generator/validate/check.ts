@@ -1,0 +1,69 @@
+/**
+ * Semantic checks: what needs more than one part of the definitions in view (model names shared by
+ * all modules, dependencies, references by name, actions, grants). Each check reports its problems
+ * and resolves the references the IR is built from.
+ */
+import { checkActions } from './check-actions.ts';
+import { checkDependencies } from './check-dependencies.ts';
+import { checkFieldReferences } from './check-fields.ts';
+import { checkGrants } from './check-grants.ts';
+import type { ActionDraft, ModelDraft, ProjectDraft } from './drafts.ts';
+import type { ProblemList } from './problem-list.ts';
+import { ADMIN_ROLE } from './reserved.ts';
+
+/** What the checks resolved; complete only when they found no problem. */
+export interface ResolvedReferences {
+  /** Each module's dependsOn entries that name another module, once each. */
+  readonly dependencies: ReadonlyMap<string, readonly string[]>;
+  /** `admin`, then every other role granted in any module, by name. */
+  readonly roles: readonly string[];
+  /** The governed select field each action moves. */
+  readonly movedFields: ReadonlyMap<ActionDraft, string>;
+  /** The command ids each role is granted (`admin` is not: it may use every command). */
+  readonly grants: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export function checkProject(project: ProjectDraft, problems: ProblemList): ResolvedReferences {
+  const modelsByName = checkModelNames(project, problems);
+  const roles = roleNames(project);
+  const dependencies = checkDependencies(project, problems);
+  const movedFields = new Map<ActionDraft, string>();
+  for (const module of project.modules) {
+    const visibleModules = dependencies.reachable.get(module.name) ?? new Set<string>();
+    for (const model of module.models) {
+      checkFieldReferences(model, { modelsByName, roles, visibleModules }, problems);
+      for (const [action, field] of checkActions(model, problems)) movedFields.set(action, field);
+    }
+  }
+  const grants = checkGrants(project, modelsByName, problems);
+  return { dependencies: dependencies.direct, roles, movedFields, grants };
+}
+
+/** Model names are shared by all modules (a model's table and routes take its name); returns each name's first model. */
+function checkModelNames(project: ProjectDraft, problems: ProblemList): Map<string, ModelDraft> {
+  const modelsByName = new Map<string, ModelDraft>();
+  for (const module of project.modules) {
+    for (const model of module.models) {
+      const first = modelsByName.get(model.name);
+      if (!first) {
+        modelsByName.set(model.name, model);
+        continue;
+      }
+      problems.at(module.source, { model: model.name })({
+        code: 'duplicate-model-name',
+        message: `name already used by a model of module ${first.module.name}`,
+        detail: first.module.source,
+        fix: 'model names are shared by all modules, rename one',
+      });
+    }
+  }
+  return modelsByName;
+}
+
+/** Roles are shared across modules: every role name granted anywhere, plus `admin`. */
+function roleNames(project: ProjectDraft): string[] {
+  const names = new Set<string>();
+  for (const module of project.modules) for (const role of Object.keys(module.def.roles ?? {})) names.add(role);
+  names.delete(ADMIN_ROLE);
+  return [ADMIN_ROLE, ...[...names].sort()];
+}
