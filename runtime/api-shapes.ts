@@ -202,6 +202,13 @@ export interface LoginAnswer {
   readonly expires: string;
 }
 
+/** An agent token's rate limits, per minute; 0 means unlimited. */
+export interface RateLimitsInfo {
+  readonly requests_per_minute: number;
+  /** Creates, updates, deletes, actions and proposals. */
+  readonly writes_per_minute: number;
+}
+
 /** `POST /api/auth/agent-token`. */
 export interface IssuedAgentToken {
   readonly id: string;
@@ -211,6 +218,8 @@ export interface IssuedAgentToken {
   readonly scopes: readonly string[];
   readonly created: string;
   readonly expires: string;
+  /** The limits that apply to it. */
+  readonly limits: RateLimitsInfo;
 }
 
 /** What a person sees of one of their agent tokens. Never the token or its hash. */
@@ -224,11 +233,15 @@ export interface AgentTokenInfo {
   /** When it was revoked, or null. */
   readonly revoked: string | null;
   readonly status: 'active' | 'expired' | 'revoked';
+  /** The limits that apply to it: its own, else the server's. */
+  readonly limits: RateLimitsInfo;
 }
 
 /** `GET /api/auth/agent-tokens`: the person's own tokens, newest first. */
 export interface AgentTokensAnswer {
   readonly tokens: readonly AgentTokenInfo[];
+  /** What a token made without limits of its own gets, and the most a person who is not an admin may give one. */
+  readonly server_limits: RateLimitsInfo;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,4 +22,6 @@ export interface AgentCaller {
   readonly creatorId: string;
   readonly creatorUsername: string;
   readonly creatorRoles: readonly string[];
+  /** The token's own rate limits (per minute; 0 unlimited); null where the server's apply. */
+  readonly limits: { readonly requestsPerMinute: number | null; readonly writesPerMinute: number | null };
 }

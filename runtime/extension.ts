@@ -6,14 +6,23 @@
 import type { RequestHandler, Router } from 'express';
 import type { RecordService } from './commands/types.ts';
 import type { SystemTableSetup } from './db/migrate.ts';
+import type { Callers } from './http/callers.ts';
 import type { Site } from './http/site.ts';
+
+/** What routes get besides the record service. */
+export interface RouteContext {
+  /** The server's own names (what same-origin means). */
+  readonly site: Site;
+  /** Who is calling: bearer tokens resolved, agents counted against their rate limits. */
+  readonly callers: Callers;
+}
 
 export interface ServerExtension {
   readonly name: string;
   /** Tables it needs; created by `serve` and `rmsgen migrate` in the migration's transaction. */
   readonly systemTables?: readonly SystemTableSetup[];
   /** Routers: `beforeApi` sees raw requests (e.g. `/mcp`), `api` runs after JSON parsing and the auth router. */
-  readonly routes?: (service: RecordService, site: Site) => {
+  readonly routes?: (service: RecordService, context: RouteContext) => {
     readonly beforeApi?: readonly (Router | RequestHandler)[];
     readonly api?: readonly (Router | RequestHandler)[];
   };

@@ -18,12 +18,14 @@ import { ensurePlanTables } from './agents/plans.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
+import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables, type RateLimits } from './auth/rate-limits.ts';
 import { createRecordService } from './commands/service.ts';
 import type { RecordService } from './commands/types.ts';
 import { openDatabase, type OpenOptions } from './db/connect.ts';
 import { migrate, type SystemTableSetup } from './db/migrate.ts';
 import type { ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
+import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
 import type { Registry } from './registry.ts';
 
@@ -35,7 +37,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mc
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 export interface ServerOptions {
@@ -54,6 +56,10 @@ export interface ServerOptions {
   /** Unexpected errors (answered 500 without details). Default: stderr. */
   readonly logError?: (error: unknown) => void;
   readonly database?: OpenOptions;
+  /** What an agent token without limits of its own may do per minute (0: unlimited). Default 600 requests, 120 writes. */
+  readonly agentLimits?: RateLimits;
+  /** Express's `trust proxy` (see `serve --trust-proxy`). Default none. */
+  readonly trustProxy?: boolean | number | string;
   readonly extensions?: readonly ServerExtension[];
   /** How long `close()` waits for in-flight requests before cutting connections. Default 10 s. */
   readonly shutdownGraceMs?: number;
@@ -87,14 +93,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let closing = false;
     const site = createSite(host, options.publicUrl);
+    const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS), logError);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service, site);
+      const routes = extension.routes?.(service, { site, callers });
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }
-    const app = createApp({ service, beforeApi, api, isClosing: () => closing });
+    const app = createApp({ service, callers, beforeApi, api, isClosing: () => closing, ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}) });
 
     const httpServer = createServer(app);
     server = httpServer;

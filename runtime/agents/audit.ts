@@ -7,6 +7,7 @@
  * model (`auditModel`) so the one list compiler serves it.
  */
 import type { Knex } from 'knex';
+import { createTableIfMissing } from '../db/system-tables.ts';
 import type { AuditAnswer, AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, PreparedCommand } from '../commands/types.ts';
@@ -41,8 +42,7 @@ export interface AuditEntry {
 }
 
 export async function ensureAuditTables(db: Knex): Promise<void> {
-  if (await db.schema.hasTable(AUDIT_TABLE)) return;
-  await db.schema.createTable(AUDIT_TABLE, (table) => {
+  await createTableIfMissing(db, AUDIT_TABLE, (table) => {
     table.string('id', 64).primary();
     table.string('at', 32).notNullable();
     table.string('actor', 16).notNullable();

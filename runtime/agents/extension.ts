@@ -4,5 +4,5 @@ import { createAgentRouter } from './routes.ts';
 
 export const agentExtension: ServerExtension = {
   name: 'agents',
-  routes: (service) => ({ api: [createAgentRouter(service)] }),
+  routes: (service, { callers }) => ({ api: [createAgentRouter(service, callers)] }),
 };

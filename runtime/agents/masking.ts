@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { createTableIfMissing } from '../db/system-tables.ts';
 import type { AgentCaller } from '../caller.ts';
 import { dialectOf } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
@@ -40,34 +41,30 @@ export function isTokenForm(value: unknown): value is string {
 }
 
 export async function ensureMaskTables(db: Knex): Promise<void> {
-  if (!(await db.schema.hasTable(MASK_TABLE))) {
-    await db.schema.createTable(MASK_TABLE, (table) => {
-      table.string('agent_token_id', 64).notNullable();
-      table.string('label', 100).notNullable();
-      table.bigInteger('n').notNullable();
-      // The lookup key of the token: for a shared token the sha256 of its value (values may be long
-      // texts, too long for a btree key), unique per agent and label; for a written token
-      // `written:<id>`, which no lookup by value finds.
-      table.string('value_hash', 64).notNullable();
-      table.text('value').notNullable();
-      table.primary(['agent_token_id', 'label', 'n']);
-      table.unique(['agent_token_id', 'label', 'value_hash']);
-    });
-  }
-  if (!(await db.schema.hasTable(MASK_BINDINGS_TABLE))) {
-    await db.schema.createTable(MASK_BINDINGS_TABLE, (table) => {
-      table.string('agent_token_id', 64).notNullable();
-      table.string('model', 100).notNullable();
-      table.string('record_id', 64).notNullable();
-      table.string('field', 100).notNullable();
-      table.string('label', 100).notNullable();
-      table.bigInteger('n').notNullable();
-      /** sha256 of the value the agent wrote: the binding holds only while the field still holds it. */
-      table.string('value_hash', 64).notNullable();
-      table.primary(['agent_token_id', 'model', 'record_id', 'field']);
-      table.index(['model', 'record_id'], 'rms_mask_bindings_record');
-    });
-  }
+  await createTableIfMissing(db, MASK_TABLE, (table) => {
+    table.string('agent_token_id', 64).notNullable();
+    table.string('label', 100).notNullable();
+    table.bigInteger('n').notNullable();
+    // The lookup key of the token: for a shared token the sha256 of its value (values may be long
+    // texts, too long for a btree key), unique per agent and label; for a written token
+    // `written:<id>`, which no lookup by value finds.
+    table.string('value_hash', 64).notNullable();
+    table.text('value').notNullable();
+    table.primary(['agent_token_id', 'label', 'n']);
+    table.unique(['agent_token_id', 'label', 'value_hash']);
+  });
+  await createTableIfMissing(db, MASK_BINDINGS_TABLE, (table) => {
+    table.string('agent_token_id', 64).notNullable();
+    table.string('model', 100).notNullable();
+    table.string('record_id', 64).notNullable();
+    table.string('field', 100).notNullable();
+    table.string('label', 100).notNullable();
+    table.bigInteger('n').notNullable();
+    /** sha256 of the value the agent wrote: the binding holds only while the field still holds it. */
+    table.string('value_hash', 64).notNullable();
+    table.primary(['agent_token_id', 'model', 'record_id', 'field']);
+    table.index(['model', 'record_id'], 'rms_mask_bindings_record');
+  });
 }
 
 function hashValue(value: string): string {

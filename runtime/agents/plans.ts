@@ -4,6 +4,7 @@
  * (the agent token and the person who created that token), and how it was decided.
  */
 import type { Knex } from 'knex';
+import { createTableIfMissing } from '../db/system-tables.ts';
 import { newId } from '../ids.ts';
 
 export const PLAN_TABLE = 'rms_plans';
@@ -29,8 +30,7 @@ export interface PlanRow {
 }
 
 export async function ensurePlanTables(db: Knex): Promise<void> {
-  if (await db.schema.hasTable(PLAN_TABLE)) return;
-  await db.schema.createTable(PLAN_TABLE, (table) => {
+  await createTableIfMissing(db, PLAN_TABLE, (table) => {
     table.string('id', 64).primary();
     table.string('command', 200).notNullable();
     table.string('record_id', 64).nullable();

@@ -4,12 +4,12 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { CommandEnvelope, PlanAnswer, PlanInfo, PlansAnswer, RejectAnswer } from '../api-shapes.ts';
-import { authenticate } from '../auth/index.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
 import { runPrepared } from '../commands/pipeline.ts';
 import type { PreparedCommand, RecordService } from '../commands/types.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
+import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { listInput } from '../kinds.ts';
 import { parseOr400 } from '../query/values.ts';
@@ -19,12 +19,12 @@ import { searchAudit, writeAudit } from './audit.ts';
 import { inputAsWritten, maskKey, sharedTokens } from './masking.ts';
 import { decidePlan, findPlan, listPlans, type PlanRow } from './plans.ts';
 
-export function createAgentRouter(service: RecordService): Router {
+export function createAgentRouter(service: RecordService, callers: Callers): Router {
   const { db, registry } = service;
   const router = Router();
 
   router.get('/api/plans', async function plans(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/plans');
     const rows =
       caller.kind === 'agent'
         ? await listPlans(db, { agentTokenId: caller.tokenId })
@@ -34,14 +34,14 @@ export function createAgentRouter(service: RecordService): Router {
   });
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/plans/:id');
     const row = await visiblePlan(service, caller, String(req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
     sendJson(res, 200, { plan: await planView(service, caller, row, names) } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
-    const person = await personOnly(service, req);
+    const person = await personOnly(callers, req, res);
     const row = await visiblePlan(service, person, String(req.params.planId));
     if (row.status !== 'pending') throw alreadyDecided(row);
     const prepared = JSON.parse(row.input) as PreparedCommand;
@@ -70,7 +70,7 @@ export function createAgentRouter(service: RecordService): Router {
   });
 
   router.post('/api/reject/:planId', async function reject(req: Request, res: Response) {
-    const person = await personOnly(service, req);
+    const person = await personOnly(callers, req, res);
     const row = await visiblePlan(service, person, String(req.params.planId));
     if (row.status !== 'pending') throw alreadyDecided(row);
     const won = await decidePlan(db, row.id, { status: 'rejected', decidedBy: person.userId });
@@ -80,7 +80,7 @@ export function createAgentRouter(service: RecordService): Router {
   });
 
   router.get('/api/audit', async function audit(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/audit');
     if (caller.kind !== 'person' || !caller.roles.includes(ADMIN_ROLE)) throw notFound();
     const input = parseOr400(listInput, auditQueryInput(req.query as Record<string, unknown>));
     sendJson(res, 200, await searchAudit(db, service.dialect, input));
@@ -109,9 +109,9 @@ function auditQueryInput(query: Record<string, unknown>): Record<string, unknown
   return input;
 }
 
-async function personOnly(service: RecordService, req: Request): Promise<PersonCaller> {
-  const caller = await authenticate(service.db, req.headers.authorization);
-  // Approving is a person's act: to an agent these endpoints do not exist.
+/** The signed-in person; approving is a person's act: to an agent these endpoints do not exist. */
+async function personOnly(callers: Callers, req: Request, res: Response): Promise<PersonCaller> {
+  const caller = await callers.of(req.headers.authorization, res, `POST ${req.path.replace(/[^/]+$/, ':id')}`);
   if (caller.kind !== 'person') throw notFound();
   return caller;
 }

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
 import type { AgentTokenInfo, IssuedAgentToken } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import { newId } from '../ids.ts';
+import { ADMIN_ROLE } from '../rights.ts';
 import { parseScopes } from './authenticate.ts';
+import { effectiveLimits, limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
 import { scopeMatches } from './scopes.ts';
 import { TOKENS_TABLE, type TokenRow } from './tables.ts';
 import { hashToken, isoNow, newToken } from './tokens.ts';
@@ -24,6 +26,8 @@ export interface NewAgentToken {
   readonly scopes: readonly string[];
   readonly label: string;
   readonly expiresInDays: number;
+  /** The token's own rate limits (checked against the server's); null where the server's apply. */
+  readonly limits: OwnLimits;
 }
 
 /** The scopes among `scopes` that match no command in `allowed`. */
@@ -32,7 +36,13 @@ export function scopesGrantingNothing(scopes: readonly string[], allowed: Iterab
   return scopes.filter((scope) => !commands.some((id) => scopeMatches(scope, id)));
 }
 
-export async function issueAgentToken(db: Knex, person: PersonCaller, input: NewAgentToken, now: number = Date.now()): Promise<IssuedAgentToken> {
+export async function issueAgentToken(
+  db: Knex,
+  person: PersonCaller,
+  input: NewAgentToken,
+  serverLimits: RateLimits,
+  now: number = Date.now(),
+): Promise<IssuedAgentToken> {
   const token = newToken('agent');
   const id = newId(now);
   const created = isoNow(now);
@@ -48,16 +58,20 @@ export async function issueAgentToken(db: Knex, person: PersonCaller, input: New
     expires_at: expires,
     revoked_at: null,
     last_used_at: null,
+    requests_per_minute: input.limits.requestsPerMinute,
+    writes_per_minute: input.limits.writesPerMinute,
   });
-  return { id, token, label: input.label, scopes: input.scopes, created, expires };
+  const limits = limitsInfo(effectiveLimits(input.limits, person.roles.includes(ADMIN_ROLE), serverLimits));
+  return { id, token, label: input.label, scopes: input.scopes, created, expires, limits };
 }
 
 /** The person's own agent tokens, newest first, revoked and expired ones included. */
-export async function listAgentTokens(db: Knex, userId: string, now: number = Date.now()): Promise<AgentTokenInfo[]> {
+export async function listAgentTokens(db: Knex, person: PersonCaller, serverLimits: RateLimits, now: number = Date.now()): Promise<AgentTokenInfo[]> {
   const rows = await db<TokenRow>(TOKENS_TABLE)
-    .where({ user_id: userId, kind: 'agent' })
+    .where({ user_id: person.userId, kind: 'agent' })
     .orderBy('id', 'desc')
-    .select('id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at');
+    .select('id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'requests_per_minute', 'writes_per_minute');
+  const admin = person.roles.includes(ADMIN_ROLE);
   const nowIso = isoNow(now);
   return rows.map((row) => ({
     id: row.id,
@@ -68,7 +82,13 @@ export async function listAgentTokens(db: Knex, userId: string, now: number = Da
     last_used: row.last_used_at,
     revoked: row.revoked_at,
     status: row.revoked_at !== null ? 'revoked' : row.expires_at <= nowIso ? 'expired' : 'active',
+    limits: limitsInfo(effectiveLimits(ownLimits(row), admin, serverLimits)),
   }));
+}
+
+function ownLimits(row: Pick<TokenRow, 'requests_per_minute' | 'writes_per_minute'>): OwnLimits {
+  const number = (value: number | string | null) => (value === null ? null : Number(value));
+  return { requestsPerMinute: number(row.requests_per_minute), writesPerMinute: number(row.writes_per_minute) };
 }
 
 /** Revokes one of the person's own agent tokens. False when there is no such token of theirs. */

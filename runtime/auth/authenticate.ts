@@ -25,6 +25,8 @@ interface TokenWithPerson {
   expires_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  requests_per_minute: number | string | null;
+  writes_per_minute: number | string | null;
   user_id: string;
   username: string;
   roles: string;
@@ -33,7 +35,7 @@ interface TokenWithPerson {
 
 /** The one lookup of every request: the token by its hash, joined with its person (written once, not built per call). */
 const TOKEN_WITH_PERSON_SQL =
-  'select t.id, t.kind, t.label, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.user_id, p.username, p.roles, p.disabled' +
+  'select t.id, t.kind, t.label, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.requests_per_minute, t.writes_per_minute, t.user_id, p.username, p.roles, p.disabled' +
   ` from ${sqlIdentifier(TOKENS_TABLE)} as t inner join ${sqlIdentifier(PEOPLE_TABLE)} as p on p.id = t.user_id` +
   ' where t.token_hash = ?';
 
@@ -79,6 +81,7 @@ export async function authenticate(db: Knex, authorization: string | undefined):
     creatorId: row.user_id,
     creatorUsername: row.username,
     creatorRoles: roles,
+    limits: { requestsPerMinute: numberOrNull(row.requests_per_minute), writesPerMinute: numberOrNull(row.writes_per_minute) },
   };
   return agent;
 }
@@ -89,6 +92,10 @@ async function touchAgentToken(db: Knex, tokenId: string, now: number): Promise<
     .where('id', tokenId)
     .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', cutoff))
     .update({ last_used_at: isoNow(now) });
+}
+
+function numberOrNull(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
 }
 
 export function parseScopes(json: string | null): string[] {

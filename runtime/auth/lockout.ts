@@ -2,6 +2,10 @@
  * Sign-in lockout (SPEC 5.5): five failed sign-ins for a username within one minute lock that
  * username for one minute. Failures are rows in the database so that every instance sees them.
  *
+ * Besides, one client address may fail at most `ADDRESS_FAILURES` sign-ins a minute, whatever the
+ * usernames: the per-username lock alone would let it guess across many usernames at bcrypt's
+ * cost. Past that its attempts are refused (429) until the oldest of those failures is a minute old.
+ *
  * An attempt first records itself as a failure (before the slow bcrypt compare), so a burst of
  * parallel guesses cannot all slip past the check; the row is removed again when the attempt turns
  * out to be locked out (attempts during a lock are not failures) or when the password is right
@@ -15,6 +19,8 @@ import { isoNow } from './tokens.ts';
 export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_WINDOW_MS = 60_000;
 export const LOCKOUT_DURATION_MS = 60_000;
+/** Failed sign-ins one client address may make within `LOCKOUT_WINDOW_MS`. */
+export const ADDRESS_FAILURES = 30;
 /** How much history decides a lock; older failures are deleted. */
 const HISTORY_MS = 10 * 60_000;
 
@@ -48,26 +54,51 @@ async function recentFailures(db: Knex, username: string, now: number): Promise<
 }
 
 export type AttemptStart =
-  | { readonly locked: true; readonly retryAfterSeconds: number }
-  | { readonly locked: false; readonly attemptId: string };
+  | { readonly outcome: 'locked' | 'throttled'; readonly retryAfterSeconds: number }
+  | { readonly outcome: 'started'; readonly attemptId: string };
 
 /**
- * Starts a sign-in attempt for `username`: refuses it when the username is locked, otherwise
- * records it (pessimistically) as a failure and returns its id for `passAttempt`.
+ * Starts a sign-in attempt for `username` from `address`: refuses it when the username is locked
+ * or the address throttled, otherwise records it (pessimistically) as a failure and returns its
+ * id for `passAttempt`.
  */
-export async function beginAttempt(db: Knex, username: string, now: number = Date.now()): Promise<AttemptStart> {
+export async function beginAttempt(db: Knex, username: string, address: string | null, now: number = Date.now()): Promise<AttemptStart> {
   const before = lockedUntil(await recentFailures(db, username, now));
-  if (before > now) return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((before - now) / 1000)) };
+  if (before > now) return { outcome: 'locked', retryAfterSeconds: secondsUntil(before, now) };
+  const throttled = address === null ? 0 : await addressThrottledUntil(db, address, now);
+  if (throttled > now) return { outcome: 'throttled', retryAfterSeconds: secondsUntil(throttled, now) };
 
   const attemptId = newId(now);
-  await db(LOGIN_FAILURES_TABLE).insert({ id: attemptId, username, at: isoNow(now) });
-  // Concurrent attempts (here or on other instances) recorded before ours may have locked the username.
+  await db(LOGIN_FAILURES_TABLE).insert({ id: attemptId, username, at: isoNow(now), address });
+  // Concurrent attempts (here or on other instances) recorded before ours may have locked the username or throttled the address.
   const raced = lockedUntil(await recentFailures(db, username, now), attemptId);
-  if (raced > now) {
+  const racedAddress = address === null ? 0 : await addressThrottledUntil(db, address, now, attemptId);
+  if (raced > now || racedAddress > now) {
     await db(LOGIN_FAILURES_TABLE).where('id', attemptId).delete();
-    return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((raced - now) / 1000)) };
+    return raced > now ? { outcome: 'locked', retryAfterSeconds: secondsUntil(raced, now) } : { outcome: 'throttled', retryAfterSeconds: secondsUntil(racedAddress, now) };
   }
-  return { locked: false, attemptId };
+  return { outcome: 'started', attemptId };
+}
+
+function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000));
+}
+
+/**
+ * When the address may fail again: with `ADDRESS_FAILURES` failures in the last minute (those
+ * recorded before `beforeId`, when given), a minute after the oldest of them; else 0.
+ */
+async function addressThrottledUntil(db: Knex, address: string, now: number, beforeId?: string): Promise<number> {
+  const query = db<LoginFailureRow>(LOGIN_FAILURES_TABLE)
+    .select('at')
+    .where('address', address)
+    .andWhere('at', '>', isoNow(now - LOCKOUT_WINDOW_MS))
+    .orderBy('at', 'desc')
+    .limit(ADDRESS_FAILURES);
+  if (beforeId !== undefined) query.andWhere('id', '<', beforeId);
+  const rows = await query;
+  if (rows.length < ADDRESS_FAILURES) return 0;
+  return Date.parse(rows[rows.length - 1]!.at) + LOCKOUT_WINDOW_MS;
 }
 
 /** The attempt succeeded: the username's failures are forgotten. */

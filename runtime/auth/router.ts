@@ -18,13 +18,17 @@ import {
   revokeAgentToken,
   scopesGrantingNothing,
 } from './agent-tokens.ts';
-import { authenticate, bearerToken } from './authenticate.ts';
+import type { Callers } from '../http/callers.ts';
+import { ADMIN_ROLE } from '../rights.ts';
+import { bearerToken } from './authenticate.ts';
+import { limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
 import { isScopePattern } from './scopes.ts';
 import { revokeToken, signIn } from './sessions.ts';
 import { tokenKindOf } from './tokens.ts';
 
 export const INVALID_CREDENTIALS = 'invalid username or password';
 export const LOCKED_OUT = 'too many failed sign-ins; try again in a minute';
+export const ADDRESS_THROTTLED = 'too many failed sign-ins from this address; try again in a minute';
 
 export const MAX_SCOPES = 100;
 export const MAX_LABEL_LENGTH = 200;
@@ -35,15 +39,17 @@ const MAX_CREDENTIAL_LENGTH = 1024;
 export interface AuthRouterDeps {
   readonly db: Knex;
   readonly registry: Registry;
+  readonly callers: Callers;
 }
 
 export function createAuthRouter(deps: AuthRouterDeps): Router {
-  const { db, registry } = deps;
+  const { db, registry, callers } = deps;
+  const serverLimits = callers.limiter.defaults;
   const router = express.Router();
 
-  /** The signed-in person; agents get the 404 of an endpoint that does not exist. */
-  async function requirePerson(req: Request): Promise<PersonCaller> {
-    const caller = await authenticate(db, req.get('authorization'));
+  /** The signed-in person; agents get the 404 of an endpoint that does not exist (and it counts as one of their requests). */
+  async function requirePerson(req: Request, res: Response): Promise<PersonCaller> {
+    const caller = await callers.of(req.get('authorization'), res, `${req.method} ${req.path}`);
     if (caller.kind !== 'person') throw notFound();
     return caller;
   }
@@ -54,10 +60,10 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const body = readBody(req.body, ['username', 'password']);
     const username = requireString(body, 'username', MAX_USERNAME_INPUT_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
-    const result = await signIn(db, username, password);
-    if (result.outcome === 'locked') {
+    const result = await signIn(db, username, password, { address: clientAddress(req) });
+    if (result.outcome === 'locked' || result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
-      throw new HttpError(429, LOCKED_OUT);
+      throw new HttpError(429, result.outcome === 'locked' ? LOCKED_OUT : ADDRESS_THROTTLED);
     }
     if (result.outcome === 'invalid') throw new HttpError(401, INVALID_CREDENTIALS);
     sendJson(res, 200, { token: result.token, expires: result.expires } satisfies LoginAnswer);
@@ -65,32 +71,34 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
 
   router.post('/api/auth/logout', async function logout(req: Request, res: Response) {
     // Every /api/auth/* endpoint is a person's: an agent token cannot revoke itself here either (a person revokes it).
-    const person = await requirePerson(req);
+    const person = await requirePerson(req, res);
     readBody(req.body, []);
     await revokeToken(db, person.tokenId);
     sendJson(res, 200, { ok: true });
   });
 
   router.post('/api/auth/agent-token', async function createAgentToken(req: Request, res: Response) {
-    const person = await requirePerson(req);
-    const body = readBody(req.body, ['scopes', 'label', 'expires_in_days']);
+    const person = await requirePerson(req, res);
+    const body = readBody(req.body, ['scopes', 'label', 'expires_in_days', 'limits']);
     const scopes = readScopes(body);
     const label = requireString(body, 'label', MAX_LABEL_LENGTH).trim();
     if (label === '') throw badRequest('label must not be empty');
     const expiresInDays = readExpiresInDays(body);
+    const limits = readLimits(body, person, serverLimits);
     const [first] = scopesGrantingNothing(scopes, allowedCommands(registry, person));
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
-    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays });
+    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits }, serverLimits);
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });
 
   router.get('/api/auth/agent-tokens', async function agentTokens(req: Request, res: Response) {
-    const person = await requirePerson(req);
-    sendJson(res, 200, { tokens: await listAgentTokens(db, person.userId) } satisfies AgentTokensAnswer);
+    const person = await requirePerson(req, res);
+    const tokens = await listAgentTokens(db, person, serverLimits);
+    sendJson(res, 200, { tokens, server_limits: limitsInfo(serverLimits) } satisfies AgentTokensAnswer);
   });
 
   router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {
-    const person = await requirePerson(req);
+    const person = await requirePerson(req, res);
     const body = readBody(req.body, ['id']);
     const id = requireString(body, 'id', 100);
     if (!(await revokeAgentToken(db, person.userId, id))) throw notFound();
@@ -134,6 +142,42 @@ function readScopes(body: Record<string, unknown>): string[] {
     }
   }
   return [...new Set(value as string[])];
+}
+
+const LIMIT_KEYS = ['requests_per_minute', 'writes_per_minute'] as const;
+/** Far above anything a minute can hold; a bigger number is a mistake. */
+const MAX_LIMIT = 1_000_000;
+
+/**
+ * `limits`: `{"requests_per_minute"?: n, "writes_per_minute"?: n}`, whole numbers, 0 for unlimited.
+ * A person who is not an admin may not give a token more than the server allows.
+ */
+function readLimits(body: Record<string, unknown>, person: PersonCaller, server: RateLimits): OwnLimits {
+  const value = body.limits;
+  if (value === undefined || value === null) return { requestsPerMinute: null, writesPerMinute: null };
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest('limits must be an object with requests_per_minute and/or writes_per_minute');
+  const given = value as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!(LIMIT_KEYS as readonly string[]).includes(key)) throw badRequest(`unknown key limits.${key} (use requests_per_minute, writes_per_minute)`);
+  }
+  const admin = person.roles.includes(ADMIN_ROLE);
+  const read = (key: (typeof LIMIT_KEYS)[number], serverLimit: number): number | null => {
+    const limit = given[key];
+    if (limit === undefined || limit === null) return null;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
+      throw badRequest(`limits.${key} must be a whole number from 0 (unlimited) to ${MAX_LIMIT}`);
+    }
+    if (!admin && serverLimit > 0 && (limit === 0 || limit > serverLimit)) {
+      throw badRequest(`limits.${key} may be at most ${serverLimit}, the server's limit (only an admin may give a token more)`);
+    }
+    return limit;
+  };
+  return { requestsPerMinute: read('requests_per_minute', server.requestsPerMinute), writesPerMinute: read('writes_per_minute', server.writesPerMinute) };
+}
+
+/** The client's address: the socket's, or with `--trust-proxy` the one the trusted proxies forwarded. */
+function clientAddress(req: Request): string {
+  return (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 64);
 }
 
 function readExpiresInDays(body: Record<string, unknown>): number {

@@ -15,7 +15,16 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export type SignInResult =
   | { readonly outcome: 'ok'; readonly token: string; readonly expires: string }
   | { readonly outcome: 'invalid' }
-  | { readonly outcome: 'locked'; readonly retryAfterSeconds: number };
+  /** The username is locked (SPEC 5.5). */
+  | { readonly outcome: 'locked'; readonly retryAfterSeconds: number }
+  /** Too many failures from the client's address. */
+  | { readonly outcome: 'throttled'; readonly retryAfterSeconds: number };
+
+export interface SignInOptions {
+  /** The client's address, for the per-address throttle (none: not throttled by address). */
+  readonly address?: string;
+  readonly now?: number;
+}
 
 /** A bcrypt hash nobody's password matches, compared against for unknown usernames so timing tells nothing. */
 let dummyHash: Promise<string> | undefined;
@@ -25,18 +34,20 @@ function dummyPasswordHash(): Promise<string> {
 }
 
 /**
- * Checks a username and password and, when they are right and the username is not locked,
- * issues a session token. Unknown usernames and disabled people are plain `invalid`.
+ * Checks a username and password and, when they are right and neither the username is locked nor
+ * the address throttled, issues a session token. Unknown usernames and disabled people are plain
+ * `invalid`.
  */
-export async function signIn(db: Knex, usernameInput: string, password: string, now: number = Date.now()): Promise<SignInResult> {
+export async function signIn(db: Knex, usernameInput: string, password: string, options: SignInOptions = {}): Promise<SignInResult> {
+  const now = options.now ?? Date.now();
   const username = normalizeUsername(usernameInput);
   if (username.length > MAX_USERNAME_LENGTH) {
     // No account can have this name, so there is nothing to lock; take the same time as a real check.
     await bcrypt.compare(password, await dummyPasswordHash());
     return { outcome: 'invalid' };
   }
-  const attempt = await beginAttempt(db, username, now);
-  if (attempt.locked) return { outcome: 'locked', retryAfterSeconds: attempt.retryAfterSeconds };
+  const attempt = await beginAttempt(db, username, options.address ?? null, now);
+  if (attempt.outcome !== 'started') return attempt;
 
   const person = await db<PersonRow>(PEOPLE_TABLE).where('username', username).first();
   const matches = await bcrypt.compare(password, person ? person.password_hash : await dummyPasswordHash());

@@ -6,6 +6,7 @@
  * so they compare correctly as text on SQLite and PostgreSQL alike.
  */
 import type { Knex } from 'knex';
+import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
 
 export const PEOPLE_TABLE = 'rms_people';
 export const TOKENS_TABLE = 'rms_tokens';
@@ -36,6 +37,9 @@ export interface TokenRow {
   expires_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** An agent token's own limits; null: the server's. */
+  requests_per_minute: number | null;
+  writes_per_minute: number | null;
 }
 
 /** Row of `rms_login_failures`: one failed sign-in. `id` is time-ordered (newId). */
@@ -43,6 +47,8 @@ export interface LoginFailureRow {
   id: string;
   username: string;
   at: string;
+  /** The client address it came from (null for rows from before the per-address throttle). */
+  address: string | null;
 }
 
 /** Creates the auth tables that are missing. Safe to call on every start and from several instances. */
@@ -66,23 +72,29 @@ export async function ensureAuthTables(db: Knex): Promise<void> {
     t.string('expires_at', 24).notNullable();
     t.string('revoked_at', 24).nullable();
     t.string('last_used_at', 24).nullable();
+    t.integer('requests_per_minute').nullable();
+    t.integer('writes_per_minute').nullable();
     t.index(['user_id', 'kind'], 'rms_tokens_user_kind');
+  });
+  // Agent tokens' own rate limits (null: the server's) came after the table.
+  await addColumnsIfMissing(db, TOKENS_TABLE, {
+    requests_per_minute: (t) => t.integer('requests_per_minute').nullable(),
+    writes_per_minute: (t) => t.integer('writes_per_minute').nullable(),
   });
   await createTableIfMissing(db, LOGIN_FAILURES_TABLE, (t) => {
     t.string('id', 26).primary();
     t.string('username', 200).notNullable();
     t.string('at', 24).notNullable();
+    t.string('address', 64).nullable();
     t.index(['username', 'at'], 'rms_login_failures_username_at');
     t.index(['at'], 'rms_login_failures_at');
+    t.index(['address', 'at'], 'rms_login_failures_address_at');
   });
-}
-
-async function createTableIfMissing(db: Knex, name: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
-  if (await db.schema.hasTable(name)) return;
-  try {
-    await db.schema.createTable(name, build);
-  } catch (err) {
-    // Another instance may have created it between our check and our create.
-    if (!(await db.schema.hasTable(name))) throw err;
-  }
+  // The client address of a failure (the per-address throttle) came after the table.
+  await addColumnsIfMissing(db, LOGIN_FAILURES_TABLE, {
+    address: (t) => {
+      t.string('address', 64).nullable();
+      t.index(['address', 'at'], 'rms_login_failures_address_at');
+    },
+  });
 }

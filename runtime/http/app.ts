@@ -3,17 +3,26 @@
  * route, a JSON 404 and the one error handler. REST is a thin adapter over `executeCommand`.
  */
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { authenticate, createAuthRouter } from '../auth/index.ts';
+import { createAuthRouter } from '../auth/index.ts';
+import { WRITING_KINDS } from '../auth/rate-limits.ts';
 import { executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { jsonBody } from './body.ts';
+import type { Callers } from './callers.ts';
 import { createCatalogueRouter } from './catalogue.ts';
 import { errorHandler } from './error-handler.ts';
 import { sendJson } from './send.ts';
 
 export interface AppOptions {
   readonly service: RecordService;
+  /** Who is calling (bearer tokens, agents' rate limits). */
+  readonly callers: Callers;
+  /**
+   * Express's `trust proxy`: which proxies' `X-Forwarded-For` gives the client's address (for the
+   * sign-in throttle). Default: none, the socket's address. See `serve --trust-proxy`.
+   */
+  readonly trustProxy?: boolean | number | string;
   /**
    * Mounted before `/api` body parsing (e.g. `/mcp` with its own rules, the web app). They never
    * see a call of an existing command: that route comes first (see `createApp`).
@@ -32,11 +41,12 @@ const HEALTH_TIMEOUT_MS = 2_000;
 const COMMAND_PATH = '/api/:model/:command';
 
 export function createApp(options: AppOptions): Express {
-  const { service } = options;
+  const { service, callers } = options;
   const { db, registry } = service;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', options.trustProxy ?? false);
 
   if (options.isClosing) {
     const isClosing = options.isClosing;
@@ -65,8 +75,9 @@ export function createApp(options: AppOptions): Express {
   });
 
   async function command(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
-    const outcome = await executeCommand(service, caller, commandIdOf(req), req.body === undefined ? {} : req.body);
+    const id = commandIdOf(req);
+    const caller = await callers.of(req.headers.authorization, res, id, WRITING_KINDS.has(service.commands.get(id)?.meta.kind ?? 'get') ? ONE_WRITE : ONE_READ);
+    const outcome = await executeCommand(service, caller, id, req.body === undefined ? {} : req.body);
     sendJson(res, outcome.status, outcome.body);
   }
 
@@ -85,8 +96,8 @@ export function createApp(options: AppOptions): Express {
 
   for (const handler of options.beforeApi ?? []) app.use(handler);
   app.use('/api', ...jsonBody());
-  app.use(createAuthRouter({ db, registry }));
-  app.use(createCatalogueRouter(service));
+  app.use(createAuthRouter({ db, registry, callers }));
+  app.use(createCatalogueRouter(service, callers));
   for (const handler of options.api ?? []) app.use(handler);
 
   // A command that does not exist: authenticated first all the same (401 without a valid token),
@@ -99,6 +110,9 @@ export function createApp(options: AppOptions): Express {
   app.use(errorHandler(service.logError));
   return app;
 }
+
+const ONE_READ = { requests: 1, writes: 0 } as const;
+const ONE_WRITE = { requests: 1, writes: 1 } as const;
 
 function commandIdOf(req: Request): string {
   return `${req.params.model}.${req.params.command}`;

@@ -4,24 +4,24 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { ActionInfo, CallerInfo, CommandInfo, CommandsAnswer, FieldInfo, MetaAnswer, ModelInfo, ModuleInfo } from '../api-shapes.ts';
-import { authenticate } from '../auth/index.ts';
 import type { Caller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { Registry } from '../registry.ts';
 import { rightsOf } from '../rights.ts';
+import type { Callers } from './callers.ts';
 import { sendJson } from './send.ts';
 
-export function createCatalogueRouter(service: RecordService): Router {
-  const { db, registry } = service;
+export function createCatalogueRouter(service: RecordService, callers: Callers): Router {
+  const { registry } = service;
   const router = Router();
 
   router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/commands');
     sendJson(res, 200, { commands: catalogueFor(registry, caller) } satisfies CommandsAnswer);
   });
 
   router.get('/api/meta', async function meta(req: Request, res: Response) {
-    const caller = await authenticate(db, req.headers.authorization);
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/meta');
     res.setHeader('Link', '</mcp>; rel="mcp"');
     sendJson(res, 200, metaFor(registry, caller));
   });

@@ -23,7 +23,7 @@ export const MCP_SERVER_INFO: Implementation = { name: 'rmsgen', title: 'rmsgen 
 export function createMcpExtension(options: McpExtensionOptions = {}): ServerExtension {
   return {
     name: 'mcp',
-    routes: (service, site) => ({
+    routes: (service, { site, callers }) => ({
       beforeApi: [
         createMcpRouter(
           {
@@ -33,7 +33,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): ServerExt
             instructions: instructionsFor(service.registry),
             validator: new AjvJsonSchemaValidator(),
           },
-          { allowedOrigins: options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]), site },
+          { allowedOrigins: options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]), site, callers },
         ),
       ],
     }),

@@ -14,11 +14,13 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import express, { Router, type Request, type Response } from 'express';
 import { authenticate } from '../auth/index.ts';
+import { WRITING_KINDS, type RateCost } from '../auth/rate-limits.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
 import { BODY_LIMIT_BYTES, INVALID_UTF8, hasBody, isJsonContentType, refuseInvalidUtf8 } from '../http/body.ts';
 import { isBadEncoding } from '../http/error-handler.ts';
 import { sendJson } from '../http/send.ts';
+import type { Callers } from '../http/callers.ts';
 import type { Site } from '../http/site.ts';
 import { createOriginPolicy } from './origins.ts';
 import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
@@ -31,6 +33,8 @@ export interface McpRouterOptions {
   readonly allowedOrigins: readonly string[];
   /** The server's own names: what same-origin means, and which Host names a loopback bind answers. */
   readonly site: Site;
+  /** Agents' rate limits: a POST counts one request per JSON-RPC message and one write per tools/call of a writing command. */
+  readonly callers: Callers;
 }
 
 /** Request headers a browser-based client sends to `/mcp` (answered in CORS preflights). */
@@ -82,6 +86,14 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     if (body === BODY_REFUSED) return;
     const refusal = checkRevision(body, req.headers['mcp-protocol-version']);
     if (refusal) return refuse(req, res, 400, refusal.code, refusal.message);
+    if (caller.kind === 'agent') {
+      try {
+        await options.callers.admit(caller, res, 'POST /mcp', costOf(body, deps));
+      } catch (error) {
+        if (!(error instanceof HttpError) || error.status !== 429) throw error;
+        return refuse(req, res, 429, -32000, error.message);
+      }
+    }
     const malformed = requestWithBadParams(body);
     if (malformed) {
       // The transport's schema would call this a parse error; it is a request with invalid params.
@@ -154,6 +166,20 @@ export function checkRevision(body: unknown, header: string | string[] | undefin
     return { code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON-RPC batches are not supported in protocol version ${revision}` };
   }
   return undefined;
+}
+
+/** What a POST costs an agent: each JSON-RPC message is a request; each tools/call of a command that writes is a write. */
+function costOf(body: unknown, deps: ToolServerDeps): RateCost {
+  const messages = Array.isArray(body) ? body : [body];
+  let writes = 0;
+  for (const message of messages) {
+    const { method, params } = (typeof message === 'object' && message !== null ? message : {}) as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const tool = deps.catalogue.find(params.name);
+    const kind = tool ? deps.service.registry.commands[tool.command]?.kind : undefined;
+    if (kind !== undefined && WRITING_KINDS.has(kind)) writes++;
+  }
+  return { requests: Math.max(1, messages.length), writes };
 }
 
 /** A single request (not a batch) whose `params` is there but not an object (MCP's params are always objects). */

@@ -135,6 +135,7 @@ describe('GET /api/auth/agent-tokens', () => {
       last_used: null,
       revoked: null,
       status: 'active',
+      limits: { requests_per_minute: 600, writes_per_minute: 120 },
     });
     // only their own
     const others = (await list(sales)).body.tokens as { id: string }[];

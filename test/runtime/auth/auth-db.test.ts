@@ -28,6 +28,7 @@ import {
   TOKENS_TABLE,
   LOGIN_FAILURES_TABLE,
 } from '../../../runtime/auth/index.ts';
+import { DEFAULT_AGENT_LIMITS } from '../../../runtime/auth/rate-limits.ts';
 import type { PersonCaller } from '../../../runtime/caller.ts';
 import { HttpError } from '../../../runtime/errors.ts';
 
@@ -160,7 +161,7 @@ describe.each(DATABASES)('auth on %s', (_, open) => {
     it('gives an agent its scopes and its creator current roles; a disabled creator stops it', async () => {
       const erin = await createPerson(db, { username: 'erin', password: 'erin-password', roles: ['sales'] });
       const creator: PersonCaller = { kind: 'person', userId: erin.id, username: 'erin', roles: erin.roles, tokenId: 'x' };
-      const issued = await issueAgentToken(db, creator, { scopes: ['lead.*'], label: 'bot', expiresInDays: 30 });
+      const issued = await issueAgentToken(db, creator, { scopes: ['lead.*'], label: 'bot', expiresInDays: 30, limits: { requestsPerMinute: null, writesPerMinute: null } }, DEFAULT_AGENT_LIMITS);
       expect(issued.token).toMatch(/^rms_a_[A-Za-z0-9_-]{43}$/);
       expect(await authenticate(db, `Bearer ${issued.token}`)).toMatchObject({
         kind: 'agent',

@@ -136,6 +136,7 @@ describe('compiled rights (table tests)', () => {
       creatorId: 'u',
       creatorUsername: 'u',
       creatorRoles,
+      limits: { requestsPerMinute: null, writesPerMinute: null },
     });
     expect([...allowedCommands(registry, agent(['sales'], ['lead.*', 'party.get']))].sort()).toEqual(
       ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'party.get'].sort(),

@@ -1,0 +1,57 @@
+/**
+ * Who is calling, for every endpoint that needs a token: the bearer token resolved to a caller
+ * (401 otherwise), and for an agent the call counted against its rate limits — over them, 429
+ * with `Retry-After`, the call goes no further (nothing is executed or proposed) and the first
+ * refusal of the token in a window is audited. Agent answers carry the IETF draft's
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Knex } from 'knex';
+import { auditActor, writeAudit } from '../agents/audit.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import type { AgentRateLimiter, RateCost } from '../auth/rate-limits.ts';
+import type { AgentCaller, Caller } from '../caller.ts';
+import { HttpError } from '../errors.ts';
+
+export const RATE_LIMITED = 'rate limit exceeded';
+
+const ONE_REQUEST: RateCost = { requests: 1, writes: 0 };
+
+export interface Callers {
+  /**
+   * The caller of a request with this `Authorization` header. An agent is counted (`cost`, one
+   * request by default) and refused with 429 over its limits; `what` names the call in the audit
+   * trail (a command id, or the endpoint).
+   */
+  of(authorization: string | undefined, res: ServerResponse, what: string, cost?: RateCost): Promise<Caller>;
+  /** Counts an agent's call that was authenticated earlier (MCP knows its cost only after reading the body). */
+  admit(agent: AgentCaller, res: ServerResponse, what: string, cost: RateCost): Promise<void>;
+  readonly limiter: AgentRateLimiter;
+}
+
+export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (error: unknown) => void): Callers {
+  async function admit(agent: AgentCaller, res: ServerResponse, what: string, cost: RateCost): Promise<void> {
+    const admission = await limiter.admit(agent, cost);
+    if (!admission.limited) return;
+    res.setHeader('RateLimit-Limit', String(admission.limit));
+    res.setHeader('RateLimit-Remaining', String(admission.remaining));
+    res.setHeader('RateLimit-Reset', String(admission.resetSeconds));
+    if (admission.allowed) return;
+    res.setHeader('Retry-After', String(admission.resetSeconds));
+    if (admission.firstRefusal) {
+      // Once per window and token, on whichever instance refused first: a flood must not flood the trail.
+      await writeAudit(db, { ...auditActor(agent), command: what, outcome: 'refused', status: 429, error: RATE_LIMITED }).catch(logError);
+    }
+    throw new HttpError(429, RATE_LIMITED);
+  }
+
+  return {
+    limiter,
+    admit,
+    async of(authorization, res, what, cost = ONE_REQUEST) {
+      const caller = await authenticate(db, authorization);
+      if (caller.kind === 'agent') await admit(caller, res, what, cost);
+      return caller;
+    },
+  };
+}
