@@ -2,7 +2,9 @@
  * The runtime's subcommands: `serve`, `migrate`, and the auth side's `user …`.
  */
 import type { Command } from 'commander';
+import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
+import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import type { Registry } from './registry.ts';
@@ -14,6 +16,9 @@ interface ServeOptions extends DatabaseOptions {
   readonly host?: string;
   readonly db?: string;
   readonly publicUrl?: string;
+  readonly agentRequestsPerMinute?: string;
+  readonly agentWritesPerMinute?: string;
+  readonly trustProxy?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -35,6 +40,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--db <url>', dbHelp)
     .option('--pool-size <n>', `PostgreSQL connections per instance (default: env ${POOL_SIZE_ENV}, else 10)`)
     .option('--statement-timeout <ms>', statementTimeoutHelp)
+    .option('--agent-requests-per-minute <n>', `requests an agent token may make per minute unless it has its own limit; 0 for unlimited (default: env ${AGENT_REQUESTS_ENV}, else ${DEFAULT_AGENT_LIMITS.requestsPerMinute})`)
+    .option('--agent-writes-per-minute <n>', `creates, updates, deletes, actions and proposals an agent token may make per minute; 0 for unlimited (default: env ${AGENT_WRITES_ENV}, else ${DEFAULT_AGENT_LIMITS.writesPerMinute})`)
+    .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client (true, a hop count, or addresses/subnets such as loopback,10.0.0.0/8), for the sign-in throttle (default: env ${TRUST_PROXY_ENV}, else none)`)
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
       const registry = await loadRegistry();
@@ -57,6 +65,8 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         port,
         ...publicUrlOption(options.publicUrl ?? env('RMS_PUBLIC_URL')),
         database: databaseOptions(options),
+        agentLimits: agentLimits(options),
+        ...trustProxyOption(options.trustProxy ?? env(TRUST_PROXY_ENV)),
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
       }).catch(failStartup);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
@@ -114,6 +124,35 @@ function databaseOptions(options: DatabaseOptions): OpenOptions {
       ? { statementTimeoutMs: parseWhole(statementTimeout, `--statement-timeout / ${STATEMENT_TIMEOUT_ENV}`, 0, 2_147_483_647) }
       : {}),
   };
+}
+
+const AGENT_REQUESTS_ENV = 'RMS_AGENT_REQUESTS_PER_MINUTE';
+const AGENT_WRITES_ENV = 'RMS_AGENT_WRITES_PER_MINUTE';
+const TRUST_PROXY_ENV = 'RMS_TRUST_PROXY';
+
+/** The server's limits for agent tokens without their own: options, else the environment, else the defaults. */
+function agentLimits(options: ServeOptions): RateLimits {
+  const requests = options.agentRequestsPerMinute ?? env(AGENT_REQUESTS_ENV);
+  const writes = options.agentWritesPerMinute ?? env(AGENT_WRITES_ENV);
+  return {
+    requestsPerMinute: requests === undefined ? DEFAULT_AGENT_LIMITS.requestsPerMinute : parseWhole(requests, `--agent-requests-per-minute / ${AGENT_REQUESTS_ENV}`, 0, 1_000_000),
+    writesPerMinute: writes === undefined ? DEFAULT_AGENT_LIMITS.writesPerMinute : parseWhole(writes, `--agent-writes-per-minute / ${AGENT_WRITES_ENV}`, 0, 1_000_000),
+  };
+}
+
+/** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
+function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
+  if (value === undefined) return {};
+  const trimmed = value.trim();
+  const trustProxy = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  try {
+    // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
+    express().set('trust proxy', trustProxy);
+  } catch (error) {
+    console.error(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
+    process.exit(1);
+  }
+  return { trustProxy };
 }
 
 function parseWhole(value: string, name: string, min: number, max: number): number {

@@ -13,7 +13,7 @@ import { registry } from '../../generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
-import { startServer, type RunningServer } from '../../runtime/server.ts';
+import { startServer, type RunningServer, type ServerOptions } from '../../runtime/server.ts';
 import { createTestDatabase, executeOn, postgresInspector, testPostgresUrl } from './postgres.ts';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
@@ -61,6 +61,9 @@ export interface TestServerOptions {
   readonly extensions?: readonly ServerExtension[];
   /** Unexpected server errors; by default they fail loudly on stderr. */
   readonly logError?: (error: unknown) => void;
+  /** Passed to startServer as they are. */
+  readonly agentLimits?: ServerOptions['agentLimits'];
+  readonly trustProxy?: ServerOptions['trustProxy'];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -79,6 +82,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: () => {},
     ...(options.extensions ? { extensions: options.extensions } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
+    ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

@@ -11,7 +11,8 @@
  * - MCP (`initialize`, `tools/list`, `tools/call`) works through either;
  * - parallel updates of one record through both lose no update;
  * - many parallel creates through both give unique ids;
- * - `/healthz` answers on both without a token.
+ * - `/healthz` answers on both without a token;
+ * - an agent's rate limits are one budget across A and B, and its first refusal is audited once.
  *
  * Runs only with `RMS_TEST_PG_URL` (`.ci/run` sets it for its PostgreSQL pass). Loopback only;
  * every loop is bounded; both processes are stopped in afterAll.
@@ -325,6 +326,31 @@ describe.skipIf(!PG_URL)(`two rmsgen serve processes on one PostgreSQL database$
     expect(new Set(ids).size).toBe(count);
     const search = await command(B, admin, 'party.search', { filter: [{ field: 'name', op: 'contains', value: 'bulk ' }], limit: 1 });
     expect(search.body.value.total).toBe(count);
+  });
+
+  it('an agent\'s rate limits are one budget across both instances, refused on either past it', async () => {
+    // Fixed clock-minute windows: start well inside one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+    const issued = await call(A, 'POST', '/api/auth/agent-token', { scopes: ['lead.*'], label: 'budget', limits: { requests_per_minute: 9, writes_per_minute: 3 } }, admin);
+    expect(issued.status).toBe(200);
+    const token = issued.body.token as string;
+    // Three writes, alternating, spend the writes; a fourth is refused on either instance.
+    const writes = await Promise.all([A, B, A].map((instance, i) => command(instance, token, 'lead.create', { title: `budget ${i}` })));
+    expect(writes.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect((await command(B, token, 'lead.create', { title: 'one too many' })).status).toBe(429);
+    // 4 requests so far; 5 more reads go through, alternating; then both refuse.
+    const reads = await Promise.all([A, B, A, B, A].map((instance) => command(instance, token, 'lead.list', { limit: 1 })));
+    expect(reads.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const instance of [A, B, A, B]) {
+      const res = await command(instance, token, 'lead.list', { limit: 1 });
+      expect(res.status, instance.name).toBe(429);
+      expect(res.body).toEqual({ error: 'rate limit exceeded' });
+    }
+    const titles = (await command(A, admin, 'lead.search', { filter: [{ field: 'title', op: 'contains', value: 'budget' }] })).body.value.rows.map((row: { title: string }) => row.title);
+    expect(titles.sort()).toEqual(['budget 0', 'budget 1', 'budget 2']);
+    const refusals = await db!('rms_audit').where({ agent_token_id: issued.body.id, outcome: 'refused', status: 429 }).count({ n: '*' }).first();
+    expect(Number(refusals?.n)).toBe(1);
   });
 
   it('neither instance logged an unexpected error', () => {
