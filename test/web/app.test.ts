@@ -313,6 +313,12 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await page.getByRole('group', { name: 'Leads' }).getByRole('checkbox', { name: 'Leads' }).check();
     await page.getByRole('checkbox', { name: /^search/ }).first().waitFor();
     await page.getByLabel('Expires after').selectOption('7');
+    // Rate limits: empty is the server's (shown as the placeholder); a word is refused before sending.
+    expect(await page.getByLabel('Requests a minute').getAttribute('placeholder')).toBe('600 (the server’s)');
+    await page.getByLabel('Writes a minute').fill('many');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByText('Limits are whole numbers of calls a minute').waitFor();
+    await page.getByLabel('Writes a minute').fill('30');
     await page.getByRole('button', { name: 'Create token' }).click();
     const tokenInput = page.getByRole('textbox', { name: 'Agent token' });
     await tokenInput.waitFor();
@@ -330,6 +336,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     expect(await tokenInput.count()).toBe(0);
     const row = page.locator('table.data tbody tr', { hasText: 'Sales assistant' });
     await row.getByText('Active').waitFor();
+    await row.getByText('600 requests, 30 writes a minute').waitFor();
     await row.getByRole('button', { name: 'Revoke Sales assistant' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('Revoked').waitFor();

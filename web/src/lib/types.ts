@@ -27,6 +27,7 @@ export type {
   PlanInfo,
   PlansAnswer,
   PlanStatus,
+  RateLimitsInfo,
   RecordValue,
   SearchAnswer,
 } from '../../../runtime/api-shapes.ts';

@@ -1,13 +1,14 @@
 /**
- * Agent tokens: create one with a label, scopes picked from the commands the person may use, and
- * an expiry; the token is shown once with a copy button; the person's tokens listed, revocable.
+ * Agent tokens: create one with a label, scopes picked from the commands the person may use, an
+ * expiry and optional rate limits; the token is shown once with a copy button; the person's tokens
+ * listed with the limits that apply to them, revocable.
  */
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, get, post } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
-import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken } from '../lib/types.ts';
+import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken, RateLimitsInfo } from '../lib/types.ts';
 import { LoadError, LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 
@@ -16,7 +17,8 @@ const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
 export function TokensPage() {
   useDocumentTitle('Agent tokens');
   const meta = useMeta();
-  const [tokens, reloadTokens] = useLoad(() => get<AgentTokensAnswer>('/api/auth/agent-tokens').then((data) => data.tokens), []);
+  const [answer, reloadTokens] = useLoad(() => get<AgentTokensAnswer>('/api/auth/agent-tokens'), []);
+  const tokens = { ...answer, data: answer.data?.tokens };
   const [commands] = useLoad(() => get<CommandsAnswer>('/api/commands').then((data) => data.commands), []);
   const [issued, setIssued] = useState<{ token: string; label: string; expires?: string | undefined } | null>(null);
   const [revoking, setRevoking] = useState<AgentTokenInfo | null>(null);
@@ -38,6 +40,7 @@ export function TokensPage() {
         {commands.data && (
           <NewTokenForm
             commands={commands.data}
+            serverLimits={answer.data?.server_limits}
             onIssued={(token) => {
               setIssued(token);
               meta.notify(`Agent token “${token.label}” created.`);
@@ -61,6 +64,7 @@ export function TokensPage() {
                   <th scope="col">Created</th>
                   <th scope="col">Expires</th>
                   <th scope="col">Last used</th>
+                  <th scope="col">Limits</th>
                   <th scope="col">Status</th>
                   <th scope="col">
                     <span class="sr-only">Actions</span>
@@ -79,6 +83,9 @@ export function TokensPage() {
                       <td data-label="Created">{formatDateTime(token.created)}</td>
                       <td data-label="Expires">{formatDateTime(token.expires)}</td>
                       <td data-label="Last used">{token.last_used ? formatDateTime(token.last_used) : <span class="muted">never</span>}</td>
+                      <td data-label="Limits" class="token-limits">
+                        <LimitsText limits={token.limits} />
+                      </td>
                       <td data-label="Status">
                         <span class={`status status-${status}`}>{optionLabel(status)}</span>
                       </td>
@@ -117,6 +124,12 @@ export function TokensPage() {
   );
 }
 
+/** `600 requests, 120 writes a minute`; 0 reads as unlimited. */
+function LimitsText({ limits }: { limits: RateLimitsInfo }) {
+  const part = (n: number, what: string) => (n === 0 ? `unlimited ${what}` : `${n} ${what}`);
+  return <span>{`${part(limits.requests_per_minute, 'requests')}, ${part(limits.writes_per_minute, 'writes')} a minute`}</span>;
+}
+
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
   const shown = scopes.slice(0, 6);
   return (
@@ -129,12 +142,22 @@ function ScopeList({ scopes }: { scopes: readonly string[] }) {
   );
 }
 
-function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]; onIssued: (issued: { token: string; label: string; expires?: string | undefined }) => void }) {
+function NewTokenForm({
+  commands,
+  serverLimits,
+  onIssued,
+}: {
+  commands: readonly CommandInfo[];
+  serverLimits: RateLimitsInfo | undefined;
+  onIssued: (issued: { token: string; label: string; expires?: string | undefined }) => void;
+}) {
   const meta = useMeta();
   const [label, setLabel] = useState('');
   const [days, setDays] = useState(30);
   const [scopes, setScopes] = useState<ReadonlySet<string>>(new Set());
-  const [errors, setErrors] = useState<{ label?: string; scopes?: string; form?: string }>({});
+  const [requestsPerMinute, setRequestsPerMinute] = useState('');
+  const [writesPerMinute, setWritesPerMinute] = useState('');
+  const [errors, setErrors] = useState<{ label?: string; scopes?: string; limits?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
   const labelRef = useRef<HTMLInputElement>(null);
 
@@ -158,23 +181,40 @@ function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]
     const found: typeof errors = {};
     if (!label.trim()) found.label = 'Give the token a label, e.g. the agent’s name.';
     if (scopes.size === 0) found.scopes = 'Pick at least one command the agent may use.';
+    const limits: Record<string, number> = {};
+    for (const [key, text] of [
+      ['requests_per_minute', requestsPerMinute],
+      ['writes_per_minute', writesPerMinute],
+    ] as const) {
+      if (text.trim() === '') continue;
+      if (!/^\d+$/.test(text.trim())) found.limits = 'Limits are whole numbers of calls a minute (0 for unlimited), or empty for the server’s.';
+      else limits[key] = Number(text.trim());
+    }
     setErrors(found);
     if (found.label) {
       labelRef.current?.focus();
       return;
     }
-    if (found.scopes) return;
+    if (found.scopes || found.limits) return;
     setBusy(true);
     try {
       const ordered = commands.map((command) => command.id).filter((id) => scopes.has(id));
-      const issued = await post<IssuedAgentToken>('/api/auth/agent-token', { scopes: ordered, label: label.trim(), expires_in_days: days });
+      const issued = await post<IssuedAgentToken>('/api/auth/agent-token', {
+        scopes: ordered,
+        label: label.trim(),
+        expires_in_days: days,
+        ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      });
       onIssued({ token: issued.token, label: label.trim(), expires: issued.expires });
       setLabel('');
       setScopes(new Set());
+      setRequestsPerMinute('');
+      setWritesPerMinute('');
     } catch (caught) {
       const message = errorMessage(caught);
       if (caught instanceof ApiError && /^label\b/.test(message)) setErrors({ label: message });
       else if (caught instanceof ApiError && /^scope/.test(message)) setErrors({ scopes: message });
+      else if (caught instanceof ApiError && /^limits/.test(message)) setErrors({ limits: message });
       else setErrors({ form: message });
     } finally {
       setBusy(false);
@@ -220,7 +260,21 @@ function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]
             ))}
           </select>
         </div>
+        <LimitInput
+          id="token-requests"
+          label="Requests a minute"
+          value={requestsPerMinute}
+          serverLimit={serverLimits?.requests_per_minute}
+          invalid={Boolean(errors.limits)}
+          onInput={setRequestsPerMinute}
+        />
+        <LimitInput id="token-writes" label="Writes a minute" value={writesPerMinute} serverLimit={serverLimits?.writes_per_minute} invalid={Boolean(errors.limits)} onInput={setWritesPerMinute} />
       </div>
+      {errors.limits && (
+        <p class="field-error" id="token-limits-error">
+          {errors.limits}
+        </p>
+      )}
       <fieldset class={errors.scopes ? 'scopes-picker has-error' : 'scopes-picker'} aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
         <legend>Commands the agent may use</legend>
         {errors.scopes && (
@@ -280,6 +334,29 @@ function NewTokenForm({ commands, onIssued }: { commands: readonly CommandInfo[]
         </button>
       </div>
     </form>
+  );
+}
+
+/** A rate limit: empty for the server's (shown as the placeholder), 0 for unlimited. */
+function LimitInput(props: { id: string; label: string; value: string; serverLimit: number | undefined; invalid: boolean; onInput: (value: string) => void }) {
+  const hint = props.serverLimit === undefined ? '' : props.serverLimit === 0 ? 'unlimited' : `${props.serverLimit} (the server’s)`;
+  return (
+    <div class={props.invalid ? 'field has-error' : 'field'}>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type="text"
+        inputMode="numeric"
+        value={props.value}
+        placeholder={hint}
+        aria-invalid={props.invalid ? 'true' : undefined}
+        aria-describedby={props.invalid ? 'token-limits-error' : `${props.id}-help`}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+      <p class="field-help small muted" id={`${props.id}-help`}>
+        Empty: the server’s limit. 0: unlimited.
+      </p>
+    </div>
   );
 }
 
