@@ -146,6 +146,13 @@ export interface ApprovalRequiredAnswer {
   readonly plan_id: string;
 }
 
+/**
+ * `POST /api/<model>/<command>?dry_run=true`: what the call would answer, with nothing changed —
+ * the envelope (a create's record carries an id that was never stored), or, for an agent's call
+ * that needs approval, that it would be proposed.
+ */
+export type DryRunAnswer = ({ readonly dry_run: true } & CommandEnvelope) | { readonly dry_run: true; readonly approval_required: true };
+
 /** The value of `search`: one page of records and how many match in all. */
 export interface SearchAnswer<Row = RecordValue> {
   readonly rows: readonly Row[];
@@ -268,6 +275,10 @@ export interface AuditTrailRow {
   readonly error: string | null;
   /** Input of the call (masked for agents); null for reads without input. */
   readonly input: unknown;
+  /** Whether the call read records or changed them (proposals, approvals, rejections change). */
+  readonly access: 'read' | 'write';
+  /** The record's title as it is now (its title field), null without a record or once it is deleted. */
+  readonly record_title: string | null;
 }
 
 /** `GET /api/audit`: the input of `search`, the answer of `search`. */

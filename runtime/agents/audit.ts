@@ -7,8 +7,8 @@
  * model (`auditModel`) so the one list compiler serves it.
  */
 import type { Knex } from 'knex';
-import { createTableIfMissing } from '../db/system-tables.ts';
-import type { AuditAnswer, AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
+import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
+import type { AuditAnswer, AuditOutcome, AuditTrailRow, CommandKind } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, PreparedCommand } from '../commands/types.ts';
 import type { Dialect } from '../db/connect.ts';
@@ -16,7 +16,7 @@ import { sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import type { ListInput } from '../kinds.ts';
 import { applyWhere, compileList, compileModelQuery, type ModelQuery } from '../query/list-query.ts';
-import type { FieldMeta, ModelMeta } from '../registry.ts';
+import type { FieldMeta, ModelMeta, Registry } from '../registry.ts';
 import { inputAsWritten } from './masking.ts';
 
 export const AUDIT_TABLE = 'rms_audit';
@@ -32,6 +32,8 @@ export interface AuditEntry {
   readonly agentTokenId?: string | null;
   readonly agentLabel?: string | null;
   readonly command: string;
+  /** Whether the call reads or changes records (proposals, approvals and rejections are about changes). */
+  readonly access: AuditAccess;
   readonly recordId?: string | null;
   readonly outcome: AuditOutcome;
   readonly planId?: string | null;
@@ -40,6 +42,8 @@ export interface AuditEntry {
   /** Input of the call (masked for agents); omitted for reads without input. */
   readonly input?: unknown;
 }
+
+export type AuditAccess = 'read' | 'write';
 
 export async function ensureAuditTables(db: Knex): Promise<void> {
   await createTableIfMissing(db, AUDIT_TABLE, (table) => {
@@ -60,7 +64,17 @@ export async function ensureAuditTables(db: Knex): Promise<void> {
     table.index(['at']);
     table.index(['command']);
     table.index(['record_id']);
+    table.string('access', 8).nullable();
   });
+  // Reads and changes told apart (the web app shows changes by default); rows from before are told apart by their command.
+  const added = await addColumnsIfMissing(db, AUDIT_TABLE, { access: (table) => table.string('access', 8).nullable() });
+  if (added.length > 0) {
+    await db(AUDIT_TABLE)
+      .whereNull('access')
+      .update({
+        access: db.raw(`case when command like '%.get' or command like '%.list' or command like '%.search' then 'read' else 'write' end`),
+      });
+  }
 }
 
 /** The columns of an audit row, in the order `auditRow` gives their values. */
@@ -79,6 +93,7 @@ const AUDIT_COLUMNS = [
   'status',
   'error',
   'input',
+  'access',
 ] as const satisfies readonly (keyof AuditTrailRow)[];
 
 /** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
@@ -101,6 +116,7 @@ function auditRow(entry: AuditEntry): unknown[] {
     entry.status ?? null,
     entry.error ?? null,
     entry.input === undefined ? null : JSON.stringify(entry.input),
+    entry.access,
   ];
 }
 
@@ -226,7 +242,7 @@ export function auditActor(caller: Caller): Pick<AuditEntry, 'actor' | 'userId' 
 }
 
 function auditEntry(ctx: CommandContext, event: AuditEvent): AuditEntry {
-  const base = { ...auditActor(ctx.caller), command: ctx.command.meta.id };
+  const base = { ...auditActor(ctx.caller), command: ctx.command.meta.id, access: accessOf(ctx.command.meta.kind) };
   const input = event.prepared ? auditInput(ctx, event.prepared) : undefined;
   const recordId = event.prepared?.recordId ?? null;
   switch (event.outcome) {
@@ -239,6 +255,11 @@ function auditEntry(ctx: CommandContext, event: AuditEvent): AuditEntry {
     case 'failed':
       return { ...base, outcome: 'failed', recordId, status: 500, error: event.error, input };
   }
+}
+
+/** Reads are get, list and search; every other command changes records. */
+export function accessOf(kind: CommandKind): AuditAccess {
+  return kind === 'get' || kind === 'list' || kind === 'search' ? 'read' : 'write';
 }
 
 /**
@@ -276,19 +297,24 @@ export const auditModel: ModelMeta = {
     field('status', 'number', 'Status'),
     field('error', 'text', 'Error'),
     field('input', 'longtext', 'Input'),
+    field('access', 'select', 'Access', ['read', 'write']),
   ],
   actions: [],
   referencedBy: [],
 };
 
 /** An audit row as the database gives it: `input` is JSON text; `status` is made a number below. */
-type StoredAuditRow = Omit<AuditTrailRow, 'status' | 'input'> & { readonly status: unknown; readonly input: unknown };
+type StoredAuditRow = Omit<AuditTrailRow, 'status' | 'input' | 'access' | 'record_title'> & {
+  readonly status: unknown;
+  readonly input: unknown;
+  readonly access: AuditAccess | null;
+};
 
 const AUDIT_FIELDS = new Set(auditModel.fields.map((f) => f.name));
 const queries = new Map<Dialect, ModelQuery>();
 
-/** `search` over the trail: `{rows, total}`, newest first unless an order is given. */
-export async function searchAudit(db: Knex, dialect: Dialect, input: ListInput): Promise<AuditAnswer> {
+/** `search` over the trail: `{rows, total}`, newest first unless an order is given; each row with its record's title. */
+export async function searchAudit(db: Knex, dialect: Dialect, registry: Registry, input: ListInput): Promise<AuditAnswer> {
   let query = queries.get(dialect);
   if (!query) queries.set(dialect, (query = compileModelQuery(auditModel, dialect)));
   const order = input.order && input.order.length > 0 ? input.order : [{ field: 'id', dir: 'desc' as const }];
@@ -301,12 +327,48 @@ export async function searchAudit(db: Knex, dialect: Dialect, input: ListInput):
     select.offset(list.offset);
   }
   const rows = (await select) as StoredAuditRow[];
+  const titles = await recordTitles(db, registry, rows);
   return {
     rows: rows.map((row) => ({
       ...row,
       status: row.status === null || row.status === undefined ? null : Number(row.status),
       input: typeof row.input === 'string' ? JSON.parse(row.input) : null,
+      access: row.access ?? (/\.(get|list|search)$/.test(row.command) ? 'read' : 'write'),
+      record_title: row.record_id === null ? null : (titles.get(`${modelOf(row.command)}\u0000${row.record_id}`) ?? null),
     })),
     total: Number(counted?.total ?? 0),
   };
+}
+
+/** `lead` of `lead.update`. */
+function modelOf(command: string): string {
+  return command.slice(0, Math.max(0, command.indexOf('.')));
+}
+
+/**
+ * The titles of the records the rows name, as they are now (one query per model on the page):
+ * people read a trail of titles, not ids. A title field that is personal is left out: the trail
+ * holds no clear personal value of an agent's call, and shows none either.
+ */
+async function recordTitles(db: Knex, registry: Registry, rows: readonly StoredAuditRow[]): Promise<Map<string, string>> {
+  const idsByModel = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const model = modelOf(row.command);
+    if (row.record_id === null || !Object.hasOwn(registry.models, model)) continue;
+    const ids = idsByModel.get(model) ?? new Set<string>();
+    ids.add(row.record_id);
+    idsByModel.set(model, ids);
+  }
+  const titles = new Map<string, string>();
+  for (const [name, ids] of idsByModel) {
+    const model = registry.models[name]!;
+    const title = model.titleField;
+    if (model.fields.some((field) => field.name === title && field.personal)) continue;
+    const found: Record<string, unknown>[] = await db(model.table.name).select('id', title).whereIn('id', [...ids]);
+    for (const record of found) {
+      const value = record[title];
+      if (value !== null && value !== undefined) titles.set(`${name}\u0000${String(record.id)}`, String(value));
+    }
+  }
+  return titles;
 }

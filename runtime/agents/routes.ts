@@ -52,7 +52,7 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
         const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
         if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
         const result = await runPrepared(service, person, prepared, { db: trx, proposedBy: row.agent_token_id });
-        await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'approved', planId: row.id });
+        await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'approved', planId: row.id });
         return result;
       });
       sendJson(res, 200, envelope);
@@ -63,7 +63,7 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
       // The command fails now (say the record was deleted): the plan is marked failed and the
       // answer carries the command's error.
       if (await decidePlan(db, row.id, { status: 'failed', decidedBy: person.userId, error: error.message })) {
-        await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'failed', planId: row.id, status: error.status, error: error.message });
+        await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'failed', planId: row.id, status: error.status, error: error.message });
       }
       throw error;
     }
@@ -75,7 +75,7 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
     if (row.status !== 'pending') throw alreadyDecided(row);
     const won = await decidePlan(db, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(db, row.id)) ?? row);
-    await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, recordId: row.record_id, outcome: 'rejected', planId: row.id });
+    await writeAudit(db, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
     sendJson(res, 200, { plan_id: row.id, status: 'rejected' } satisfies RejectAnswer);
   });
 
@@ -83,7 +83,7 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/audit');
     if (caller.kind !== 'person' || !caller.roles.includes(ADMIN_ROLE)) throw notFound();
     const input = parseOr400(listInput, auditQueryInput(req.query as Record<string, unknown>));
-    sendJson(res, 200, await searchAudit(db, service.dialect, input));
+    sendJson(res, 200, await searchAudit(db, service.dialect, registry, input));
   });
 
   return router;

@@ -16,6 +16,7 @@ import { HttpError, badRequest, notFound } from '../errors.ts';
 import { rightsOf } from '../rights.ts';
 import { TRANSACTIONAL, handlers, recordNotFound, type RecordChange, type RunResult } from './handlers.ts';
 import { validateInput, type ValidInput } from './validate-input.ts';
+import type { DryRunAnswer } from '../api-shapes.ts';
 import type { CommandContext, CommandEnvelope, CommandOutcome, PreparedCommand, PreparedList, RecordService, RecordValue } from './types.ts';
 
 /**
@@ -27,13 +28,7 @@ export async function executeCommand(service: RecordService, caller: Caller, com
   const ctx = resolveCommand(service, caller, commandId);
   let prepared: PreparedList | undefined;
   try {
-    const valid = validateInput(ctx, rawInput);
-    if (caller.kind === 'agent' && ctx.fields.masked.length > 0) {
-      const { input, written } = await unmaskInput(service.db, caller, ctx.fields.masked, valid.input);
-      prepared = await prepareCommand(ctx, { ...valid, input }, Object.keys(written).length > 0 ? written : undefined);
-    } else {
-      prepared = await prepareCommand(ctx, valid);
-    }
+    prepared = await prepareCall(ctx, rawInput);
     if (caller.kind === 'agent' && prepared.needsApproval) {
       const planId = await proposeCommand(ctx, prepared);
       return { status: 202, body: { approval_required: true, plan_id: planId } };
@@ -43,6 +38,41 @@ export async function executeCommand(service: RecordService, caller: Caller, com
     await auditFailure(ctx, error, prepared);
     throw error;
   }
+}
+
+/**
+ * What `executeCommand` would answer, without changing anything: the same checks, then the
+ * command run in a transaction that is rolled back. An agent's call that needs approval answers
+ * that it would be proposed (and makes no plan). Nothing is audited: nothing happened.
+ */
+export async function dryRunCommand(service: RecordService, caller: Caller, commandId: string, rawInput: unknown): Promise<DryRunAnswer> {
+  const ctx = resolveCommand(service, caller, commandId);
+  const prepared = await prepareCall(ctx, rawInput);
+  if (caller.kind === 'agent' && prepared.needsApproval) {
+    await dryRun(ctx, prepared);
+    return { dry_run: true, approval_required: true };
+  }
+  let envelope: CommandEnvelope | undefined;
+  try {
+    await service.db.transaction(async (trx) => {
+      const result = await handlers[ctx.command.meta.kind](ctx, trx, prepared);
+      envelope = { denied: ctx.fields.denied, value: await present(ctx, result, trx) };
+      throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+  return { dry_run: true, ...envelope! };
+}
+
+/** Steps 2–4: validate the input, unmask an agent's tokens, and prepare the command. */
+async function prepareCall(ctx: CommandContext, rawInput: unknown): Promise<PreparedList> {
+  const valid = validateInput(ctx, rawInput);
+  if (ctx.caller.kind === 'agent' && ctx.fields.masked.length > 0) {
+    const { input, written } = await unmaskInput(ctx.service.db, ctx.caller, ctx.fields.masked, valid.input);
+    return prepareCommand(ctx, { ...valid, input }, Object.keys(written).length > 0 ? written : undefined);
+  }
+  return prepareCommand(ctx, valid);
 }
 
 /**

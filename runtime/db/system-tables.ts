@@ -17,12 +17,16 @@ export async function createTableIfMissing(db: Knex, name: string, build: (table
   }
 }
 
-/** Adds the columns the table lacks (a table made by an older release). Columns added later must be nullable or have a default. */
-export async function addColumnsIfMissing(db: Knex, name: string, columns: Readonly<Record<string, (table: Knex.AlterTableBuilder) => void>>): Promise<void> {
+/**
+ * Adds the columns the table lacks (a table made by an older release), and returns their names.
+ * Columns added later must be nullable or have a default.
+ */
+export async function addColumnsIfMissing(db: Knex, name: string, columns: Readonly<Record<string, (table: Knex.AlterTableBuilder) => void>>): Promise<string[]> {
   const present = await db(name).columnInfo();
   const missing = Object.entries(columns).filter(([column]) => !(column in present));
-  if (missing.length === 0) return;
+  if (missing.length === 0) return [];
   await db.schema.alterTable(name, (table) => {
     for (const [, add] of missing) add(table);
   });
+  return missing.map(([column]) => column);
 }

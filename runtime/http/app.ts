@@ -5,9 +5,9 @@
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { createAuthRouter } from '../auth/index.ts';
 import { WRITING_KINDS } from '../auth/rate-limits.ts';
-import { executeCommand } from '../commands/pipeline.ts';
+import { dryRunCommand, executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
 import { jsonBody } from './body.ts';
 import type { Callers } from './callers.ts';
 import { createCatalogueRouter } from './catalogue.ts';
@@ -76,8 +76,12 @@ export function createApp(options: AppOptions): Express {
 
   async function command(req: Request, res: Response) {
     const id = commandIdOf(req);
-    const caller = await callers.of(req.headers.authorization, res, id, WRITING_KINDS.has(service.commands.get(id)?.meta.kind ?? 'get') ? ONE_WRITE : ONE_READ);
-    const outcome = await executeCommand(service, caller, id, req.body === undefined ? {} : req.body);
+    const dryRun = dryRunOf(req);
+    const writes = !dryRun && WRITING_KINDS.has(service.commands.get(id)?.meta.kind ?? 'get');
+    const caller = await callers.of(req.headers.authorization, res, id, writes ? ONE_WRITE : ONE_READ);
+    const input = req.body === undefined ? {} : req.body;
+    if (dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, id, input));
+    const outcome = await executeCommand(service, caller, id, input);
     sendJson(res, outcome.status, outcome.body);
   }
 
@@ -103,6 +107,12 @@ export function createApp(options: AppOptions): Express {
   // A command that does not exist: authenticated first all the same (401 without a valid token),
   // then the 404 of `executeCommand`, so a caller cannot tell unknown commands from forbidden ones.
   app.post(COMMAND_PATH, command);
+  // Commands are POSTed. Any other method on a command-shaped path is told so, whether or not
+  // the command exists (which must not show).
+  app.all(COMMAND_PATH, function postOnly(_req: Request, res: Response, next) {
+    res.setHeader('Allow', 'POST');
+    next(new HttpError(405, 'method not allowed: commands are called with POST'));
+  });
 
   app.use(function notFoundRoute(_req: Request, _res: Response, next) {
     next(new HttpError(404, 'not found'));
@@ -113,6 +123,14 @@ export function createApp(options: AppOptions): Express {
 
 const ONE_READ = { requests: 1, writes: 0 } as const;
 const ONE_WRITE = { requests: 1, writes: 1 } as const;
+
+/** `?dry_run=true`: run the checks and the command, change nothing (see `dryRunCommand`). */
+function dryRunOf(req: Request): boolean {
+  const value = req.query.dry_run;
+  if (value === undefined) return false;
+  if (value === 'true') return true;
+  throw badRequest('dry_run must be true (or left out)');
+}
 
 function commandIdOf(req: Request): string {
   return `${req.params.model}.${req.params.command}`;

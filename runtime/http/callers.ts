@@ -40,7 +40,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
     res.setHeader('Retry-After', String(admission.resetSeconds));
     if (admission.firstRefusal) {
       // Once per window and token, on whichever instance refused first: a flood must not flood the trail.
-      await writeAudit(db, { ...auditActor(agent), command: what, outcome: 'refused', status: 429, error: RATE_LIMITED }).catch(logError);
+      await writeAudit(db, { ...auditActor(agent), command: what, access: cost.writes > 0 ? 'write' : 'read', outcome: 'refused', status: 429, error: RATE_LIMITED }).catch(logError);
     }
     throw new HttpError(429, RATE_LIMITED);
   }

@@ -122,13 +122,11 @@ describe('request bodies', () => {
 });
 
 describe('unknown paths', () => {
-  it('answers JSON 404 for unknown /api paths and methods', async () => {
+  it('answers JSON 404 for unknown /api paths', async () => {
     for (const [method, path] of [
-      ['GET', '/api/lead/list'],
       ['GET', '/api/nothing'],
       ['POST', '/api/lead/get/extra'],
       ['POST', '/api'],
-      ['DELETE', '/api/lead/delete'],
       ['POST', '/nothing'],
       ['GET', '/mcp/extra'],
     ] as const) {
@@ -136,6 +134,45 @@ describe('unknown paths', () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ error: 'not found' });
     }
+  });
+
+  it('answers 405 with Allow: POST for another method on a command path, whether the command exists or not', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/lead/list'],
+      ['DELETE', '/api/lead/delete'],
+      ['PUT', '/api/lead/update'],
+      ['GET', '/api/boat/get'],
+      ['GET', '/api/lead/nosuch'],
+      ['GET', '/api/approve/01ABC'],
+    ] as const) {
+      for (const token of [admin, undefined]) {
+        const res = await srv.request(method, path, undefined, token);
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(res.body).toEqual({ error: 'method not allowed: commands are called with POST' });
+      }
+    }
+    // The GET endpoints of that shape keep answering.
+    expect((await srv.request('GET', '/api/auth/agent-tokens', undefined, admin)).status).toBe(200);
+  });
+
+  it('dry_run=true answers what a command would do and changes nothing', async () => {
+    const count = () => srv.inspect((db) => Number((db.prepare('select count(*) as n from lead').get() as { n: number }).n));
+    const before = count();
+    const audited = srv.inspect((db) => Number((db.prepare('select count(*) as n from rms_audit').get() as { n: number }).n));
+    const ok = await srv.request('POST', '/api/lead/create?dry_run=true', { title: 'Only a try', expected_revenue: 5 }, admin);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ dry_run: true, denied: [], value: { title: 'Only a try', expected_revenue: 5, stage: 'new' } });
+    const refused = await srv.request('POST', '/api/lead/create?dry_run=true', { expected_revenue: 5 }, admin);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: 'lead.title is required' });
+    const badRef = await srv.request('POST', '/api/lead/create?dry_run=true', { title: 'x', party: 'nope' }, admin);
+    expect(badRef.body).toEqual({ error: 'lead.party: no party with id nope' });
+    expect(count()).toBe(before);
+    expect(srv.inspect((db) => Number((db.prepare('select count(*) as n from rms_audit').get() as { n: number }).n))).toBe(audited);
+    const bad = await srv.request('POST', '/api/lead/create?dry_run=yes', { title: 'x' }, admin);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'dry_run must be true (or left out)' });
   });
 
   it('leaves other GET paths to the web app, which answers them with its page', async () => {

@@ -1,0 +1,53 @@
+/**
+ * What `GET /api/audit` tells an admin besides the stored row: whether the call read or changed
+ * records (`access`, filterable), and the record's title as it is now (`record_title`), never a
+ * personal one.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let admin: string;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  admin = await t.login();
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const audit = async (filter: unknown[]) => {
+  const res = await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify(filter))}&order=${encodeURIComponent(JSON.stringify([{ field: 'id', dir: 'asc' }]))}`, undefined, admin);
+  expect(res.status).toBe(200);
+  return res.body.rows as { command: string; access: string; record_id: string | null; record_title: string | null }[];
+};
+
+it('tells reads from changes, and filters on it', async () => {
+  const lead = (await t.command(admin, 'lead.create', { title: 'Audited deal' })).body.value.id;
+  await t.command(admin, 'lead.get', { id: lead });
+  await t.command(admin, 'lead.search', { filter: [{ field: 'id', op: 'eq', value: lead }] });
+  await t.command(admin, 'lead.qualify', { id: lead });
+  const rows = await audit([{ field: 'record_id', op: 'eq', value: lead }]);
+  expect(rows.map((row) => [row.command, row.access])).toEqual([
+    ['lead.create', 'write'],
+    ['lead.get', 'read'],
+    ['lead.qualify', 'write'],
+  ]);
+  const changes = await audit([{ field: 'access', op: 'eq', value: 'write' }, { field: 'command', op: 'contains', value: 'lead.' }]);
+  expect(changes.every((row) => row.access === 'write')).toBe(true);
+  expect(changes.map((row) => row.command)).toEqual(expect.arrayContaining(['lead.create', 'lead.qualify']));
+});
+
+it('names records by their title as it is now, not when the title field is personal', async () => {
+  const lead = (await t.command(admin, 'lead.create', { title: 'First title' })).body.value.id;
+  await t.command(admin, 'lead.update', { id: lead, title: 'Renamed deal' });
+  const party = (await t.command(admin, 'party.create', { name: 'Personal Name' })).body.value.id;
+  const rows = await audit([{ field: 'record_id', op: 'in', value: [lead, party] }]);
+  expect(rows.filter((row) => row.record_id === lead).map((row) => row.record_title)).toEqual(['Renamed deal', 'Renamed deal']);
+  expect(rows.find((row) => row.record_id === party)?.record_title).toBeNull();
+  await t.command(admin, 'lead.delete', { id: lead });
+  const after = await audit([{ field: 'record_id', op: 'eq', value: lead }]);
+  expect(after.map((row) => row.record_title)).toEqual([null, null, null]);
+});
