@@ -55,6 +55,8 @@ export interface FieldInfo {
   readonly options?: readonly string[];
   /** Target model of a ref. */
   readonly target?: string;
+  /** A money field's currency (ISO 4217, e.g. `EUR`), from the field or its module; absent: none. */
+  readonly currency?: string;
 }
 
 /** A workflow action the caller may run. */
@@ -83,6 +85,8 @@ export interface ModelInfo {
   readonly denied: readonly string[];
   readonly fields: readonly FieldInfo[];
   readonly actions: readonly ActionInfo[];
+  /** The fields a list shows by default besides the title (the model's `list` hint), among those the caller reads; absent: no hint. */
+  readonly list?: readonly string[];
 }
 
 /** A module with at least one model the caller may see. */
