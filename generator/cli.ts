@@ -4,9 +4,12 @@
  * shows its stack.
  */
 import type { Command } from 'commander';
-import { allCommands, allModels } from './ir.ts';
+import { allCommands, allModels, type ModuleIR } from './ir.ts';
 import { RmsgenError } from './errors.ts';
+import { typeProblems } from './diagnostics.ts';
+import { loadModules } from './load.ts';
 import { generate, loadProject } from './pipeline.ts';
+import { validate } from './validate/index.ts';
 import { renderProblem, type Problem } from './problems.ts';
 import { diffOutput, writeOutput } from './write.ts';
 
@@ -55,11 +58,28 @@ export async function runBuild(options: BuildOptions): Promise<void> {
 }
 
 export async function runCheck(options: { readonly modules: string }): Promise<void> {
-  const ir = await loadProject(options.modules);
+  const loaded = await loadModules(options.modules);
+  const ir = validate(loaded);
+  // What validation cannot see: type errors in the module files (helpers, imports, annotations).
+  const typeErrors = typeProblems(loaded.modules.map((module) => ({ file: module.file, source: module.source })));
+  if (typeErrors.length > 0) throw new RmsgenError('invalid-definition', typeErrors);
   const models = allModels(ir).length;
   process.stdout.write(
     `${shown(options.modules)}: ${ir.modules.length} modules, ${models} models, ${allCommands(ir).length} commands, ${ir.roles.length} roles; no problems\n`,
   );
+  for (const module of ir.modules) process.stdout.write(`${moduleSummary(module)}\n`);
+}
+
+/** `  crm: party, lead; grants: sales: party *, lead *; accountant: …` — what a module brings, and whom it lets use what. */
+function moduleSummary(module: ModuleIR): string {
+  const roles = new Map<string, string[]>();
+  for (const grant of module.grants) {
+    const own = module.models.some((model) => model.name === grant.model);
+    const text = `${grant.model}${own ? '' : ' (of a module it depends on)'} ${grant.commands.join(' ')}`;
+    roles.set(grant.role, [...(roles.get(grant.role) ?? []), text]);
+  }
+  const grants = roles.size === 0 ? 'no grants' : `grants ${[...roles].map(([role, texts]) => `${role}: ${texts.join(', ')}`).join('; ')}`;
+  return `  ${module.name}: ${module.declaredModels.join(', ')}; ${grants}`;
 }
 
 export function registerGeneratorCommands(program: Command): void {

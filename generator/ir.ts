@@ -168,6 +168,8 @@ export interface ModuleIR {
   readonly models: readonly ModelIR[];
   /** Model names in declaration order. */
   readonly declaredModels: readonly string[];
+  /** What the module grants: per role and model (its own or of a module it depends on), the command names (`*` for all). */
+  readonly grants: readonly { readonly role: string; readonly model: string; readonly commands: readonly string[] }[];
 }
 
 export interface RoleIR {

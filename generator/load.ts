@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ts } from 'ts-morph';
+import { syntaxProblems } from './diagnostics.ts';
 import { RmsgenError } from './errors.ts';
 import type { Problem } from './problems.ts';
 
@@ -60,8 +61,10 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
     try {
       exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (error) {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      problems.push({ file: source, code: 'module-not-loadable', message: `cannot be loaded: ${reason}`, fix: 'fix the error in the module file' });
+      // A syntax error: the compiler says where. Anything else failed while the module ran.
+      const syntax = syntaxProblems(file, source);
+      if (syntax.length > 0) problems.push(...syntax);
+      else problems.push({ file: source, ...lineOf(error, file), code: 'module-not-loadable', message: `cannot be loaded: ${firstLine(error)}`, fix: 'fix the error in the module file' });
       continue;
     }
     if (!('default' in exports) || exports.default === undefined) {
@@ -72,6 +75,21 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
   }
   if (problems.length > 0) throw new RmsgenError('load', problems);
   return { dirName, modules };
+}
+
+function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+}
+
+/** Where in the module file an error was thrown, from its stack (tsx maps it back to the TypeScript). */
+function lineOf(error: unknown, file: string): { line?: number; column?: number } {
+  const stack = error instanceof Error ? (error.stack ?? '') : '';
+  const url = pathToFileURL(file).href;
+  for (const frame of stack.split('\n')) {
+    const match = /(file:\/\/[^\s)]+?|\/[^\s)]+?):(\d+):(\d+)\)?$/.exec(frame.trim());
+    if (match && (match[1] === url || match[1] === file)) return { line: Number(match[2]), column: Number(match[3]) };
+  }
+  return {};
 }
 
 /** Object literals in the file that name a key twice; `{ a: 1, a: 2 }` loads as `{ a: 2 }` without a word. */

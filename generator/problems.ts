@@ -12,6 +12,8 @@ export type ProblemCode =
   | 'modules-folder-not-found'
   | 'module-file-missing'
   | 'module-not-loadable'
+  | 'module-syntax-error'
+  | 'module-type-error'
   | 'no-default-export'
   // The shape of a definition.
   | 'duplicate-key'
@@ -66,8 +68,10 @@ export type ProblemCode =
 
 /** Where in a module file a problem is. Every part is optional; a problem about the whole file has none. */
 export interface ProblemLocation {
-  /** The line, for problems the loader found in the source text (a key written twice). */
+  /** The line, for problems found in the source text (a key written twice, a syntax or type error). */
   readonly line?: number;
+  /** The column on that line, where the compiler points. */
+  readonly column?: number;
   /** A module key that is not a model or a role. */
   readonly key?: 'dependsOn';
   readonly role?: string;
@@ -85,6 +89,8 @@ export interface ProblemReport {
   readonly detail?: string;
   /** How to fix it (`did you mean "party"?`, `remove one`): in parentheses, or after a semicolon when a detail is shown. */
   readonly fix?: string;
+  /** The offending source line and a caret under the spot, printed under the problem's line. */
+  readonly excerpt?: string;
 }
 
 export interface Problem extends ProblemLocation, ProblemReport {
@@ -95,9 +101,10 @@ export interface Problem extends ProblemLocation, ProblemReport {
   readonly file: string | undefined;
 }
 
-/** The one line a problem is printed as. */
+/** The one line a problem is printed as (followed by the source excerpt, indented, when it has one). */
 export function renderProblem(problem: Problem): string {
-  const file = problem.file === undefined ? '' : `${problem.file}${problem.line === undefined ? '' : `:${problem.line}`}: `;
+  const at = problem.line === undefined ? '' : `:${problem.line}${problem.column === undefined ? '' : `:${problem.column}`}`;
+  const file = problem.file === undefined ? '' : `${problem.file}${at}: `;
   const where = [
     problem.key,
     problem.role === undefined ? undefined : `role ${problem.role}`,
@@ -108,5 +115,6 @@ export function renderProblem(problem: Problem): string {
   const detail = problem.detail === undefined ? '' : ` (${problem.detail})`;
   // Never two parentheses in a row: after a detail, the fix follows a semicolon.
   const fix = problem.fix === undefined ? '' : problem.detail === undefined ? ` (${problem.fix})` : `; ${problem.fix}`;
-  return `${file}${where.length > 0 ? `${where.join(', ')}: ` : ''}${problem.message}${detail}${fix}`;
+  const line = `${file}${where.length > 0 ? `${where.join(', ')}: ` : ''}${problem.message}${detail}${fix}`;
+  return problem.excerpt === undefined ? line : `${line}\n${problem.excerpt.replace(/^/gm, '    ')}`;
 }

@@ -23,3 +23,4 @@ export function badRequest(message: string): HttpError {
 export function notFound(): HttpError {
   return new HttpError(404, 'not found');
 }
+// x

@@ -21,6 +21,7 @@ export function buildProject(project: ProjectDraft, resolved: ResolvedReferences
     source: module.source,
     models: modelOrder(module).map((model) => buildModel(model, { referencedBy: referencedBy.get(model.name) ?? [], movedFields: resolved.movedFields })),
     declaredModels: module.models.map((model) => model.name),
+    grants: resolved.moduleGrants.get(module.name) ?? [],
   }));
   const catalogue = modules.flatMap((module) => module.models.flatMap((model) => model.commands.map((command) => command.id)));
   const roles: RoleIR[] = resolved.roles.map((role) => ({

@@ -1,4 +1,8 @@
-/** Role grants: each module grants its roles commands of its own models; `admin` needs no grant. */
+/**
+ * Role grants: a module grants its roles commands of its own models and of the models of modules it
+ * depends on (so a helpdesk module can let its role read parties without editing the CRM module);
+ * grants of one role from several modules add up. `admin` needs no grant.
+ */
 import { GENERATED_COMMANDS } from '../define.ts';
 import { IDENTIFIER } from '../names.ts';
 import { unknownNameHint } from '../suggest.ts';
@@ -7,11 +11,23 @@ import { choiceHint, describeValue, invalidName } from './hints.ts';
 import type { ProblemList } from './problem-list.ts';
 import { ADMIN_ROLE } from './reserved.ts';
 
-/** Checks every grant; returns the command ids (`<model>.<command>`) granted to each role. */
-export function checkGrants(project: ProjectDraft, modelsByName: ReadonlyMap<string, ModelDraft>, problems: ProblemList): Map<string, Set<string>> {
+/** What each module grants: a role, a model, and the command names (for `rmsgen check`'s summary). */
+export type ModuleGrants = ReadonlyMap<string, readonly { readonly role: string; readonly model: string; readonly commands: readonly string[] }[]>;
+
+/** Checks every grant; returns the command ids (`<model>.<command>`) granted to each role, and each module's grants. */
+export function checkGrants(
+  project: ProjectDraft,
+  modelsByName: ReadonlyMap<string, ModelDraft>,
+  reachable: ReadonlyMap<string, ReadonlySet<string>>,
+  problems: ProblemList,
+): { readonly granted: Map<string, Set<string>>; readonly byModule: ModuleGrants } {
   const granted = new Map<string, Set<string>>();
+  const byModule = new Map<string, { role: string; model: string; commands: string[] }[]>();
   for (const module of project.modules) {
-    const ownModels = module.models.map((model) => model.name);
+    const visible = reachable.get(module.name) ?? new Set<string>();
+    const grantable = [...modelsByName.values()].filter((model) => model.module === module || visible.has(model.module.name)).map((model) => model.name);
+    const moduleGrants: { role: string; model: string; commands: string[] }[] = [];
+    byModule.set(module.name, moduleGrants);
     for (const [role, grants] of Object.entries(module.def.roles ?? {})) {
       const report = problems.at(module.source, { role });
       if (!IDENTIFIER.test(role)) report(invalidName('role', role));
@@ -24,14 +40,14 @@ export function checkGrants(project: ProjectDraft, modelsByName: ReadonlyMap<str
       for (const [modelName, grant] of Object.entries(grants)) {
         const model = modelsByName.get(modelName);
         if (!model) {
-          report({ code: 'unknown-grant-model', message: `grant on unknown model "${modelName}"`, fix: unknownNameHint(modelName, ownModels, 'models of this module') });
+          report({ code: 'unknown-grant-model', message: `grant on unknown model "${modelName}"`, fix: unknownNameHint(modelName, grantable, 'models this module may grant') });
           continue;
         }
-        if (model.module !== module) {
+        if (model.module !== module && !visible.has(model.module.name)) {
           report({
             code: 'grant-outside-module',
-            message: `grant on model "${modelName}" of module ${model.module.name}`,
-            fix: `grant it in ${model.module.source}, where ${modelName} is defined`,
+            message: `grant on model "${modelName}" of module ${model.module.name}, which module ${module.name} does not depend on`,
+            fix: `add dependsOn: ['${model.module.name}'] to ${module.source}, or grant it in ${model.module.source}`,
           });
           continue;
         }
@@ -39,6 +55,7 @@ export function checkGrants(project: ProjectDraft, modelsByName: ReadonlyMap<str
         const commands = commandNames(model);
         if (grant === '*') {
           for (const command of commands) commandIds.add(`${modelName}.${command}`);
+          moduleGrants.push({ role, model: modelName, commands: ['*'] });
           continue;
         }
         if (!isStringList(grant)) {
@@ -49,10 +66,11 @@ export function checkGrants(project: ProjectDraft, modelsByName: ReadonlyMap<str
           if (commands.includes(command)) commandIds.add(`${modelName}.${command}`);
           else reportOnModel({ code: 'unknown-grant-command', message: `unknown command "${command}"`, fix: choiceHint(command, commands, `commands of ${modelName}`) });
         }
+        moduleGrants.push({ role, model: modelName, commands: grant.filter((command) => commands.includes(command)) });
       }
     }
   }
-  return granted;
+  return { granted, byModule };
 }
 
 /** The generated commands, then the actions (once each, should an action repeat a generated name: that has its own problem). */

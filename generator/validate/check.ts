@@ -6,7 +6,7 @@
 import { checkActions } from './check-actions.ts';
 import { checkDependencies } from './check-dependencies.ts';
 import { checkFieldReferences } from './check-fields.ts';
-import { checkGrants } from './check-grants.ts';
+import { checkGrants, type ModuleGrants } from './check-grants.ts';
 import type { ActionDraft, ModelDraft, ProjectDraft } from './drafts.ts';
 import type { ProblemList } from './problem-list.ts';
 import { ADMIN_ROLE } from './reserved.ts';
@@ -21,6 +21,8 @@ export interface ResolvedReferences {
   readonly movedFields: ReadonlyMap<ActionDraft, string>;
   /** The command ids each role is granted (`admin` is not: it may use every command). */
   readonly grants: ReadonlyMap<string, ReadonlySet<string>>;
+  /** What each module grants, role by role and model by model. */
+  readonly moduleGrants: ModuleGrants;
 }
 
 export function checkProject(project: ProjectDraft, problems: ProblemList): ResolvedReferences {
@@ -35,8 +37,8 @@ export function checkProject(project: ProjectDraft, problems: ProblemList): Reso
       for (const [action, field] of checkActions(model, problems)) movedFields.set(action, field);
     }
   }
-  const grants = checkGrants(project, modelsByName, problems);
-  return { dependencies: dependencies.direct, roles, movedFields, grants };
+  const { granted, byModule } = checkGrants(project, modelsByName, dependencies.reachable, problems);
+  return { dependencies: dependencies.direct, roles, movedFields, grants: granted, moduleGrants: byModule };
 }
 
 /** Model names are shared by all modules (a model's table and routes take its name); returns each name's first model. */

@@ -55,6 +55,42 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.status).toBe(1);
   });
 
+  it('check: a syntax error as file:line:column, the line and a caret; a type error in the same form', async () => {
+    const syntax = moduleTree({ support: `export default {\n  models: { ticket: { fields: { subject: { kind: 'text' required: true } } } },\n};\n` });
+    const broken = await rmsgen(['check', '--modules', 'modules'], syntax);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toBe('');
+    expect(broken.stderr.trimEnd().split('\n')).toEqual([
+      "modules/support/module.ts:2:57: ',' expected. (TS1005)",
+      "      models: { ticket: { fields: { subject: { kind: 'text' required: true } } } },",
+      '                                                            ^',
+    ]);
+
+    const typed = moduleTree({
+      support: `const greeting: number = 'hello';\nexport default { models: { ticket: { label: greeting > 1 ? 'Ticket' : 'Case', fields: { subject: { kind: 'text' } } } } };\n`,
+    });
+    const mistyped = await rmsgen(['check', '--modules', 'modules'], typed);
+    expect(mistyped.status).toBe(1);
+    expect(mistyped.stderr.trimEnd().split('\n')).toEqual([
+      "modules/support/module.ts:1:7: Type 'string' is not assignable to type 'number'. (TS2322)",
+      "    const greeting: number = 'hello';",
+      '          ^',
+    ]);
+  });
+
+  it('check: a summary per module, with the grants a module gives on models of the modules it depends on', async () => {
+    const dir = moduleTree({ helpdesk: HELPDESK.replace("roles: { sales:", "roles: { support: { ticket: '*', party: ['get', 'search'] }, sales:").replace(", support: { ticket: '*' } }", ' }') }, { copyDemo: true });
+    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'modules/: 3 modules, 4 models, 31 commands, 4 roles; no problems',
+      '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
+      '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
+      '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
+    ]);
+  });
+
   it('build with a broken module leaves the existing output untouched', async () => {
     const dir = moduleTree({ crm: BROKEN });
     cpSync(join(ROOT, 'generated'), join(dir, 'generated'), { recursive: true });

@@ -23,8 +23,8 @@ async function refusal(dir: string): Promise<RmsgenError> {
 }
 
 /** Each problem's code and location, without its wording. */
-function located(error: RmsgenError): Omit<Problem, 'message' | 'detail' | 'fix'>[] {
-  return error.details.map(({ message, detail, fix, ...rest }) => rest);
+function located(error: RmsgenError): Omit<Problem, 'message' | 'detail' | 'fix' | 'column' | 'excerpt'>[] {
+  return error.details.map(({ message, detail, fix, column, excerpt, ...rest }) => rest);
 }
 
 const F = 'modules/crm/module.ts';
@@ -322,11 +322,11 @@ describe('validate', () => {
         models: { lead: { fields: { stage: { kind: 'select', options: ['new', 'won'], governed: true } }, actions: { win: { description: 'Win', from: 'new', to: 'won' } } } },
         roles: { sales: { leed: '*', lead: ['get', 'wn', 'approve'] }, admin: { lead: '*' } },
       };`,
-      accounting: `export default { dependsOn: ['crm'], models: {}, roles: { accountant: { lead: ['get'] } } };`,
+      accounting: `export default { models: {}, roles: { accountant: { lead: ['get'] } } };`,
     });
     const error = await refusal(dir);
     expect(error.problems).toEqual([
-      'modules/accounting/module.ts: role accountant: grant on model "lead" of module crm (grant it in modules/crm/module.ts, where lead is defined)',
+      "modules/accounting/module.ts: role accountant: grant on model \"lead\" of module crm, which module accounting does not depend on (add dependsOn: ['crm'] to modules/accounting/module.ts, or grant it in modules/crm/module.ts)",
       'modules/crm/module.ts: role sales: grant on unknown model "leed" (did you mean "lead"?)',
       'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win)',
       'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win)',
@@ -338,6 +338,27 @@ describe('validate', () => {
       { file: 'modules/crm/module.ts', role: 'sales', model: 'lead', code: 'unknown-grant-command' },
       { file: 'modules/crm/module.ts', role: 'sales', model: 'lead', code: 'unknown-grant-command' },
       { file: 'modules/crm/module.ts', role: 'admin', code: 'admin-grant' },
+    ]);
+  });
+
+  it('lets a module grant its roles rights on models of the modules it depends on, added to the owner\'s grants', async () => {
+    const dir = moduleTree({
+      crm: `export default {
+        models: { party: { fields: { name: { kind: 'text', required: true } } } },
+        roles: { helpdesk: { party: ['get'] }, sales: { party: '*' } },
+      };`,
+      support: `export default {
+        dependsOn: ['crm'],
+        models: { ticket: { fields: { subject: { kind: 'text', required: true }, party: { kind: 'ref', to: 'party' } } } },
+        roles: { helpdesk: { ticket: '*', party: ['list', 'search'] } },
+      };`,
+    });
+    const project = await loadProject(`${dir}/modules`);
+    const helpdesk = project.roles.find((role) => role.name === 'helpdesk')!;
+    expect(helpdesk.commands).toEqual(['party.get', 'party.list', 'party.search', ...['get', 'list', 'search', 'create', 'update', 'delete'].map((c) => `ticket.${c}`)]);
+    expect(project.modules.find((module) => module.name === 'support')!.grants).toEqual([
+      { role: 'helpdesk', model: 'ticket', commands: ['*'] },
+      { role: 'helpdesk', model: 'party', commands: ['list', 'search'] },
     ]);
   });
 
@@ -510,20 +531,26 @@ describe('validate', () => {
     });
   });
 
-  it('module files that do not load or export nothing', async () => {
+  it('module files that do not load or export nothing: a syntax error where the compiler points, with the line and a caret', async () => {
     const dir = moduleTree({
       crm: `export const models = {};`,
       broken: `export default { models: { ;`,
+      throws: `const missing: any = undefined;\nexport default { models: missing.all };`,
     });
     const error = await refusal(dir);
-    const lines = error.problems;
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^modules\/broken\/module\.ts: cannot be loaded: .+ \(fix the error in the module file\)$/);
-    expect(lines[1]).toBe('modules/crm/module.ts: has no default export (write `export default defineModule({...})`)');
-    expect(located(error)).toEqual([
-      { file: 'modules/broken/module.ts', code: 'module-not-loadable' },
-      { file: 'modules/crm/module.ts', code: 'no-default-export' },
+    expect(error.problems).toEqual([
+      'modules/broken/module.ts:1:28: Property assignment expected. (TS1136)\n    export default { models: { ;\n                               ^',
+      "modules/broken/module.ts:1:29: '}' expected. (TS1005)\n    export default { models: { ;\n                                ^",
+      'modules/crm/module.ts: has no default export (write `export default defineModule({...})`)',
+      "modules/throws/module.ts:2:34: cannot be loaded: Cannot read properties of undefined (reading 'all') (fix the error in the module file)",
     ]);
+    expect(located(error)).toEqual([
+      { file: 'modules/broken/module.ts', line: 1, code: 'module-syntax-error' },
+      { file: 'modules/broken/module.ts', line: 1, code: 'module-syntax-error' },
+      { file: 'modules/crm/module.ts', code: 'no-default-export' },
+      { file: 'modules/throws/module.ts', line: 2, code: 'module-not-loadable' },
+    ]);
+    expect(error.details.map((problem) => problem.column)).toEqual([28, 29, undefined, 34]);
   });
 
   it('a missing modules folder', async () => {
