@@ -164,6 +164,26 @@ export interface SearchAnswer<Row = RecordValue> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Record history (`<model>.history`, `<model>.revert`)
+
+/** One change of a record, as `<model>.history` lists it (the value of that command is a `SearchAnswer` of these). */
+export interface HistoryEntryInfo {
+  readonly change_id: string;
+  /** ISO-8601 UTC with milliseconds. */
+  readonly at: string;
+  /** The command that made the change, e.g. `lead.update`. */
+  readonly command: string;
+  /** Who: a person, or an agent (its label) and the person who made its token. For an approved plan, the agent that proposed it. */
+  readonly by: { readonly kind: 'person' | 'agent'; readonly username: string; readonly agent_label: string | null };
+  /** The approved plan the change came from, or null. */
+  readonly plan_id: string | null;
+  /** On a revert: the change it put back. */
+  readonly reverts?: string;
+  /** Field → what it was and became (null for empty): every field a create set, every field of a delete, what an update or action changed; only fields the caller reads. */
+  readonly changes: Readonly<Record<string, { readonly from: unknown; readonly to: unknown }>>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Approval plans
 
 export type PlanStatus = 'pending' | 'approved' | 'rejected' | 'failed';

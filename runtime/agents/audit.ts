@@ -234,8 +234,11 @@ export async function writeAuditEvent(ctx: CommandContext, event: AuditEvent, db
   else await writeAudit(db, entry);
 }
 
+/** Who did something, as the trail (and a record's history) names them. */
+export type AuditActor = Pick<AuditEntry, 'actor' | 'userId' | 'username' | 'agentTokenId' | 'agentLabel'>;
+
 /** Who did it, as the trail names them: a person, or an agent token with the person who created it. */
-export function auditActor(caller: Caller): Pick<AuditEntry, 'actor' | 'userId' | 'username' | 'agentTokenId' | 'agentLabel'> {
+export function auditActor(caller: Caller): AuditActor {
   return caller.kind === 'person'
     ? { actor: 'person', userId: caller.userId, username: caller.username }
     : { actor: 'agent', userId: caller.creatorId, username: caller.creatorUsername, agentTokenId: caller.tokenId, agentLabel: caller.label };

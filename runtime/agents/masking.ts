@@ -294,6 +294,38 @@ export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: R
   }
 }
 
+/**
+ * For each given field and the value it holds, the tokens agents know that value by through their
+ * bindings (a record's history keeps them with the value it replaces: see history/store.ts).
+ */
+export async function boundTokens(db: Knex, model: string, recordId: string, values: Readonly<Record<string, string>>): Promise<Record<string, { agent: string; token: string }[]>> {
+  const fields = Object.keys(values);
+  if (fields.length === 0) return {};
+  const rows: { agent_token_id: string; field: string; label: string; n: number | string; value_hash: string }[] = await db(MASK_BINDINGS_TABLE)
+    .select('agent_token_id', 'field', 'label', 'n', 'value_hash')
+    .where({ model, record_id: recordId })
+    .whereIn('field', fields);
+  const found: Record<string, { agent: string; token: string }[]> = {};
+  for (const row of rows) {
+    if (row.value_hash !== hashValue(values[row.field]!)) continue;
+    (found[row.field] ??= []).push({ agent: row.agent_token_id, token: token(row.label, row.n) });
+  }
+  return found;
+}
+
+/** Binds tokens again (a revert puts back values and, with them, the tokens agents knew them by). */
+export async function restoreBindings(db: Knex, model: string, recordId: string, restored: Readonly<Record<string, { value: string; tokens: readonly { agent: string; token: string }[] }>>): Promise<void> {
+  for (const [field, { value, tokens }] of Object.entries(restored)) {
+    for (const { agent, token: bound } of tokens) {
+      const match = TOKEN_FORM.exec(bound);
+      if (!match) continue;
+      const key = { agent_token_id: agent, model, record_id: recordId, field };
+      await db(MASK_BINDINGS_TABLE).where(key).delete();
+      await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+    }
+  }
+}
+
 /** A deleted record keeps no bindings. */
 export async function forgetRecord(db: Knex, model: string, recordId: string): Promise<void> {
   await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();

@@ -1,0 +1,177 @@
+/**
+ * Record history: one entry per change of a record — what each field was and became, which
+ * command did it, who (a person, or an agent and the person who made its token), through which
+ * approved plan. Written in the transaction of the change, on every path (REST, MCP, approved
+ * plans), so there is no change without its entry and no entry without its change.
+ *
+ * Values are stored in clear, as in the record; masking applies when an agent reads them (see
+ * `history/view.ts`). For that, an entry also keeps which agent tokens stood for its values: the
+ * token the writing agent knows a value it wrote by, and the tokens of agents whose bindings held
+ * the value it replaced (see agents/masking.ts). Without them an agent reading the history of a
+ * field it wrote would see its value under a shared token, and could compare it with others.
+ *
+ * One entry costs a row of about 300 bytes plus the changed values as JSON (a create stores every
+ * field it set). `rmsgen history prune --before <date>` removes old entries.
+ */
+import type { Knex } from 'knex';
+import type { AuditActor } from '../agents/audit.ts';
+import { createTableIfMissing } from '../db/system-tables.ts';
+import { newId } from '../ids.ts';
+
+export const HISTORY_TABLE = 'rms_history';
+
+/** What a field was and became; null for empty. */
+export interface FieldChange {
+  readonly from: unknown;
+  readonly to: unknown;
+}
+
+/** An agent token that stands for a value of the entry (see the file comment). */
+export interface TokenFor {
+  readonly agent: string;
+  readonly token: string;
+}
+
+export interface HistoryEntry {
+  readonly changeId: string;
+  /** ISO-8601 UTC with milliseconds. */
+  readonly at: string;
+  readonly model: string;
+  readonly recordId: string;
+  /** The command that made the change, e.g. `lead.update`. */
+  readonly command: string;
+  /** What the command did: `create`, `update`, `delete` or `action` (an update that ran an action is an update). */
+  readonly kind: 'create' | 'update' | 'delete' | 'action';
+  readonly by: AuditActor;
+  readonly planId: string | null;
+  /** The change a revert put back. */
+  readonly reverts: string | null;
+  readonly changes: Readonly<Record<string, FieldChange>>;
+  /** Field → the writing agent's token for the `to` value. */
+  readonly toTokens: Readonly<Record<string, TokenFor>>;
+  /** Field → the tokens agents held (bound) for the `from` value. */
+  readonly fromTokens: Readonly<Record<string, readonly TokenFor[]>>;
+}
+
+export async function ensureHistoryTables(db: Knex): Promise<void> {
+  await createTableIfMissing(db, HISTORY_TABLE, (table) => {
+    /** The change id: time-ordered, so entries sort in the order they happened. */
+    table.string('id', 64).primary();
+    table.string('at', 32).notNullable();
+    table.string('model', 100).notNullable();
+    table.string('record_id', 64).notNullable();
+    table.string('command', 200).notNullable();
+    table.string('kind', 16).notNullable();
+    table.string('actor', 16).notNullable();
+    table.string('user_id', 64).notNullable();
+    table.string('username', 200).notNullable();
+    table.string('agent_token_id', 64).nullable();
+    table.string('agent_label', 200).nullable();
+    table.string('plan_id', 64).nullable();
+    table.string('reverts', 64).nullable();
+    table.text('changes').notNullable();
+    /** JSON: `{"to": {field: {agent, token}}, "from": {field: [{agent, token}]}}`, or null when no agent token stands for a value. */
+    table.text('tokens').nullable();
+    table.index(['model', 'record_id', 'id'], 'rms_history_record');
+    table.index(['at'], 'rms_history_at');
+  });
+}
+
+/** Stores an entry (in the caller's transaction) and returns its change id. */
+export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
+  const changeId = newId();
+  const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
+  await db(HISTORY_TABLE).insert({
+    id: changeId,
+    at: new Date().toISOString(),
+    model: entry.model,
+    record_id: entry.recordId,
+    command: entry.command,
+    kind: entry.kind,
+    actor: entry.by.actor,
+    user_id: entry.by.userId,
+    username: entry.by.username,
+    agent_token_id: entry.by.agentTokenId ?? null,
+    agent_label: entry.by.agentLabel ?? null,
+    plan_id: entry.planId,
+    reverts: entry.reverts,
+    changes: JSON.stringify(entry.changes),
+    tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
+  });
+  return changeId;
+}
+
+interface HistoryRow {
+  id: string;
+  at: string;
+  model: string;
+  record_id: string;
+  command: string;
+  kind: HistoryEntry['kind'];
+  actor: 'person' | 'agent';
+  user_id: string;
+  username: string;
+  agent_token_id: string | null;
+  agent_label: string | null;
+  plan_id: string | null;
+  reverts: string | null;
+  changes: string;
+  tokens: string | null;
+}
+
+function entryOf(row: HistoryRow): HistoryEntry {
+  const tokens = row.tokens === null ? { to: {}, from: {} } : (JSON.parse(row.tokens) as { to: HistoryEntry['toTokens']; from: HistoryEntry['fromTokens'] });
+  return {
+    changeId: row.id,
+    at: row.at,
+    model: row.model,
+    recordId: row.record_id,
+    command: row.command,
+    kind: row.kind,
+    by: {
+      actor: row.actor,
+      userId: row.user_id,
+      username: row.username,
+      agentTokenId: row.agent_token_id,
+      agentLabel: row.agent_label,
+    },
+    planId: row.plan_id,
+    reverts: row.reverts,
+    changes: JSON.parse(row.changes) as HistoryEntry['changes'],
+    toTokens: tokens.to,
+    fromTokens: tokens.from,
+  };
+}
+
+/** A record's entries, newest first, one page of them, and how many there are. */
+export async function readHistory(db: Knex, model: string, recordId: string, page: { limit?: number; offset?: number }): Promise<{ entries: HistoryEntry[]; total: number }> {
+  const counted = await db(HISTORY_TABLE).where({ model, record_id: recordId }).count({ n: '*' }).first();
+  const query = db<HistoryRow>(HISTORY_TABLE).where({ model, record_id: recordId }).orderBy('id', 'desc');
+  if (page.limit !== undefined) query.limit(page.limit);
+  if (page.offset !== undefined) query.offset(page.offset).limit(page.limit ?? Number.MAX_SAFE_INTEGER);
+  const rows = (await query) as HistoryRow[];
+  return { entries: rows.map(entryOf), total: Number((counted as { n: unknown } | undefined)?.n ?? 0) };
+}
+
+/** One entry by its change id, or undefined. */
+export async function findChange(db: Knex, changeId: string): Promise<HistoryEntry | undefined> {
+  const row = (await db<HistoryRow>(HISTORY_TABLE).where({ id: changeId }).first()) as HistoryRow | undefined;
+  return row ? entryOf(row) : undefined;
+}
+
+/** Whether a later entry of the record changed any of these fields. */
+export async function changedSince(db: Knex, entry: HistoryEntry, fields: readonly string[]): Promise<boolean> {
+  const later = (await db<HistoryRow>(HISTORY_TABLE)
+    .where({ model: entry.model, record_id: entry.recordId })
+    .andWhere('id', '>', entry.changeId)
+    .select('changes')) as Pick<HistoryRow, 'changes'>[];
+  return later.some((row) => {
+    const changes = JSON.parse(row.changes) as Record<string, unknown>;
+    return fields.some((field) => field in changes);
+  });
+}
+
+/** Deletes the entries made before `beforeIso`; returns how many. */
+export async function pruneHistory(db: Knex, beforeIso: string): Promise<number> {
+  return Number(await db(HISTORY_TABLE).where('at', '<', beforeIso).delete());
+}
