@@ -2,16 +2,19 @@
 import type { Registry } from '../runtime/registry.ts';
 import { partyCommands } from './crm/party.commands.ts';
 import { partyModel } from './crm/party.model.ts';
+import { partyQueries } from './crm/party.queries.ts';
 import { partyTools } from './crm/party.tools.ts';
 import { leadCommands } from './crm/lead.commands.ts';
 import { leadModel } from './crm/lead.model.ts';
+import { leadQueries } from './crm/lead.queries.ts';
 import { leadTools } from './crm/lead.tools.ts';
 import { invoiceCommands } from './accounting/invoice.commands.ts';
 import { invoiceModel } from './accounting/invoice.model.ts';
+import { invoiceQueries } from './accounting/invoice.queries.ts';
 import { invoiceTools } from './accounting/invoice.tools.ts';
 import { roles } from './roles.ts';
 
-/** Everything the runtime serves: modules and models in dependency order, commands in catalogue order, roles and MCP tools. */
+/** Everything the runtime serves: modules and models in dependency order with their queries, commands in catalogue order, roles and MCP tools. */
 export const registry: Registry = {
   modules: [
     {
@@ -30,6 +33,7 @@ export const registry: Registry = {
     },
   ],
   models: { party: partyModel, lead: leadModel, invoice: invoiceModel },
+  queries: { party: partyQueries, lead: leadQueries, invoice: invoiceQueries },
   commands: Object.fromEntries([...partyCommands, ...leadCommands, ...invoiceCommands].map((command) => [command.id, command])),
   roles,
   tools: Object.fromEntries([...partyTools, ...leadTools, ...invoiceTools].map((tool) => [tool.name, tool])),

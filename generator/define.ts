@@ -18,12 +18,19 @@
  * });
  */
 
-/** The field kinds of SPEC 2.2. */
-export const FIELD_KINDS = ['text', 'longtext', 'number', 'money', 'date', 'bool', 'select', 'ref'] as const;
-export type FieldKind = (typeof FIELD_KINDS)[number];
+import type { CommandKind, FieldKind } from '../runtime/api-shapes.ts';
+
+// The kinds are declared once, with the API's shapes, which the runtime and the web app import too.
+export type { FieldKind };
+
+/** Every field kind (SPEC 2.2), once; a `Record` so that a kind added to `FieldKind` fails to compile here until it is listed. */
+const FIELD_KIND_LIST: Record<FieldKind, true> = { text: true, longtext: true, number: true, money: true, date: true, bool: true, select: true, ref: true };
+
+/** The field kinds, in the order error messages list them. */
+export const FIELD_KINDS = Object.keys(FIELD_KIND_LIST) as readonly FieldKind[];
 
 /** The commands every model gets. */
-export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete'] as const;
+export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete'] as const satisfies readonly CommandKind[];
 export type GeneratedCommand = (typeof GENERATED_COMMANDS)[number];
 
 interface FieldOptionsBase {

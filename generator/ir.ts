@@ -3,10 +3,10 @@
  * the emitters read only this: no optional fields to re-default, no names to re-check.
  * Everything in it is deeply frozen.
  */
-import type { FieldKind } from './define.ts';
+import type { CommandKind, FieldKind } from '../runtime/api-shapes.ts';
 
-export type { FieldKind };
-export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
+// Declared once, with the API's shapes (runtime/api-shapes.ts), which the runtime and the web app import too.
+export type { CommandKind, FieldKind };
 
 /**
  * Fields are tagged by `kind`: what only some kinds have (a select's options, a ref's target, a

@@ -3,8 +3,10 @@
  * which exports a `Registry`; the server's entry point loads it and hands it to the runtime.
  * The runtime never imports `generated/` itself.
  */
+import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { CommandKind, FieldKind } from './api-shapes.ts';
+import type { CompiledList } from './query/list-query.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
 export type { CommandKind, FieldKind };
@@ -80,6 +82,46 @@ export interface ModelMeta {
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
 }
 
+/** A record as a model's queries read and write it: `id` and every field of the model, null when empty. */
+export type StoredRecord = { readonly id: string };
+
+/** A record that refers to another one through a ref field. */
+export interface Referrer {
+  readonly model: string;
+  readonly field: string;
+  readonly id: string;
+}
+
+/**
+ * A model's data access, generated per model (`generated/<module>/<model>.queries.ts`, typed with
+ * the model's record interface): its table's statements, written once, and the conversion of its
+ * rows. The command path reads and writes records only through these; rights, input checks,
+ * masking and the audit trail are its own. Every function takes a transaction as `db` too.
+ */
+export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
+  readonly table: string;
+  /** `id`, then one column per field, as `TableMeta.columns`. */
+  readonly columns: readonly string[];
+  /** The record with this id, every field read; undefined when there is none. */
+  find(db: Knex, id: string): Promise<Stored | undefined>;
+  /** The records a compiled `list`/`search` input selects, in its order and page. */
+  list(db: Knex, list: CompiledList): Promise<Stored[]>;
+  /** How many records the list's conditions select (without its page). */
+  count(db: Knex, list: CompiledList): Promise<number>;
+  /** Stores a new record: every field given, null when empty. */
+  insert(db: Knex, record: Stored): Promise<void>;
+  /** Writes the given fields of the record with this id (null empties one); the others keep their values. */
+  update(db: Knex, id: string, changes: Partial<Omit<Stored, 'id'>>): Promise<void>;
+  /** Deletes the record with this id. References to it are the caller's to check (`firstReferrer`). */
+  remove(db: Knex, id: string): Promise<void>;
+  /** Reads the record with this id for a write, locking its row until the transaction ends (PostgreSQL: `for update`). */
+  lockForWrite(db: Knex, id: string): Promise<Stored | undefined>;
+  /** Whether a record with this id exists, kept from deletion until the transaction ends (PostgreSQL: `for share`): the target of a ref being written. */
+  lockForRef(db: Knex, id: string): Promise<boolean>;
+  /** The first record that refers to the one with this id (ref fields in `ModelMeta.referencedBy` order); a record referring to itself does not count. */
+  firstReferrer(db: Knex, id: string): Promise<Referrer | undefined>;
+}
+
 export interface CommandMeta {
   /** `<model>.<command>`, e.g. `lead.qualify`. */
   readonly id: string;
@@ -133,6 +175,8 @@ export interface Registry {
   readonly modules: readonly ModuleMeta[];
   /** Models in dependency order (a model's ref targets come before it where possible). */
   readonly models: Readonly<Record<string, ModelMeta>>;
+  /** Each model's generated data access, by model name. */
+  readonly queries: Readonly<Record<string, ModelQueries>>;
   /** Every command, keyed by id, in catalogue order. */
   readonly commands: Readonly<Record<string, CommandMeta>>;
   /** Every role with the command ids it may use. `admin` has all of them. */

@@ -45,7 +45,7 @@ export function modelBase(model: ModelIR): string {
 /** Identifiers of a model's exports in other files. */
 export function modelExports(model: ModelIR) {
   const camel = camelCase(model.name);
-  return { model: `${camel}Model`, commands: `${camel}Commands`, tools: `${camel}Tools` };
+  return { model: `${camel}Model`, commands: `${camel}Commands`, tools: `${camel}Tools`, queries: `${camel}Queries` };
 }
 
 export function moduleOf(ir: ProjectIR, model: ModelIR): ModuleIR {

@@ -5,7 +5,6 @@
  */
 import { IndentationText, Project, QuoteKind, ts } from 'ts-morph';
 import type { ProjectIR } from '../ir.ts';
-import { emitCatalogue } from './catalogue.ts';
 import { emitCommands } from './commands.ts';
 import { createContext, type EmitOptions, type Emitter } from './context.ts';
 import { emitModels } from './model.ts';
@@ -26,7 +25,7 @@ export function banner(source: string): string {
   return `${BANNER_PREFIX}${source} — do not edit. Regenerate with \`npx rmsgen build\`.`;
 }
 
-const EMITTERS: readonly Emitter[] = [emitSchemas, emitModels, emitCommands, emitQueries, emitTools, emitCatalogue, emitRoles, emitRegistry];
+const EMITTERS: readonly Emitter[] = [emitSchemas, emitModels, emitCommands, emitQueries, emitTools, emitRoles, emitRegistry];
 
 export function emit(ir: ProjectIR, options: EmitOptions = {}): FileMap {
   const context = createContext(ir, options);

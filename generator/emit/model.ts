@@ -1,12 +1,10 @@
 /** `<module>/<model>.model.ts`: the model's metadata (fields, actions, table) for the runtime. */
 import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
-import type { FieldKind } from '../define.ts';
-import type { ActionIR, FieldIR, ModelIR } from '../ir.ts';
+import type { ColumnType } from '../../runtime/registry.ts';
+import type { ActionIR, FieldIR, FieldKind, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { code, literal } from './print.ts';
-
-type ColumnType = 'id' | 'text' | 'integer' | 'date' | 'bool';
 
 /** Database column type per field kind. */
 const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
@@ -23,6 +21,11 @@ const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
 /** `leadQualifyAction`. */
 export function actionConstName(model: ModelIR, action: ActionIR): string {
   return `${camelCase(model.name)}${pascalCase(action.name)}Action`;
+}
+
+/** Whether the field's column is NOT NULL: required fields, and governed selects (which start at their first option). */
+export function neverEmpty(field: FieldIR): boolean {
+  return field.required || field.governed;
 }
 
 /** The database table of a model: named after it. */
@@ -55,7 +58,7 @@ function tableMeta(model: ModelIR) {
       ...model.fields.map((field) => ({
         name: field.name,
         type: COLUMN_TYPES[field.kind],
-        notNull: field.required || field.governed,
+        notNull: neverEmpty(field),
         default: field.governed ? field.options[0] : undefined,
       })),
     ],

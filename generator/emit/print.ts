@@ -80,6 +80,22 @@ export function call(callee: string, args: readonly unknown[], indent = 0, prefi
   return code(`${callee}(\n${args.map((arg) => `${pad}${literal(arg, indent + 1)},\n`).join('')}${'  '.repeat(indent)})`);
 }
 
+/** A doc comment of several sentences, its lines filled up to `width` characters. */
+export function docComment(text: string, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((part) => part !== '')) {
+    if (line !== '' && line.length + 1 + word.length > width - 3) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return `/**\n${lines.map((text) => ` * ${text}`).join('\n')}\n */`;
+}
+
 /** Import declarations longer than the line width, one name per line (the TypeScript formatter does not wrap). */
 export function wrapLongImports(text: string): string {
   return text

@@ -1,204 +1,218 @@
 /**
- * `<module>/<model>.queries.ts`: typed data-access functions over knex for code that works with
- * records outside the command path (scripts, extensions, tests). Values go to and from the
- * database through the runtime's own converters (`runtime/query/values.ts`), so there is one
- * conversion, and the command path keeps using the model metadata alone.
+ * `<module>/<model>.queries.ts`: how a model's records are stored. The statements of its table,
+ * written once as portable SQL, and its rows ↔ records typed with the record interface, converted
+ * by the runtime's own converters (`runtime/query/values.ts`). The registry hands these to the
+ * record service, which reads and writes records only through them: what is the same for every
+ * call is written out here; what depends on the call (filters, order, paging) the runtime compiles.
  */
-import { StructureKind, VariableDeclarationKind, type OptionalKind, type ParameterDeclarationStructure, type SourceFile } from 'ts-morph';
-import { allModels, isGoverned, type FieldIR, type ModelIR } from '../ir.ts';
-import { camelCase, inSentence, pascalCase, plural, withArticle } from '../names.ts';
+import { VariableDeclarationKind, type ImportSpecifierStructure, type OptionalKind, type ParameterDeclarationStructure, type SourceFile } from 'ts-morph';
+import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
+import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { tableName } from './model.ts';
-import { code, literal, quote } from './print.ts';
+import { neverEmpty, tableName } from './model.ts';
+import { code, docComment, literal, quote } from './print.ts';
 import { absentForSomeCallers, valueType } from './schemas.ts';
 
 /** The exported names of a model's queries file. */
 export function queryNames(model: ModelIR) {
   const pascal = pascalCase(model.name);
+  const camel = camelCase(model.name);
   return {
+    columns: `${camel}Columns`,
+    changes: `${pascal}Changes`,
+    fromRow: `${camel}FromRow`,
     find: `find${pascal}`,
     list: `list${pascalCase(plural(model.name))}`,
+    count: `count${pascalCase(plural(model.name))}`,
     insert: `insert${pascal}`,
     update: `update${pascal}`,
     remove: `delete${pascal}`,
-    referrers: `${camelCase(model.name)}Referrers`,
-    newValues: `New${pascal}`,
-    changes: `${pascal}Changes`,
-    referrer: `${pascal}Referrer`,
+    lockForWrite: `lock${pascal}ForWrite`,
+    lockForRef: `lock${pascal}ForRef`,
+    firstReferrer: `first${pascal}Referrer`,
+    queries: modelExports(model).queries,
   };
 }
 
-/** Whether `insert<Model>` needs the field: required, and not a governed select (those start at their first option). */
-function requiredOnInsert(field: FieldIR): boolean {
-  return field.required && !field.governed;
+/** A column name in SQL. Field names are lower snake_case identifiers (validated), so quoting never has to escape. */
+function sqlName(name: string): string {
+  return `"${name}"`;
 }
 
-/** The value a left-out field is stored with. */
-function insertDefault(field: FieldIR): string {
-  return field.governed ? quote(field.options[0]) : 'null';
+/** The runtime converter a field's JSON value is bound through, if any: only booleans need one (SQLite stores 1/0). */
+const TO_DB: FieldKindTable<string | undefined> = {
+  text: () => undefined,
+  longtext: () => undefined,
+  number: () => undefined,
+  money: () => undefined,
+  date: () => undefined,
+  bool: () => 'toDb.bool',
+  select: () => undefined,
+  ref: () => undefined,
+};
+
+/** The bound value of a field, as an expression over `value` (converters take the dialect). */
+function boundValue(field: FieldIR, value: string): string {
+  const convert = forFieldKind(TO_DB, field);
+  return convert === undefined ? value : `${convert}(${value}, dialect)`;
+}
+
+/** Whether binding the field's value depends on the database. */
+function boundByDialect(field: FieldIR): boolean {
+  return forFieldKind(TO_DB, field) !== undefined;
+}
+
+/** The record property read from a row: the kind's converter, cast where the column says more than the converter's type. */
+function readValue(field: FieldIR): string {
+  const read = `fromDb.${field.kind}(row.${field.name})`;
+  // NOT NULL columns are never empty; a select holds one of its options.
+  if (!neverEmpty(field) && field.kind !== 'select') return read;
+  return `${read} as ${valueType(field)}${neverEmpty(field) ? '' : ' | null'}`;
 }
 
 function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
-  const pascal = pascalCase(model.name);
   const names = queryNames(model);
-  const table = quote(tableName(model));
+  const pascal = pascalCase(model.name);
   const phrase = inSentence(model.label);
-  const some = withArticle(phrase);
-  // A model named `knex` has an interface `Knex` of its own.
-  const knex = pascal === 'Knex' ? 'KnexClient' : 'Knex';
+  const table = sqlName(tableName(model));
+  // The imported names a model's own names would hide: a model `knex` has a record interface `Knex`.
+  const alias = (name: string) => (name !== pascal ? name : name === 'Knex' ? 'KnexClient' : `Runtime${name}`);
+  const knex = alias('Knex');
   // Every field is read here, including those some callers may not see.
   const record = model.fields.some(absentForSomeCallers) ? `Required<${pascal}>` : pascal;
-  const reader = `read${pascal}`;
+  const columns = ['id', ...model.fields.map((field) => field.name)];
   const referrers = model.referencedBy.map((ref) => {
     const referring = allModels(context.ir).find((candidate) => candidate.name === ref.model);
     if (!referring) throw new Error(`model ${model.name} is referred to by unknown model ${ref.model}`);
-    return { ...ref, table: tableName(referring), local: `${camelCase(ref.model)}By${pascalCase(ref.field)}` };
+    return { ...ref, label: inSentence(referring.label), table: sqlName(tableName(referring)), local: `${camelCase(ref.model)}By${pascalCase(ref.field)}` };
   });
-  const requiredFields = model.fields.filter(requiredOnInsert);
+  const dialectBound = model.fields.some(boundByDialect);
 
-  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [knex === 'Knex' ? 'Knex' : { name: 'Knex', alias: knex }] });
+  const namedImport = (name: string, isTypeOnly = false): OptionalKind<ImportSpecifierStructure> =>
+    alias(name) === name ? { name, isTypeOnly } : { name, alias: alias(name), isTypeOnly };
+  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [namedImport('Knex')] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/connect.ts'), namedImports: ['dialectOf'] });
-  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'ids.ts'), namedImports: ['newId'] });
-  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: ['compileRowReader', 'toDbConverter'] });
-  file.addImportDeclaration({ moduleSpecifier: `./${model.name}.model.ts`, namedImports: [modelExports(model).model] });
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'), namedImports: ['runSelect', 'runWrite', 'selectFirst'] });
+  file.addImportDeclaration({
+    moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
+    namedImports: ['countList', 'selectList', namedImport('CompiledList', true)],
+  });
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: dialectBound ? ['fromDb', 'toDb'] : ['fromDb'] });
+  const registryTypes = referrers.length > 0 ? ['ModelQueries', 'Referrer', 'StoredRecord'] : ['ModelQueries', 'Referrer'];
+  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: `./${model.name}.schemas.ts`, namedImports: [pascal] });
 
-  const required = requiredFields.map((field) => `\`${field.name}\``);
-  const governed = model.fields.filter(isGoverned).map((field) => `\`${field.name}\` starts at \`${field.options[0]}\``);
-  const rules = [
-    ...(required.length > 0 ? [`${required.join(', ')} ${required.length === 1 ? 'is' : 'are'} required`] : []),
-    ...(model.fields.length > requiredFields.length + governed.length ? ['fields left out are null'] : []),
-    ...governed,
-  ];
-  if (model.fields.length === 0) {
-    file.addTypeAlias({ name: names.newValues, isExported: true, docs: [`${model.label} has no fields: a new one is just its id.`], type: 'Record<string, never>' });
-  } else {
-    file.addInterface({
-      name: names.newValues,
-      isExported: true,
-      docs: [`Values of a new ${phrase} for \`${names.insert}\`${rules.length > 0 ? `: ${rules.join('; ')}` : ''}.`],
-      properties: model.fields.map((field) => ({
-        name: field.name,
-        type: valueType(field) + (field.required || field.governed ? '' : ' | null'),
-        hasQuestionToken: !requiredOnInsert(field),
-      })),
-    });
-  }
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`The columns of table ${table}: \`id\`, then one per field.`],
+    declarations: [{ name: names.columns, initializer: `${literal(columns, 0, `export const ${names.columns} = `.length + ' as const'.length)} as const` }],
+  });
   file.addTypeAlias({
     name: names.changes,
     isExported: true,
-    docs: [`Fields to change with \`${names.update}\`; null empties an optional field.`],
-    type: `Partial<${names.newValues}>`,
+    docs: [`Fields to write with \`${names.update}\`; null empties a field.`],
+    type: `Partial<Omit<${record}, 'id'>>`,
   });
-  if (referrers.length > 0) {
-    const union = (values: readonly string[]) => [...new Set(values)].map(quote).join(' | ');
-    file.addInterface({
-      name: names.referrer,
-      isExported: true,
-      docs: [`A record that refers to ${some} through one of its ref fields, as \`${names.referrers}\` finds it.`],
-      properties: [
-        { name: 'model', isReadonly: true, type: union(referrers.map((ref) => ref.model)) },
-        { name: 'field', isReadonly: true, type: union(referrers.map((ref) => ref.field)) },
-        { name: 'id', isReadonly: true, type: 'string' },
-      ],
-    });
-  }
 
-  const modelConst = modelExports(model).model;
-  file.addStatements([
-    {
-      kind: StructureKind.VariableStatement,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['The columns read: `id`, then one per field.'],
-      declarations: [{ name: 'columns', initializer: `['id', ...${modelConst}.fields.map((field) => field.name)]` }],
-    },
-    {
-      kind: StructureKind.VariableStatement,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ['Each field\'s kind, which decides how its value is stored.'],
-      declarations: [{ name: 'fieldKinds', initializer: `new Map(${modelConst}.fields.map((field) => [field.name, field.kind]))` }],
-    },
-    {
-      kind: StructureKind.VariableStatement,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [
-        `Row → record through the runtime's converters (integers from PostgreSQL bigint strings, booleans from SQLite 0/1, null when empty); it gives \`id\` and every field, as \`${pascal}\` describes.`,
-      ],
-      declarations: [{ name: reader, initializer: `compileRowReader(${modelConst}.fields) as unknown as (row: Record<string, unknown>) => ${record}` }],
-    },
-  ]);
+  const select = `select ${columns.map(sqlName).join(', ')} from ${table}`;
+  const statement = (name: string, initializer: string, doc?: string) =>
+    file.addVariableStatement({ declarationKind: VariableDeclarationKind.Const, docs: doc ? [doc] : [], declarations: [{ name, initializer }] });
+  statement(
+    'SELECT',
+    quote(select),
+    `The statements of ${plural(phrase)}, written once: portable SQL (double-quoted names, \`?\` placeholders). Every read selects every column.`,
+  );
+  statement('SELECT_BY_ID', '`${SELECT} where "id" = ?`');
+  statement('COUNT', quote(`select count(*) as "n" from ${table}`));
+  statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
+  statement('DELETE', quote(`delete from ${table} where "id" = ?`));
+  statement(
+    'LOCK_FOR_WRITE',
+    "{ sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for update` }",
+    'Reading a record to write it: PostgreSQL locks the row until the transaction ends; SQLite has one writer at a time.',
+  );
+  const exists = `select "id" from ${table} where "id" = ?`;
+  statement(
+    'LOCK_FOR_REF',
+    `{ sqlite: ${quote(exists)}, postgres: ${quote(`${exists} for share`)} }`,
+    'Checking the target of a ref being written: PostgreSQL keeps the row from deletion until the transaction ends.',
+  );
 
   const db: OptionalKind<ParameterDeclarationStructure> = { name: 'db', type: knex };
   const id: OptionalKind<ParameterDeclarationStructure> = { name: 'id', type: 'string' };
+  const list: OptionalKind<ParameterDeclarationStructure> = { name: 'list', type: alias('CompiledList') };
+
   file.addFunction({
-    name: 'toRow',
-    docs: [`Record values → column values, through the runtime's converters (booleans become 0/1 on SQLite). Refuses unknown fields.`],
-    parameters: [db, { name: 'values', type: `Partial<${pascal}>` }],
-    returnType: 'Record<string, unknown>',
-    statements: `const dialect = dialectOf(db);
-const row: Record<string, unknown> = {};
-for (const [name, value] of Object.entries(values)) {
-  const kind = name === 'id' ? 'id' : fieldKinds.get(name);
-  if (kind === undefined) throw new Error(\`unknown field ${model.name}.\${name}\`);
-  if (value !== undefined) row[name] = toDbConverter(kind, dialect)(value);
-}
-return row;`,
+    name: names.fromRow,
+    isExported: true,
+    docs: [
+      `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).`,
+    ],
+    parameters: [{ name: 'row', type: 'Record<string, unknown>' }],
+    returnType: record,
+    statements: [`return {\n${['  id: fromDb.id(row.id),', ...model.fields.map((field) => `  ${field.name}: ${readValue(field)},`)].join('\n')}\n};`],
   });
 
   file.addFunction({
     name: names.find,
     isExported: true,
     isAsync: true,
-    docs: [`The ${phrase} with this id, or undefined when there is none.`],
+    docs: [`The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.`],
     parameters: [db, id],
     returnType: `Promise<${record} | undefined>`,
-    statements: [`const row = await db(${table}).first(...columns).where('id', id);`, `return row === undefined ? undefined : ${reader}(row);`],
+    statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
   });
 
   file.addFunction({
     name: names.list,
     isExported: true,
     isAsync: true,
-    docs: [
-      `The ${plural(phrase)} whose fields equal every value in \`where\` (null matches empty fields), by id (oldest first for generated ids); all of them when \`where\` is empty.`,
-    ],
-    parameters: [db, { name: 'where', type: `Partial<${pascal}>`, initializer: '{}' }],
+    docs: [`The ${plural(phrase)} a compiled \`list\`/\`search\` input selects, in its order and page.`],
+    parameters: [db, list],
     returnType: `Promise<${record}[]>`,
-    statements: [
-      `const rows = await db(${table}).select(...columns).where(toRow(db, where)).orderBy('id');`,
-      `return rows.map(${reader});`,
-    ],
+    statements: [`const rows = await selectList(db, SELECT, list);`, `return rows.map(${names.fromRow});`],
   });
 
-  const values = Object.fromEntries([
-    ['id', code('id')],
-    ...model.fields.map((field) => [field.name, code(requiredOnInsert(field) ? `values.${field.name}` : `values.${field.name} ?? ${insertDefault(field)}`)]),
-  ]);
+  file.addFunction({
+    name: names.count,
+    isExported: true,
+    docs: [`How many ${plural(phrase)} the conditions of a compiled \`list\`/\`search\` input select.`],
+    parameters: [db, list],
+    returnType: 'Promise<number>',
+    statements: ['return countList(db, COUNT, list);'],
+  });
+
+  const dialect = dialectBound ? ['const dialect = dialectOf(db);'] : [];
+  const inserted = columns.map((name) => {
+    const field = model.fields.find((candidate) => candidate.name === name);
+    return field ? boundValue(field, `record.${name}`) : `record.${name}`;
+  });
   file.addFunction({
     name: names.insert,
     isExported: true,
     isAsync: true,
-    docs: [`Stores a new ${phrase} under \`id\` (a new id when left out) and returns it.`],
-    parameters: [db, { name: 'values', type: names.newValues, initializer: requiredFields.length === 0 ? '{}' : undefined }, { ...id, initializer: 'newId()' }],
-    returnType: `Promise<${record}>`,
-    statements: [
-      `const record: ${record} = ${literal(values, 1, `const record: ${record} = `.length)};`,
-      `await db(${table}).insert(toRow(db, record));`,
-      'return record;',
-    ],
+    docs: [`Stores a new ${phrase}: every field as given (null when empty).`],
+    parameters: [db, { name: 'record', type: record }],
+    returnType: 'Promise<void>',
+    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 1, 'await runWrite(db, INSERT, '.length)});`],
   });
 
   file.addFunction({
     name: names.update,
     isExported: true,
     isAsync: true,
-    docs: [`Changes fields of the ${phrase} with this id and returns it as stored, or undefined when there is none.`],
+    docs: [`Writes the given fields of the ${phrase} with this id; the others keep their values.`],
     parameters: [db, id, { name: 'changes', type: names.changes }],
-    returnType: `Promise<${record} | undefined>`,
-    statements: [
-      'const row = toRow(db, changes);',
-      `if (Object.keys(row).length > 0) await db(${table}).where('id', id).update(row);`,
-      `return ${names.find}(db, id);`,
+    returnType: 'Promise<void>',
+    statements: model.fields.length === 0 ? [`// ${plural(model.label)} have no fields: there is nothing to write.`] : [
+      ...dialect,
+      'const assignments: string[] = [];',
+      'const bindings: unknown[] = [];',
+      `const set = (assignment: string, value: unknown) => {\n  assignments.push(assignment);\n  bindings.push(value);\n};`,
+      ...model.fields.map((field) => `if (changes.${field.name} !== undefined) set(${quote(`${sqlName(field.name)} = ?`)}, ${boundValue(field, `changes.${field.name}`)});`),
+      'if (assignments.length === 0) return;',
+      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]);`,
     ],
   });
 
@@ -206,46 +220,96 @@ return row;`,
     name: names.remove,
     isExported: true,
     isAsync: true,
-    docs: [
-      `Deletes the ${phrase} with this id; false when there was none.` +
-        (referrers.length > 0
-          ? ` References to it are not checked (the \`${model.name}.delete\` command refuses while \`${names.referrers}\` finds any).`
-          : ''),
-    ],
+    docs: [`Deletes the ${phrase} with this id. References to it are not checked here: see \`${names.firstReferrer}\`.`],
     parameters: [db, id],
-    returnType: 'Promise<boolean>',
-    statements: [`return (await db(${table}).where('id', id).delete()) > 0;`],
+    returnType: 'Promise<void>',
+    statements: ['await runWrite(db, DELETE, [id]);'],
   });
 
-  if (referrers.length > 0) {
-    const statements = [`const referrers: ${names.referrer}[] = [];`];
-    for (const ref of referrers) {
-      // A record that refers to itself does not keep itself alive (as in the delete command).
-      const self = ref.model === model.name ? `.whereNot('id', id)` : '';
-      statements.push(
-        `const ${ref.local}: string | undefined = (await db(${quote(ref.table)}).first('id').where(${quote(ref.field)}, id)${self})?.id;`,
-        `if (${ref.local} !== undefined) referrers.push({ model: ${quote(ref.model)}, field: ${quote(ref.field)}, id: ${ref.local} });`,
-      );
-    }
-    statements.push('return referrers;');
+  file.addFunction({
+    name: names.lockForWrite,
+    isExported: true,
+    isAsync: true,
+    docs: [`Reads the ${phrase} with this id to write it, locking its row until the transaction ends; undefined when there is none.`],
+    parameters: [db, id],
+    returnType: `Promise<${record} | undefined>`,
+    statements: [`const [row] = await runSelect<Record<string, unknown>>(db, LOCK_FOR_WRITE[dialectOf(db)], [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
+  });
+
+  file.addFunction({
+    name: names.lockForRef,
+    isExported: true,
+    isAsync: true,
+    docs: [`Whether the ${phrase} with this id exists, kept from deletion until the transaction ends: the target of a ref being written.`],
+    parameters: [db, id],
+    returnType: 'Promise<boolean>',
+    statements: ['const rows = await runSelect(db, LOCK_FOR_REF[dialectOf(db)], [id]);', 'return rows.length > 0;'],
+  });
+
+  if (referrers.length === 0) {
     file.addFunction({
-      name: names.referrers,
+      name: names.firstReferrer,
       isExported: true,
       isAsync: true,
-      docs: [
-        `The first record of each ref field that refers to the ${phrase} with this id (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}); empty when nothing does.`,
-      ],
+      docs: [`Nothing refers to ${plural(phrase)}: no model has a ref field to ${model.name}.`],
+      parameters: [{ ...db, name: '_db' }, { ...id, name: '_id' }],
+      returnType: `Promise<${alias('Referrer')} | undefined>`,
+      statements: ['return undefined;'],
+    });
+  } else {
+    const statements: string[] = [];
+    for (const ref of referrers) {
+      const self = ref.model === model.name;
+      const sql = `select "id" from ${ref.table} where ${sqlName(ref.field)} = ?${self ? ' and "id" <> ?' : ''} limit 1`;
+      if (self) statements.push(`// A ${ref.label} whose ${ref.field} is itself does not keep itself alive.`);
+      statements.push(
+        `const ${ref.local} = await selectFirst<${alias('StoredRecord')}>(db, ${quote(sql)}, ${self ? '[id, id]' : '[id]'});`,
+        `if (${ref.local} !== undefined) return { model: ${quote(ref.model)}, field: ${quote(ref.field)}, id: ${ref.local}.id };`,
+      );
+    }
+    statements.push('return undefined;');
+    file.addFunction({
+      name: names.firstReferrer,
+      isExported: true,
+      isAsync: true,
+      docs: [`The first record that refers to the ${phrase} with this id (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}), or undefined.`],
       parameters: [db, id],
-      returnType: `Promise<${names.referrer}[]>`,
+      returnType: `Promise<${alias('Referrer')} | undefined>`,
       statements,
     });
   }
 
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`The queries of ${plural(phrase)}, as the registry hands them to the record service.`],
+    declarations: [
+      {
+        name: names.queries,
+        type: `${alias('ModelQueries')}<${record}>`,
+        initializer: `{
+  table: ${quote(tableName(model))},
+  columns: ${names.columns},
+  find: ${names.find},
+  list: ${names.list},
+  count: ${names.count},
+  insert: ${names.insert},
+  update: ${names.update},
+  remove: ${names.remove},
+  lockForWrite: ${names.lockForWrite},
+  lockForRef: ${names.lockForRef},
+  firstReferrer: ${names.firstReferrer},
+}`,
+      },
+    ],
+  });
+
   file.insertStatements(0, [
-    `/**
- * Data access for ${plural(phrase)} outside the command path (scripts, extensions, tests): no rights,
- * masking, approval, audit or reference checks. Pass a transaction as \`db\` to group calls.
- */`,
+    docComment(
+      `How ${plural(phrase)} are stored: the statements of table ${table}, written once, and its rows as \`${pascal}\` records. ` +
+        `The record service reads and writes ${plural(phrase)} only through these; rights, checks, masking and the audit trail are the command path's. ` +
+        'Scripts may use them too (pass a transaction as `db` to group calls).',
+    ),
   ]);
 }
 
@@ -256,4 +320,3 @@ export const emitQueries: Emitter = (context) =>
       return { path, source: module.source, build: (file) => buildQueriesFile(context, model, path, file) };
     }),
   );
-

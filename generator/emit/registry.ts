@@ -1,4 +1,4 @@
-/** `registry.ts`: everything, as the runtime's `Registry` (runtime/registry.ts). */
+/** `registry.ts`: everything, as the runtime's `Registry` (runtime/registry.ts): what the server's entry point loads. */
 import { VariableDeclarationKind } from 'ts-morph';
 import { allModels } from '../ir.ts';
 import { modelBase, modelExports, projectSource, type Emitter } from './context.ts';
@@ -15,6 +15,7 @@ export const emitRegistry: Emitter = (context) => [
         const names = modelExports(model);
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.commands.ts`, namedImports: [names.commands] });
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.model.ts`, namedImports: [names.model] });
+        file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.queries.ts`, namedImports: [names.queries] });
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.tools.ts`, namedImports: [names.tools] });
       }
       file.addImportDeclaration({ moduleSpecifier: './roles.ts', namedImports: ['roles'] });
@@ -28,6 +29,7 @@ export const emitRegistry: Emitter = (context) => [
           models: module.declaredModels,
         })),
         models: Object.fromEntries(models.map((model) => [model.name, code(modelExports(model).model)])),
+        queries: Object.fromEntries(models.map((model) => [model.name, code(modelExports(model).queries)])),
         commands: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.commands)}.map((command) => [command.id, command]))`),
         roles: code('roles'),
         tools: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.tools)}.map((tool) => [tool.name, tool]))`),
@@ -35,7 +37,7 @@ export const emitRegistry: Emitter = (context) => [
       file.addVariableStatement({
         isExported: true,
         declarationKind: VariableDeclarationKind.Const,
-        docs: ['Everything the runtime serves: modules and models in dependency order, commands in catalogue order, roles and MCP tools.'],
+        docs: ['Everything the runtime serves: modules and models in dependency order with their queries, commands in catalogue order, roles and MCP tools.'],
         declarations: [{ name: 'registry', type: 'Registry', initializer: literal(registry) }],
       });
     },

@@ -4,6 +4,7 @@ import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '.
 import { pascalCase } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { commandInput, inputSchemaName, inputTypeName, kindsImports, printInput } from './inputs.ts';
+import { neverEmpty } from './model.ts';
 import { quote } from './print.ts';
 
 /** TypeScript type of a field's value in a record (SPEC 2.2). */
@@ -60,7 +61,7 @@ function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, fi
       { name: 'id', type: 'string', docs: ['Opaque unique identifier of the record.'] },
       ...model.fields.map((field) => ({
         name: field.name,
-        type: valueType(field) + (field.required || field.governed ? '' : ' | null'),
+        type: valueType(field) + (neverEmpty(field) ? '' : ' | null'),
         hasQuestionToken: absentForSomeCallers(field),
         docs: fieldDocs(field),
       })),

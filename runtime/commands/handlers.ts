@@ -1,19 +1,18 @@
 /**
  * What each command kind does to the database, given a prepared (validated) command. Dispatched
- * through a `Record<CommandKind, Handler>`. Handlers run inside the command's transaction for
- * writes and `search`; every check that depends on stored data (record exists, refs exist,
- * current state, references) is made here, inside that transaction, with row locks on
- * PostgreSQL so that concurrent commands cannot slip between check and write.
+ * through a `Record<CommandKind, Handler>`. Records are read and written only through the model's
+ * generated queries (`CompiledModel.queries`); handlers add what commands mean: which fields the
+ * caller sees, the values a new record starts with, and the checks. Handlers run inside the
+ * command's transaction for writes and `search`; every check that depends on stored data (record
+ * exists, refs exist, current state, references) is made here, inside that transaction, with row
+ * locks on PostgreSQL so that concurrent commands cannot slip between check and write.
  */
 import type { Knex } from 'knex';
-import { selectFirst, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { applyWhere, type CompiledList } from '../query/list-query.ts';
-import { compileRowReader, fromDbConverter } from '../query/values.ts';
-import type { ActionMeta, CommandKind } from '../registry.ts';
+import type { ActionMeta, CommandKind, StoredRecord } from '../registry.ts';
 import type { ModelRights } from '../rights.ts';
-import type { CommandContext, CompiledModel, PreparedList, RecordValue } from './types.ts';
+import type { CommandContext, PreparedList, RecordValue } from './types.ts';
 
 /**
  * What a write did to its record, in JSON values: what masking's bindings (and the record's
@@ -55,57 +54,51 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async list(ctx, db, prepared) {
-    const reader = readerFor(ctx.fields);
-    const rows = await listQuery(ctx, db, prepared.list!, reader.columns);
-    return { shape: 'list', records: rows.map(reader.read) };
+    const records = await ctx.command.model.queries.list(db, prepared.list!);
+    return { shape: 'list', records: records.map(projectionFor(ctx.fields)) };
   },
 
   async search(ctx, db, prepared) {
-    const reader = readerFor(ctx.fields);
+    const { queries } = ctx.command.model;
     const list = prepared.list!;
-    const counted = await applyWhere(db(ctx.command.model.table).count({ n: '*' }), list).first();
-    const rows = await listQuery(ctx, db, list, reader.columns);
-    return { shape: 'search', records: rows.map(reader.read), total: Number((counted as { n: unknown } | undefined)?.n ?? 0) };
+    const total = await queries.count(db, list);
+    const records = await queries.list(db, list);
+    return { shape: 'search', records: records.map(projectionFor(ctx.fields)), total };
   },
 
   async create(ctx, db, prepared) {
     const model = ctx.command.model;
     const values: Record<string, unknown> = { ...prepared.input };
+    // A new record starts at the first option of each governed select.
     for (const field of model.governed) values[field.name] = field.options?.[0] ?? null;
     await checkRefs(ctx, db, values);
     const id = newId();
-    await db(model.table).insert(toRow(model, { id, ...values }));
-    const record: RecordValue = { id };
-    for (const field of ctx.fields.readable) record[field.name] = values[field.name] ?? null;
+    const stored: StoredRecord & Record<string, unknown> = { id };
+    for (const field of model.meta.fields) stored[field.name] = values[field.name] ?? null;
+    await model.queries.insert(db, stored);
     const after: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(values)) if (value !== null && value !== undefined) after[name] = value;
-    return { shape: 'record', records: [record], recordId: id, change: { recordId: id, written: Object.keys(after), before: {}, after } };
+    return { shape: 'record', records: [projectionFor(ctx.fields)(stored)], recordId: id, change: { recordId: id, written: Object.keys(after), before: {}, after } };
   },
 
   async update(ctx, db, prepared) {
     const model = ctx.command.model;
     const { id, ...changes } = prepared.input;
     const recordId = id as string;
-    const current = await lockRecord(ctx, db, recordId, Object.keys(changes));
+    const current = await lockRecord(ctx, db, recordId);
     for (const name of prepared.actions) checkFrom(ctx, model.actions.get(name)!, current);
     await checkRefs(ctx, db, changes);
-    if (Object.keys(changes).length > 0) await db(model.table).where('id', recordId).update(toRow(model, changes));
+    if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
     return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
   },
 
   async delete(ctx, db, prepared) {
     const model = ctx.command.model;
     const recordId = prepared.input.id as string;
-    const current = await lockRecord(ctx, db, recordId, model.meta.fields.map((field) => field.name));
-    for (const ref of model.meta.referencedBy) {
-      const table = ctx.service.models.get(ref.model)!.table;
-      const query = db(table).first('id').where(ref.field, recordId);
-      // A record that refers to itself does not keep itself alive.
-      if (ref.model === model.meta.name) query.whereNot('id', recordId);
-      const referring = (await query) as { id: string } | undefined;
-      if (referring) throw badRequest(`${model.meta.name} ${recordId} is referred to by ${ref.model} ${referring.id}`);
-    }
-    await db(model.table).where('id', recordId).delete();
+    const current = await lockRecord(ctx, db, recordId);
+    const referrer = await model.queries.firstReferrer(db, recordId);
+    if (referrer) throw badRequest(`${model.meta.name} ${recordId} is referred to by ${referrer.model} ${referrer.id}`);
+    await model.queries.remove(db, recordId);
     const { id: _id, ...before } = current;
     return { shape: 'deleted', recordId, change: { recordId, written: [], before, after: {} } };
   },
@@ -116,10 +109,10 @@ export const handlers: Record<CommandKind, Handler> = {
     const { id, ...inputs } = prepared.input;
     const recordId = id as string;
     const changes = { ...inputs, [action.field]: action.to };
-    const current = await lockRecord(ctx, db, recordId, Object.keys(changes));
+    const current = await lockRecord(ctx, db, recordId);
     checkFrom(ctx, action, current);
     await checkRefs(ctx, db, inputs);
-    await db(model.table).where('id', recordId).update(toRow(model, changes));
+    await model.queries.update(db, recordId, changes);
     return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
   },
 };
@@ -143,92 +136,65 @@ export function recordNotFound(ctx: CommandContext, id: string) {
   return badRequest(`${ctx.command.model.meta.name} ${id} not found`);
 }
 
-function checkFrom(ctx: CommandContext, action: ActionMeta, current: Record<string, unknown>): void {
+function checkFrom(ctx: CommandContext, action: ActionMeta, current: Readonly<Record<string, unknown>>): void {
   const state = current[action.field];
   if (typeof state !== 'string' || !action.from.includes(state)) {
     throw badRequest(`${ctx.command.model.meta.name}.${action.field} is ${String(state ?? 'empty')}; ${action.name} needs ${action.from.join(' or ')}`);
   }
 }
 
-interface RecordReader {
-  readonly columns: readonly string[];
-  /** `select <columns> from <table> where id = ?`: the read of `get` and of every write's answer. */
-  readonly selectById: string;
-  readonly read: (row: Record<string, unknown>) => RecordValue;
-}
+type Projection = (record: StoredRecord) => RecordValue;
 
-const readers = new WeakMap<ModelRights, RecordReader>();
+const projections = new WeakMap<ModelRights, Projection>();
 
-/** Columns to select, the read by id and the row converter for the fields this caller reads (compiled once per rights). */
-export function readerFor(rights: ModelRights): RecordReader {
-  let reader = readers.get(rights);
-  if (!reader) {
-    const columns = ['id', ...rights.readable.map((field) => field.name)];
-    const selectById = `select ${sqlIdentifiers(columns)} from ${sqlIdentifier(rights.model.table.name)} where "id" = ?`;
-    reader = { columns, selectById, read: compileRowReader(rights.readable) };
-    readers.set(rights, reader);
+/**
+ * A stored record (every field) → the record as the caller reads it: `id` and its readable fields,
+ * in declaration order. Compiled once per rights; the records the queries read serve every caller.
+ */
+function projectionFor(rights: ModelRights): Projection {
+  let projection = projections.get(rights);
+  if (!projection) {
+    const names = rights.readable.map((field) => field.name);
+    // A caller who reads every field gets the stored record itself, already in that order.
+    projection =
+      names.length === rights.model.fields.length
+        ? (record) => record
+        : (record) => {
+            const values = record as Readonly<Record<string, unknown>>;
+            const visible: RecordValue = { id: record.id };
+            for (const name of names) visible[name] = values[name];
+            return visible;
+          };
+    projections.set(rights, projection);
   }
-  return reader;
+  return projection;
 }
 
+/** The record as the caller reads it; 400 when there is no such record. */
 async function readRecord(ctx: CommandContext, db: Knex, id: string): Promise<RecordValue> {
-  const reader = readerFor(ctx.fields);
-  const row = await selectFirst<Record<string, unknown>>(db, reader.selectById, [id]);
-  if (!row) throw recordNotFound(ctx, id);
-  return reader.read(row);
+  const record = await ctx.command.model.queries.find(db, id);
+  if (!record) throw recordNotFound(ctx, id);
+  return projectionFor(ctx.fields)(record);
 }
 
 /**
- * Reads a record's fields (as JSON values) for a check or a change, locking the row on PostgreSQL
- * until the transaction ends; 400 when there is no such record.
+ * Reads the record (every field, as JSON values) for a check or a change, locking the row on
+ * PostgreSQL until the transaction ends; 400 when there is no such record.
  */
-async function lockRecord(ctx: CommandContext, db: Knex, id: string, fields: readonly string[]): Promise<Record<string, unknown>> {
-  const model = ctx.command.model;
-  const query = db(model.table)
-    .first('id', ...fields)
-    .where('id', id);
-  if (ctx.service.dialect === 'postgres') query.forUpdate();
-  const row = (await query) as Record<string, unknown> | undefined;
-  if (!row) throw recordNotFound(ctx, id);
-  return fromRow(model, row);
+async function lockRecord(ctx: CommandContext, db: Knex, id: string): Promise<Readonly<Record<string, unknown>>> {
+  const record = await ctx.command.model.queries.lockForWrite(db, id);
+  if (!record) throw recordNotFound(ctx, id);
+  return record;
 }
 
-/** A row's columns as JSON values (numbers from PostgreSQL bigint strings, booleans from SQLite 0/1), null when empty. */
-function fromRow(model: CompiledModel, row: Record<string, unknown>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
-    const field = model.fields.get(name);
-    values[name] = value === null || value === undefined ? null : field ? fromDbConverter(field.kind)(value) : value;
-  }
-  return values;
-}
-
-/** Every non-empty ref value must name an existing record of its target (locked against deletion on PostgreSQL). */
-async function checkRefs(ctx: CommandContext, db: Knex, values: Record<string, unknown>): Promise<void> {
+/** Every non-empty ref value must name an existing record of its target (kept from deletion on PostgreSQL). */
+async function checkRefs(ctx: CommandContext, db: Knex, values: Readonly<Record<string, unknown>>): Promise<void> {
   const model = ctx.command.model;
   for (const [name, value] of Object.entries(values)) {
     if (value === null || value === undefined) continue;
     const field = model.fields.get(name);
     if (field?.kind !== 'ref') continue;
     const target = ctx.service.models.get(field.target!)!;
-    const query = db(target.table).first('id').where('id', value as string);
-    if (ctx.service.dialect === 'postgres') query.forShare();
-    if (!(await query)) throw badRequest(`${model.meta.name}.${name}: no ${target.meta.name} with id ${String(value)}`);
+    if (!(await target.queries.lockForRef(db, value as string))) throw badRequest(`${model.meta.name}.${name}: no ${target.meta.name} with id ${String(value)}`);
   }
-}
-
-function toRow(model: CompiledModel, values: Record<string, unknown>): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(values)) {
-    const convert = model.toDb.get(name);
-    row[name] = convert ? convert(value) : value;
-  }
-  return row;
-}
-
-function listQuery(ctx: CommandContext, db: Knex, list: CompiledList, columns: readonly string[]): Promise<Record<string, unknown>[]> {
-  const query = applyWhere(db(ctx.command.model.table).select(...columns), list).orderByRaw(list.orderBy);
-  if (list.limit !== undefined) query.limit(list.limit);
-  if (list.offset !== undefined) query.offset(list.offset);
-  return query as unknown as Promise<Record<string, unknown>[]>;
 }

@@ -133,12 +133,10 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput, wri
   if (meta.kind === 'update') {
     const changing = model.governed.filter((field) => field.name in input);
     if (changing.length > 0) {
-      const current = await ctx.service.db(model.table)
-        .first('id', ...changing.map((field) => field.name))
-        .where('id', recordId!);
+      const current: Readonly<Record<string, unknown>> | undefined = await model.queries.find(ctx.service.db, recordId!);
       if (!current) throw recordNotFound(ctx, recordId!);
       for (const field of changing) {
-        const from = (current as Record<string, unknown>)[field.name] as string;
+        const from = current[field.name] as string;
         const to = input[field.name] as string;
         if (from === to) {
           delete input[field.name];

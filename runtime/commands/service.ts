@@ -1,12 +1,11 @@
 /**
  * The record service: the registry compiled once into lookup tables (commands by id, models with
- * their SQL pieces) for one database. Built at start; the command path only reads it.
+ * their generated queries) for one database. Built at start; the command path only reads it.
  */
 import type { Knex } from 'knex';
-import { dialectOf } from '../db/connect.ts';
+import { dialectOf, type Dialect } from '../db/connect.ts';
 import { compileModelQuery } from '../query/list-query.ts';
-import { toDbConverter } from '../query/values.ts';
-import type { ActionMeta, FieldMeta, ModelMeta, Registry } from '../registry.ts';
+import type { ActionMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CompiledCommand, CompiledModel, RecordService } from './types.ts';
 
 export interface RecordServiceOptions {
@@ -19,7 +18,7 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
   const { registry, db } = options;
   const dialect = dialectOf(db);
   const models = new Map<string, CompiledModel>();
-  for (const model of Object.values(registry.models)) models.set(model.name, compileModel(model, dialect));
+  for (const model of Object.values(registry.models)) models.set(model.name, compileModel(model, registry.queries[model.name], dialect));
   const commands = new Map<string, CompiledCommand>();
   for (const meta of Object.values(registry.commands)) {
     const model = models.get(meta.model);
@@ -36,18 +35,28 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
   });
 }
 
-function compileModel(meta: ModelMeta, dialect: ReturnType<typeof dialectOf>): CompiledModel {
+function compileModel(meta: ModelMeta, queries: ModelQueries | undefined, dialect: Dialect): CompiledModel {
+  checkQueries(meta, queries);
   const fields = new Map<string, FieldMeta>(meta.fields.map((field) => [field.name, field]));
   const actions = new Map<string, ActionMeta>(meta.actions.map((action) => [action.name, action]));
-  const toDb = new Map(meta.fields.map((field) => [field.name, toDbConverter(field.kind, dialect)]));
   return Object.freeze({
     meta,
-    table: meta.table.name,
+    queries,
     fields,
     governed: meta.fields.filter((field) => field.governed),
     actions,
     personal: new Map(meta.fields.filter((field) => field.personal).map((field) => [field.name, field.maskLabel!])),
     query: compileModelQuery(meta, dialect),
-    toDb,
   });
+}
+
+/** The model's queries must be generated from the same definition as its metadata: the same table and columns. */
+function checkQueries(meta: ModelMeta, queries: ModelQueries | undefined): asserts queries is ModelQueries {
+  if (!queries) throw new Error(`model ${meta.name} has no generated queries in the registry (run \`npx rmsgen build\`)`);
+  const columns = meta.table.columns.map((column) => column.name);
+  if (queries.table !== meta.table.name || queries.columns.join() !== columns.join()) {
+    throw new Error(
+      `model ${meta.name}: its generated queries use ${queries.table} (${queries.columns.join(', ')}), its table is ${meta.table.name} (${columns.join(', ')}) (run \`npx rmsgen build\`)`,
+    );
+  }
 }

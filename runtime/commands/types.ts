@@ -7,7 +7,7 @@ import type { ApprovalRequiredAnswer, CommandEnvelope } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { Dialect } from '../db/connect.ts';
 import type { CompiledList, ModelQuery } from '../query/list-query.ts';
-import type { ActionMeta, CommandMeta, FieldMeta, ModelMeta, Registry } from '../registry.ts';
+import type { ActionMeta, CommandMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CallerRights, ModelRights } from '../rights.ts';
 
 /** What `executeCommand` answers; REST sends `status` and `body` as they are. */
@@ -61,18 +61,18 @@ export type AuditEvent =
   | { readonly outcome: 'refused'; readonly status: number; readonly error: string; readonly prepared?: PreparedCommand }
   | { readonly outcome: 'failed'; readonly error: string; readonly prepared?: PreparedCommand };
 
-/** A model compiled once at start: lookups and SQL pieces the handlers use on every call. */
+/** A model compiled once at start: lookups, its generated queries and the filter compiler the handlers use on every call. */
 export interface CompiledModel {
   readonly meta: ModelMeta;
-  readonly table: string;
+  /** Its generated data access: every read and write of its records. */
+  readonly queries: ModelQueries;
   readonly fields: ReadonlyMap<string, FieldMeta>;
   readonly governed: readonly FieldMeta[];
   readonly actions: ReadonlyMap<string, ActionMeta>;
   /** Personal fields, by name: their token label. */
   readonly personal: ReadonlyMap<string, string>;
+  /** What `list`/`search` filters and orders are compiled against. */
   readonly query: ModelQuery;
-  /** JSON value → bound parameter, per field. */
-  readonly toDb: ReadonlyMap<string, (value: unknown) => unknown>;
 }
 
 export interface CompiledCommand {

@@ -5,11 +5,13 @@
  * Everything that depends only on the model (quoted identifiers, value checks, operator rules)
  * is compiled once per model by `compileModelQuery`; a call only checks the input against it and
  * joins fragments. Values are always bound, never spliced, so `%`, `_` and `\` are literal.
+ * A model's generated queries run the compiled list after their own `select` (`selectList`,
+ * `countList`): the part of reading records that depends on the call.
  */
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { Dialect } from '../db/connect.ts';
-import { sqlIdentifier } from '../db/statements.ts';
+import { dialectOf, type Dialect } from '../db/connect.ts';
+import { runSelect, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
@@ -158,4 +160,39 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
 export function applyWhere(builder: Knex.QueryBuilder, list: CompiledList): Knex.QueryBuilder {
   for (const condition of list.where) builder.whereRaw(condition.sql, condition.bindings as readonly Knex.RawBinding[]);
   return builder;
+}
+
+/** The conditions of a compiled list as a `where` clause (empty without conditions), with its bindings. */
+function whereClause(list: CompiledList): SqlFragment {
+  if (list.where.length === 0) return { sql: '', bindings: [] };
+  return { sql: ` where ${list.where.map((condition) => condition.sql).join(' and ')}`, bindings: list.where.flatMap((condition) => condition.bindings) };
+}
+
+/**
+ * Runs `select` (a model's `select <columns> from <table>`, written once) with the list's
+ * conditions, order and page. Through knex on the pooled connection: `contains` calls `rms_lower`,
+ * which SQLite's read-only connection lacks.
+ */
+export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
+  const where = whereClause(list);
+  let sql = `${select}${where.sql} order by ${list.orderBy}`;
+  const bindings = [...where.bindings];
+  if (list.limit !== undefined) {
+    sql += ' limit ?';
+    bindings.push(list.limit);
+  }
+  if (list.offset) {
+    // SQLite takes an offset only after a limit; -1 is none.
+    if (list.limit === undefined && dialectOf(db) === 'sqlite') sql += ' limit -1';
+    sql += ' offset ?';
+    bindings.push(list.offset);
+  }
+  return runSelect(db, sql, bindings);
+}
+
+/** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
+export async function countList(db: Knex, count: string, list: CompiledList): Promise<number> {
+  const where = whereClause(list);
+  const [row] = await runSelect<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
+  return Number(row?.n ?? 0);
 }

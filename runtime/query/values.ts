@@ -1,13 +1,14 @@
 /**
  * Field values between JSON and the database: how each kind is stored, read back, and checked
  * when it appears as a filter value. Tables are `Record<FieldKind, …>` so a new kind fails the
- * build until it is handled here.
+ * build until it is handled here. The generated queries (`generated/<module>/<model>.queries.ts`)
+ * convert their rows with `fromDb` and `toDb`; filters convert their values with `toDbConverter`.
  */
 import { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
 import { kinds } from '../kinds.ts';
-import type { FieldKind, FieldMeta } from '../registry.ts';
+import type { FieldKind } from '../registry.ts';
 
 /** A field as the query layer sees it; `id` is one too. */
 export interface QueryField {
@@ -20,52 +21,48 @@ export interface QueryField {
 }
 
 type ToDb = (value: unknown) => unknown;
-type FromDb = (value: unknown) => unknown;
 
 const identity = (value: unknown) => value;
 
-/** How a JSON value is bound as a parameter. SQLite has no boolean type: true/false are 1/0. */
+/** JSON values that the drivers cannot bind as they are. Every other kind is bound unchanged. */
+export const toDb = {
+  /** SQLite has no boolean type: true/false are stored as 1/0 there. */
+  bool(value: boolean | null | undefined, dialect: Dialect): boolean | number | null {
+    if (value === null || value === undefined) return null;
+    return dialect === 'sqlite' ? (value ? 1 : 0) : value;
+  },
+};
+
+/** How a JSON value of the kind is bound as a parameter (a filter value). */
 export function toDbConverter(kind: FieldKind | 'id', dialect: Dialect): ToDb {
-  if (kind === 'bool' && dialect === 'sqlite') return (value) => (value === null || value === undefined ? null : value ? 1 : 0);
+  if (kind === 'bool') return (value) => toDb.bool(value as boolean | null | undefined, dialect);
   return identity;
 }
 
-const fromDb: Record<FieldKind | 'id', FromDb> = {
-  id: identity,
-  text: identity,
-  longtext: identity,
-  select: identity,
-  ref: identity,
-  // PostgreSQL returns bigint as a string; SQLite returns a number.
-  number: (value) => (value === null || value === undefined ? null : Number(value)),
-  money: (value) => (value === null || value === undefined ? null : Number(value)),
-  // SQLite stores 0/1; PostgreSQL returns booleans.
-  bool: (value) => (value === null || value === undefined ? null : value === true || value === 1 || value === '1' || value === 't' || value === 'true'),
-  date: (value) => (value === null || value === undefined ? null : value instanceof Date ? formatDate(value) : String(value)),
-};
+const isEmpty = (value: unknown): value is null | undefined => value === null || value === undefined;
 
-export function fromDbConverter(kind: FieldKind | 'id'): FromDb {
-  return fromDb[kind];
-}
+/**
+ * A column's value as the driver returns it → the JSON value of the field, per kind; null when
+ * empty. Text kinds come back as they were stored.
+ */
+export const fromDb = {
+  id: (value: unknown): string => value as string,
+  text: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  longtext: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  select: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  ref: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  // PostgreSQL returns bigint as a string; SQLite returns a number.
+  number: (value: unknown): number | null => (isEmpty(value) ? null : Number(value)),
+  money: (value: unknown): number | null => (isEmpty(value) ? null : Number(value)),
+  // SQLite stores 0/1; PostgreSQL returns booleans.
+  bool: (value: unknown): boolean | null =>
+    isEmpty(value) ? null : value === true || value === 1 || value === '1' || value === 't' || value === 'true',
+  date: (value: unknown): string | null => (isEmpty(value) ? null : value instanceof Date ? formatDate(value) : String(value)),
+} satisfies Record<FieldKind | 'id', (value: unknown) => unknown>;
 
 function formatDate(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-/** A row-to-record converter for a fixed list of fields: `id` plus each field, null when empty. */
-export function compileRowReader(fields: readonly FieldMeta[]): (row: Record<string, unknown>) => Record<string, unknown> {
-  const names = fields.map((field) => field.name);
-  const converters = fields.map((field) => fromDb[field.kind]);
-  const count = names.length;
-  return (row) => {
-    const record: Record<string, unknown> = { id: row.id };
-    for (let i = 0; i < count; i++) {
-      const value = row[names[i]!];
-      record[names[i]!] = value === undefined || value === null ? null : converters[i]!(value);
-    }
-    return record;
-  };
 }
 
 /** A schema that checks one value of the field (as a filter value), with SPEC-style error texts. */

@@ -1,22 +1,24 @@
 /**
  * Rolling deploys: `serve` migrates additively on start, so an older release that (re)starts after a
  * newer one migrated leaves the newer columns, tables and indexes alone, and says so; `rmsgen
- * migrate` stays the full tool. Two hand-built releases of the demo registry, old → new → old → new,
- * on SQLite and (with RMS_TEST_PG_URL) PostgreSQL.
+ * migrate` stays the full tool. Two releases, old → new → old → new, on SQLite and (with
+ * RMS_TEST_PG_URL) PostgreSQL: the demo, and the demo with a new field and model generated into a
+ * temp folder; variants of the demo registry for what serve refuses.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { leadCreateInput } from '../../generated/crm/lead.schemas.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry as v1 } from '../../generated/registry.ts';
+import { generate, loadProject } from '../../generator/pipeline.ts';
+import { writeOutput } from '../../generator/write.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { MigrationRefusedError, SCHEMA_TABLE, migrate, snapshotOf, type MigrationResult } from '../../runtime/db/migrate.ts';
-import { kinds, recordId, unknownFieldError } from '../../runtime/kinds.ts';
-import type { ColumnMeta, CommandMeta, FieldMeta, ModelMeta, Registry } from '../../runtime/registry.ts';
+import type { ColumnMeta, FieldMeta, ModelMeta, Registry } from '../../runtime/registry.ts';
 import { startServer, systemTableSetups, type RunningServer } from '../../runtime/server.ts';
+import { moduleTree, removeModuleTrees } from '../generator/fixtures.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
 
 const PASSWORD = 'rolling-deploy-password';
@@ -46,62 +48,42 @@ function addField(base: Registry, model: string, added: FieldMeta, column: Colum
   return withModel(base, model, (m) => ({ ...m, fields: [...m.fields, added], table: { ...m.table, columns: [...m.table.columns, column] } }));
 }
 
-/** v2 = v1 + optional `lead.foo`, an index on `lead.probability`, and a model `widget` (ref to lead), with commands. */
-function release2(): Registry {
-  const lead = v1.models.lead!;
-  const party = v1.models.party!;
-  const widget: ModelMeta = {
-    ...party,
-    name: 'widget',
-    label: 'Widget',
-    description: 'A thing attached to a lead (release 2).',
-    table: {
-      name: 'widget',
-      columns: [
-        { name: 'id', type: 'id', notNull: true },
-        { name: 'name', type: 'text', notNull: true },
-        { name: 'lead', type: 'id', notNull: false },
-      ],
-      indexes: ['lead'],
+const WIDGETS = `export default {
+  dependsOn: ['crm'],
+  models: {
+    widget: {
+      label: 'Widget',
+      description: 'A thing attached to a lead (release 2).',
+      title: 'name',
+      fields: { name: { kind: 'text', required: true, label: 'Name' }, lead: { kind: 'ref', to: 'lead', label: 'Lead' } },
     },
-    titleField: 'name',
-    fields: [field('name', { kind: 'text', label: 'Name', required: true }), field('lead', { kind: 'ref', label: 'Lead', target: 'lead' })],
-    actions: [],
-    referencedBy: [],
-  };
-  const nextLead: ModelMeta = {
-    ...lead,
-    fields: [...lead.fields, field('foo', { label: 'Foo' })],
-    table: { ...lead.table, columns: [...lead.table.columns, { name: 'foo', type: 'integer', notNull: false }], indexes: [...lead.table.indexes, 'probability'] },
-    referencedBy: [...lead.referencedBy, { model: 'widget', field: 'lead' }],
-  };
-  const command = (name: 'get' | 'create', input: z.ZodType): CommandMeta => ({
-    id: `widget.${name}`,
-    model: 'widget',
-    name,
-    kind: name,
-    description: `${name} a widget`,
-    needsApproval: false,
-    input,
-  });
-  const widgetCreate = z.strictObject(
-    { name: kinds.text('widget.name'), lead: kinds.ref('widget.lead', 'lead').nullable().optional() },
-    { error: unknownFieldError('widget') },
-  );
-  return {
-    ...v1,
-    modules: v1.modules.map((m) => (m.name === 'crm' ? { ...m, models: [...m.models, 'widget'] } : m)),
-    models: { ...v1.models, lead: nextLead, widget },
-    commands: {
-      ...v1.commands,
-      'lead.create': { ...v1.commands['lead.create']!, input: leadCreateInput.extend({ foo: kinds.number('lead.foo').nullable().optional() }) },
-      'widget.get': command('get', z.strictObject({ id: recordId }, { error: unknownFieldError('widget') })),
-      'widget.create': command('create', widgetCreate),
-    },
-  };
+  },
+};`;
+
+/**
+ * v2 = v1 + optional `lead.foo`, an index on `lead.probability`, and a model `widget` (ref to lead),
+ * with commands. Generated from the demo's modules with those changes, as a release is: the server
+ * reads and writes records through the generated queries the registry hands it.
+ */
+async function release2(): Promise<Registry> {
+  const project = moduleTree({ widgets: WIDGETS }, { copyDemo: true });
+  const crm = join(project, 'modules/crm/module.ts');
+  const lostReason = "lost_reason: { kind: 'text', label: 'Lost reason' },";
+  const source = readFileSync(crm, 'utf8');
+  expect(source).toContain(lostReason);
+  writeFileSync(crm, source.replace(lostReason, `${lostReason}\n        foo: { kind: 'number', label: 'Foo' },`));
+  const out = join(project, 'generated');
+  writeOutput(out, generate(await loadProject(join(project, 'modules')), out));
+  const { registry } = (await import(pathToFileURL(join(out, 'registry.ts')).href)) as { registry: Registry };
+  // Definitions give indexes to refs and governed selects only; this one is the release's own design.
+  return withModel(registry, 'lead', (lead) => ({ ...lead, table: { ...lead.table, indexes: [...lead.table.indexes, 'probability'] } }));
 }
 
-const v2 = release2();
+let v2: Registry;
+beforeAll(async () => {
+  v2 = await release2();
+});
+afterAll(removeModuleTrees);
 
 // ---------------------------------------------------------------------------------------------
 // Databases and servers

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
+/** The demo's modules: what `copyDemo` copies, whatever else a project adds under modules/. */
+export const DEMO_MODULES = ['crm', 'accounting'] as const;
+
 const created: string[] = [];
 
 /** Removes the temp folders made by `moduleTree` (call from `afterAll`). */
@@ -18,9 +21,9 @@ export function removeModuleTrees(): void {
 }
 
 /**
- * A temp project folder holding `modules/<name>/module.ts` for each entry (plus a package.json
- * with `"type": "module"`, and links to node_modules and generator/ so that copied demo modules
- * load and generated code there can import zod).
+ * A temp project folder holding `modules/<name>/module.ts` for each entry, after the demo's modules
+ * with `copyDemo` (plus a package.json with `"type": "module"`, and links to node_modules and
+ * generator/ so that copied demo modules load and generated code there can import zod).
  */
 export function moduleTree(modules: Record<string, string>, options: { copyDemo?: boolean } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-fixture-'));
@@ -29,7 +32,7 @@ export function moduleTree(modules: Record<string, string>, options: { copyDemo?
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   // The demo modules import '../../generator/define.ts'.
   symlinkSync(join(ROOT, 'generator'), join(dir, 'generator'), 'dir');
-  if (options.copyDemo) cpSync(join(ROOT, 'modules'), join(dir, 'modules'), { recursive: true });
+  if (options.copyDemo) for (const name of DEMO_MODULES) cpSync(join(ROOT, 'modules', name), join(dir, 'modules', name), { recursive: true });
   for (const [name, text] of Object.entries(modules)) {
     mkdirSync(join(dir, 'modules', name), { recursive: true });
     writeFileSync(join(dir, 'modules', name, 'module.ts'), text);
@@ -72,3 +75,24 @@ export function snapshotFolder(dir: string): Record<string, string> {
   walk(dir);
   return files;
 }
+
+/** Unusual but valid definitions: no fields, names like the imports of generated code, self-references, quotes in options. */
+export const UNUSUAL = `export default {
+  models: {
+    bare: { fields: {} },
+    // Its record interface is called Knex, like the knex type the queries file imports.
+    knex: { fields: { secret: { kind: 'text', required: true, read: ['viewer'] }, on: { kind: 'bool' }, size: { kind: 'number' } } },
+    team_member: {
+      fields: {
+        manager: { kind: 'ref', to: 'team_member' },
+        q_2: { kind: 'select', options: ["it's", 'a "quote"', 'ünï'] },
+        status: { kind: 'select', options: ['a', 'b'], governed: true },
+        phase: { kind: 'select', options: ['x', 'y'], governed: true },
+      },
+      actions: { advance: { description: 'Advance', field: 'phase', from: 'x', to: 'y', required: ['manager', 'q_2'] } },
+    },
+    // Its record interface is called Referrer, like a runtime type the queries file imports.
+    referrer: { fields: { name: { kind: 'text' }, member: { kind: 'ref', to: 'team_member' } } },
+  },
+  roles: { viewer: { bare: ['get'] } },
+};`;

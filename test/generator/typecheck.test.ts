@@ -6,32 +6,15 @@
  * runtime/kinds.ts). `npm test` runs tsc over the whole project as well.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
-import { moduleTree, removeModuleTrees, ROOT } from './fixtures.ts';
+import { moduleTree, removeModuleTrees, ROOT, UNUSUAL } from './fixtures.ts';
 
 afterAll(removeModuleTrees);
-
-const UNUSUAL = `export default {
-  models: {
-    bare: { fields: {} },
-    // Its record interface is called Knex, like the knex type the queries file imports.
-    knex: { fields: { secret: { kind: 'text', required: true, read: ['viewer'] }, on: { kind: 'bool' }, size: { kind: 'number' } } },
-    team_member: {
-      fields: {
-        manager: { kind: 'ref', to: 'team_member' },
-        q_2: { kind: 'select', options: ["it's", 'a "quote"', 'ünï'] },
-        status: { kind: 'select', options: ['a', 'b'], governed: true },
-        phase: { kind: 'select', options: ['x', 'y'], governed: true },
-      },
-      actions: { advance: { description: 'Advance', field: 'phase', from: 'x', to: 'y', required: ['manager', 'q_2'] } },
-    },
-  },
-  roles: { viewer: { bare: ['get'] } },
-};`;
 
 it('generated/, the generator and output for unusual definitions type-check with tsc --noEmit', async () => {
   const dir = moduleTree({ empty: `export default { models: {} };`, org: UNUSUAL });
@@ -47,8 +30,10 @@ it('generated/, the generator and output for unusual definitions type-check with
 
   const tsconfig = join(dir, 'tsconfig.json');
   const include = ['generated', 'generator', 'test/generator'].map((folder) => join(ROOT, folder, '**/*.ts'));
-  // Incremental, with its state kept under node_modules/.cache: a rerun re-checks only what changed.
-  const compilerOptions = { incremental: true, tsBuildInfoFile: join(ROOT, 'node_modules/.cache/rmsgen/typecheck.tsbuildinfo') };
+  // Incremental, with its state kept under node_modules/.cache: a rerun re-checks only what changed. One state per
+  // checkout: copies of the project (test/project) share node_modules and may run this test at the same time.
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const compilerOptions = { incremental: true, tsBuildInfoFile: join(ROOT, `node_modules/.cache/rmsgen/typecheck-${checkout}.tsbuildinfo`) };
   writeFileSync(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.json'), compilerOptions, include: [...include, 'out/**/*.ts', 'out-none/**/*.ts'] }));
   const output = await new Promise<string>((resolve) => {
     execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', tsconfig], { cwd: ROOT }, (_, stdout, stderr) =>

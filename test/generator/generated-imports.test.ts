@@ -1,0 +1,51 @@
+/**
+ * Everything under generated/ is production code: each file is imported, directly or through other
+ * generated files, by generated/registry.ts, the one file the server's entry point loads and hands
+ * to the runtime (which never imports generated/ itself). A generated file that nothing imports
+ * would be decoration; this fails instead.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { expect, it } from 'vitest';
+import { ROOT, snapshotFolder } from './fixtures.ts';
+
+const GENERATED = join(ROOT, 'generated');
+
+/** The relative module specifiers a file imports or re-exports (static and dynamic imports). */
+function importsOf(path: string): string[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
+  return importedFiles.map((file) => file.fileName).filter((name) => name.startsWith('.'));
+}
+
+/** Every `.ts` file under a folder. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(dir, name));
+}
+
+it('every file under generated/ is imported from generated/registry.ts, directly or transitively', () => {
+  const files = Object.keys(snapshotFolder(GENERATED)).map((path) => path.split('\\').join(posix.sep));
+  const reached = new Set<string>();
+  const visit = (path: string): void => {
+    if (reached.has(path)) return;
+    reached.add(path);
+    for (const specifier of importsOf(join(GENERATED, path))) {
+      const target = relative(GENERATED, resolve(dirname(join(GENERATED, path)), specifier)).split('\\').join(posix.sep);
+      if (target.startsWith('..')) continue;
+      expect(files, `${path} imports ${specifier}`).toContain(target);
+      visit(target);
+    }
+  };
+  visit('registry.ts');
+  expect([...reached].sort()).toEqual([...files].sort());
+});
+
+it('the server entry point loads generated/registry.ts; the runtime imports nothing from generated/', () => {
+  expect(importsOf(join(ROOT, 'bin/cli.ts'))).toContain('../generated/registry.ts');
+  for (const path of sources(join(ROOT, 'runtime'))) {
+    const intoGenerated = importsOf(path).filter((specifier) => resolve(dirname(path), specifier).startsWith(GENERATED));
+    expect(intoGenerated, relative(ROOT, path)).toEqual([]);
+  }
+});
