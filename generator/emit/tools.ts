@@ -6,7 +6,8 @@
 import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { z } from 'zod';
 import { LIMITS } from '../../runtime/kinds.ts';
-import { forFieldKind, isGoverned, isPersonal, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
+import { describeTool } from '../../runtime/mcp/describe.ts';
+import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, commandInput, type CommandInput } from './inputs.ts';
@@ -115,67 +116,9 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   return schema;
 }
 
+/** The description every caller who reads all the model's fields gets (the runtime words it again for others). */
 function toolDescription(model: ModelIR, command: CommandIR): string {
-  const phrase = inSentence(model.label);
-  const parts = [`${command.description}.`];
-  const personal = model.fields.filter(isPersonal);
-  const governed = model.fields.filter(isGoverned);
-  const reads = command.kind !== 'delete';
-  switch (command.kind) {
-    case 'get':
-    case 'create':
-    case 'update':
-    case 'action':
-      parts.push(`Returns {denied, value} with the ${phrase} as value.`);
-      break;
-    case 'list':
-      parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
-      break;
-    case 'search':
-      parts.push('Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset.');
-      break;
-    case 'delete':
-      parts.push('Returns {denied, value} with {id} as value.');
-      break;
-  }
-  if (command.kind === 'create') {
-    const required = model.fields.filter((field) => field.required).map((field) => field.name);
-    if (required.length > 0) parts.push(`Required: ${required.join(', ')}.`);
-    for (const field of governed) parts.push(`${field.name} starts at ${field.options[0]} and changes only through actions.`);
-  }
-  if (command.kind === 'list' || command.kind === 'search') {
-    parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');
-  }
-  if (command.kind === 'update') {
-    for (const field of governed) parts.push(`Setting ${field.name} runs the matching action.`);
-  }
-  if (command.action) {
-    const action = command.action;
-    parts.push(`Moves ${action.field} from ${action.from.join(' or ')} to ${action.to}.`);
-    if (action.required.length > 0) parts.push(`Also give: ${action.required.join(', ')}.`);
-  }
-  if (command.kind === 'delete' && model.referencedBy.length > 0) {
-    parts.push(`Refused while a record refers to it (${model.referencedBy.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
-  }
-  if (reads && personal.length > 0) {
-    const examples = personal.map((field) => `${field.maskLabel}_1`).join(', ');
-    const writes = command.kind === 'create' || command.kind === 'update';
-    parts.push(
-      `Personal fields (${personal.map((field) => field.name).join(', ')}) come back masked as tokens like ${examples}; ` +
-        (writes
-          ? 'send such a token in the same field to store the real value it stands for.'
-          : `such a token may be sent to ${model.name}__create or ${model.name}__update to store the real value it stands for.`),
-    );
-  }
-  if (command.needsApproval) {
-    parts.push('For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.');
-  } else if (proposable(model, command)) {
-    const held = model.actions.filter((action) => action.needsApproval).map((action) => action.name);
-    parts.push(
-      `Changing a governed field runs its action; when that action needs approval (${held.join(', ')}), the call changes nothing for an agent: it returns status approval_required and a plan_id, and a person approves the plan.`,
-    );
-  }
-  return parts.join(' ');
+  return describeTool(model, command, () => true);
 }
 
 const ENVELOPE_DENIED: Json = { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' };

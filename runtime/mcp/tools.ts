@@ -12,6 +12,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerRights, ModelRights } from '../rights.ts';
+import { describeTool } from './describe.ts';
 import type { CommandMeta, JsonSchema, Registry, ToolMeta } from '../registry.ts';
 
 /** `tools/list` result for one rights set. */
@@ -88,8 +89,16 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
       fitted.set(original, inputSchema);
     }
     const outputSchema = entry.meta.outputSchema && withoutWithheld(entry.meta.outputSchema, unreadableFields(registry, entry.command, fields));
-    if (inputSchema === original && outputSchema === entry.meta.outputSchema) tools.push(entry.wire);
-    else tools.push({ ...entry.wire, inputSchema: inputSchema as Tool['inputSchema'], ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}) });
+    const description = describedFor(registry, entry, rights);
+    if (inputSchema === original && outputSchema === entry.meta.outputSchema && description === entry.meta.description) tools.push(entry.wire);
+    else {
+      tools.push({
+        ...entry.wire,
+        description,
+        inputSchema: inputSchema as Tool['inputSchema'],
+        ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+      });
+    }
   }
   return Object.freeze({ tools: Object.freeze(tools) });
 }
@@ -112,6 +121,19 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
       return unreadable.size === 0 ? schema : withoutProperties(schema, unreadable);
     }
   }
+}
+
+/**
+ * The tool's description for this caller: the generated one when the caller reads every field it
+ * could name (the model's, and those of other models referring to it); else worded again without
+ * the fields the caller may not read.
+ */
+function describedFor(registry: Registry, entry: CatalogueEntry, rights: CallerRights): string {
+  const model = registry.models[entry.command.model]!;
+  const reads = (modelName: string, field: string) => rights.models[modelName]?.readableNames.has(field) === true;
+  const named = [...model.fields.map((field) => [model.name, field.name] as const), ...model.referencedBy.map((ref) => [ref.model, ref.field] as const)];
+  if (named.every(([modelName, field]) => reads(modelName, field))) return entry.meta.description;
+  return describeTool(model, entry.command, reads);
 }
 
 /** Fields of the command's model the caller does not read: no schema it is sent may name or describe them. */

@@ -246,3 +246,59 @@ describe('7. MCP polish', () => {
     expect(logged).toEqual([]);
   });
 });
+
+describe('7. MCP descriptions name no withheld field, whichever field a module withholds', () => {
+  it('words a tool again for a caller who may not read a personal, required or referring field', async () => {
+    const { registry: generated } = await import('../../generated/registry.ts');
+    const party = generated.models.party!;
+    const lead = generated.models.lead!;
+    // party.email: personal and read by admins and accountants only; party.phone: hidden from agents; lead.party (refers to party): admins only.
+    const variant = {
+      ...generated,
+      models: {
+        ...generated.models,
+        party: {
+          ...party,
+          fields: party.fields.map((field) =>
+            field.name === 'email' ? { ...field, readRoles: ['accountant'] } : field.name === 'phone' ? { ...field, hiddenFromAgents: true } : field,
+          ),
+        },
+        lead: { ...lead, fields: lead.fields.map((field) => (field.name === 'party' ? { ...field, readRoles: ['accountant'] } : field)) },
+      },
+    };
+    const s = await startTestServer({ registry: variant });
+    try {
+      const admin = await s.login();
+      const sales = await s.addPerson('sandy', ['sales']);
+      const bot = await agentToken(s, admin, ['party.*'], 'party bot');
+      const list = async (token: string) => {
+        const res = await raw2(s.url, token);
+        return res.result.tools as { name: string; description: string }[];
+      };
+      const forSales = await list(sales);
+      const salesText = JSON.stringify(forSales);
+      expect(salesText).not.toContain('email');
+      expect(salesText).not.toContain('EMAIL');
+      expect(salesText).not.toContain('lead.party');
+      expect(forSales.find((tool) => tool.name === 'party__get')!.description).toContain('Personal fields (name, phone, notes)');
+      const forBot = JSON.stringify(await list(bot));
+      expect(forBot).not.toContain('phone');
+      expect(forBot).not.toContain('PHONE');
+      expect(forBot).toContain('Personal fields (name, email, notes)');
+      // Someone who reads everything gets the generated description as it is.
+      const forAdmin = await list(admin);
+      expect(forAdmin.find((tool) => tool.name === 'party__delete')!.description).toBe(generated.tools.party__delete!.description);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+async function raw2(url: string, token: string): Promise<any> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  return res.json();
+}

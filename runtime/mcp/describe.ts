@@ -1,0 +1,110 @@
+/**
+ * The description of an MCP tool, worded from the model and the command. The generator words the
+ * one every caller who reads all the fields gets; for a caller who may not read some, the runtime
+ * words it again without them (`reads`), so a tool never names a field withheld from its reader.
+ */
+import type { CommandKind } from '../api-shapes.ts';
+import { inSentence, plural, withArticle } from '../words.ts';
+
+export interface DescribedField {
+  readonly name: string;
+  readonly required: boolean;
+  readonly personal: boolean;
+  readonly maskLabel?: string | undefined;
+  readonly governed: boolean;
+  readonly options?: readonly string[] | undefined;
+}
+
+export interface DescribedAction {
+  readonly name: string;
+  readonly field: string;
+  readonly from: readonly string[];
+  readonly to: string;
+  readonly required: readonly string[];
+  readonly needsApproval: boolean;
+}
+
+export interface DescribedModel {
+  readonly name: string;
+  readonly label: string;
+  readonly fields: readonly DescribedField[];
+  readonly actions: readonly DescribedAction[];
+  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+}
+
+export interface DescribedCommand {
+  readonly kind: CommandKind;
+  readonly description: string;
+  readonly needsApproval: boolean;
+  readonly action?: DescribedAction | undefined;
+}
+
+export function describeTool(model: DescribedModel, command: DescribedCommand, reads: (model: string, field: string) => boolean): string {
+  const phrase = inSentence(model.label);
+  const parts = [`${command.description}.`];
+  const readable = model.fields.filter((field) => reads(model.name, field.name));
+  const personal = readable.filter((field) => field.personal);
+  const governed = readable.filter((field) => field.governed);
+  const returnsRecords = command.kind !== 'delete';
+  switch (command.kind) {
+    case 'get':
+    case 'create':
+    case 'update':
+    case 'action':
+      parts.push(`Returns {denied, value} with the ${phrase} as value.`);
+      break;
+    case 'list':
+      parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
+      break;
+    case 'search':
+      parts.push('Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset.');
+      break;
+    case 'delete':
+      parts.push('Returns {denied, value} with {id} as value.');
+      break;
+  }
+  if (command.kind === 'create') {
+    const required = readable.filter((field) => field.required).map((field) => field.name);
+    if (required.length > 0) parts.push(`Required: ${required.join(', ')}.`);
+    for (const field of governed) parts.push(`${field.name} starts at ${field.options?.[0] ?? ''} and changes only through actions.`);
+  }
+  if (command.kind === 'list' || command.kind === 'search') {
+    parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');
+  }
+  if (command.kind === 'update') {
+    for (const field of governed) parts.push(`Setting ${field.name} runs the matching action.`);
+  }
+  if (command.action) {
+    const action = command.action;
+    parts.push(`Moves ${action.field} from ${action.from.join(' or ')} to ${action.to}.`);
+    const inputs = action.required.filter((name) => reads(model.name, name));
+    if (inputs.length > 0) parts.push(`Also give: ${inputs.join(', ')}.`);
+  }
+  const referrers = model.referencedBy.filter((ref) => reads(ref.model, ref.field));
+  if (command.kind === 'delete' && referrers.length > 0) {
+    parts.push(`Refused while a record refers to it (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
+  }
+  if (returnsRecords && personal.length > 0) {
+    const examples = personal.map((field) => `${field.maskLabel}_1`).join(', ');
+    const writes = command.kind === 'create' || command.kind === 'update';
+    parts.push(
+      `Personal fields (${personal.map((field) => field.name).join(', ')}) come back masked as tokens like ${examples}; ` +
+        (writes
+          ? 'send such a token in the same field to store the real value it stands for.'
+          : `such a token may be sent to ${model.name}__create or ${model.name}__update to store the real value it stands for.`),
+    );
+  }
+  if (command.needsApproval) {
+    parts.push('For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.');
+  } else if (proposable(model, command)) {
+    const held = model.actions.filter((action) => action.needsApproval).map((action) => action.name);
+    parts.push(
+      `Changing a governed field runs its action; when that action needs approval (${held.join(', ')}), the call changes nothing for an agent: it returns status approval_required and a plan_id, and a person approves the plan.`,
+    );
+  }
+  return parts.join(' ');
+}
+
+function proposable(model: DescribedModel, command: DescribedCommand): boolean {
+  return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
+}
