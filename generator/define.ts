@@ -46,10 +46,33 @@ interface FieldOptionsBase {
   readonly read?: readonly string[];
   /** `'hidden'`: withheld from agents entirely (absent from records and named in `denied`). */
   readonly agents?: 'visible' | 'hidden';
+  /**
+   * Index the field, for filters and orders on it at size (not for longtext; refs and governed
+   * selects are indexed anyway). Several fields together: the model's `indexes`.
+   */
+  readonly index?: boolean;
+  /**
+   * No two records may hold the same value (empty values do not count): a duplicate is refused
+   * with `<model>.<field> must be unique`. Not for longtext or bool, nor for a personal field
+   * agents may write (the refusal would tell an agent that a value it wrote exists).
+   */
+  readonly unique?: boolean;
+}
+
+export interface TextFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'text' | 'longtext';
+  /** A trigram index that `contains` uses: fast substring search at size (needles of three characters or more). */
+  readonly search?: boolean;
+}
+
+export interface MoneyFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'money';
+  /** ISO 4217 code shown with amounts (`EUR`); default: the module's `currency`, else none. */
+  readonly currency?: string;
 }
 
 export interface PlainFieldDefinition extends FieldOptionsBase {
-  readonly kind: 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool';
+  readonly kind: 'number' | 'date' | 'bool';
 }
 
 export interface SelectFieldDefinition extends FieldOptionsBase {
@@ -66,7 +89,7 @@ export interface RefFieldDefinition extends FieldOptionsBase {
   readonly to: string;
 }
 
-export type FieldDefinition = PlainFieldDefinition | SelectFieldDefinition | RefFieldDefinition;
+export type FieldDefinition = TextFieldDefinition | MoneyFieldDefinition | PlainFieldDefinition | SelectFieldDefinition | RefFieldDefinition;
 
 export interface ActionDefinition {
   /** Short human description, shown in the command catalogue and to agents. */
@@ -91,6 +114,14 @@ export interface ModelDefinition {
   readonly title?: string;
   readonly fields: Readonly<Record<string, FieldDefinition>>;
   readonly actions?: Readonly<Record<string, ActionDefinition>>;
+  /**
+   * Indexes over several fields, each in index order: the fields a list filters on with `eq`,
+   * then the one it orders by, e.g. `[['stage', 'expected_revenue']]` for "stage = won, by
+   * expected revenue". Each costs every write a little; declare what screens and agents use.
+   */
+  readonly indexes?: readonly (readonly string[])[];
+  /** The fields a list shows by default besides the title, in order. Default: a few chosen by kind. */
+  readonly list?: readonly string[];
 }
 
 /** A role's grant on one model: every command (`'*'`) or a list of command names (generated commands and actions). */
@@ -99,8 +130,10 @@ export type ModelGrant = '*' | readonly string[];
 export interface ModuleDefinition {
   readonly label?: string;
   readonly description?: string;
-  /** Modules whose models this module refers to. */
+  /** Modules whose models this module refers to (and whose models it may grant its roles rights on). */
   readonly dependsOn?: readonly string[];
+  /** ISO 4217 code of the module's money fields that name none (`EUR`). */
+  readonly currency?: string;
   /**
    * Models by name (lower snake_case, shared by all modules; a model's table takes its name).
    * Reserved: `auth`, `approve`, `reject`, `plans`, `commands`, `meta`, `audit` (the service's

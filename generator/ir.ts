@@ -23,11 +23,17 @@ interface FieldIRBase {
   /** Roles that may read the field besides admin; undefined = every role that may use the model. */
   readonly readRoles: readonly string[] | undefined;
   readonly hiddenFromAgents: boolean;
+  /** Declared `index: true` (refs and governed selects are indexed anyway). */
+  readonly index: boolean;
+  /** No two records hold the same value. */
+  readonly unique: boolean;
 }
 
 interface TextFieldIRBase extends FieldIRBase {
   readonly kind: 'text' | 'longtext';
   readonly governed: false;
+  /** A trigram index that `contains` uses. */
+  readonly search: boolean;
 }
 
 export interface UnmaskedTextFieldIR extends TextFieldIRBase {
@@ -44,9 +50,17 @@ export interface PersonalFieldIR extends TextFieldIRBase {
 export type TextFieldIR = UnmaskedTextFieldIR | PersonalFieldIR;
 
 export interface PlainFieldIR extends FieldIRBase {
-  readonly kind: 'number' | 'money' | 'date' | 'bool';
+  readonly kind: 'number' | 'date' | 'bool';
   readonly personal: false;
   readonly governed: false;
+}
+
+export interface MoneyFieldIR extends FieldIRBase {
+  readonly kind: 'money';
+  readonly personal: false;
+  readonly governed: false;
+  /** ISO 4217 code (the field's, else its module's), or undefined. */
+  readonly currency: string | undefined;
 }
 
 export interface SelectFieldIR extends FieldIRBase {
@@ -76,7 +90,7 @@ export interface FieldIRByKind {
   readonly text: TextFieldIR;
   readonly longtext: TextFieldIR;
   readonly number: PlainFieldIR;
-  readonly money: PlainFieldIR;
+  readonly money: MoneyFieldIR;
   readonly date: PlainFieldIR;
   readonly bool: PlainFieldIR;
   readonly select: SelectFieldIR;
@@ -155,6 +169,10 @@ export interface ModelIR {
   readonly commands: readonly CommandIR[];
   /** Ref fields (of any model) pointing at this model, in model then field order. */
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Indexes over several fields (`indexes`), each in index order. */
+  readonly indexes: readonly (readonly string[])[];
+  /** The fields a list shows by default besides the title (`list`); empty: the web app chooses. */
+  readonly list: readonly string[];
 }
 
 export interface ModuleIR {

@@ -42,6 +42,15 @@ export type ProblemCode =
   | 'unknown-ref-target'
   | 'ref-outside-dependencies'
   | 'unknown-read-role'
+  // Indexes, unique fields and lists.
+  | 'index-not-for-kind'
+  | 'unique-not-for-kind'
+  | 'unique-personal'
+  | 'unknown-index-field'
+  | 'empty-index'
+  | 'duplicate-index'
+  | 'unknown-list-field'
+  | 'duplicate-list-field'
   // Actions.
   | 'reserved-command-name'
   | 'no-governed-field'

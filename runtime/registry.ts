@@ -32,6 +32,8 @@ export interface FieldMeta {
   readonly readRoles?: readonly string[];
   /** Withheld from agents: absent from records and named in `denied`. */
   readonly hiddenFromAgents: boolean;
+  /** A money field's ISO 4217 currency, when it has one. */
+  readonly currency?: string;
 }
 
 export interface ActionMeta {
@@ -58,12 +60,21 @@ export interface ColumnMeta {
 }
 
 /** A model's table as the generator designed it; `rmsgen migrate` creates or extends it. */
+/** An index a module declared (`index`, `unique`, `indexes`): fields in index order. */
+export interface DeclaredIndex {
+  readonly fields: readonly string[];
+  /** No two records may hold the same values (empty values do not count). */
+  readonly unique: boolean;
+}
+
 export interface TableMeta {
   readonly name: string;
   /** `id` first, then one column per field. */
   readonly columns: readonly ColumnMeta[];
-  /** Single-column indexes (ref fields, governed selects). */
-  readonly indexes: readonly string[];
+  /** A field name: the single-column index the runtime keeps on each ref and governed select; an object: a declared index. */
+  readonly indexes: readonly (string | DeclaredIndex)[];
+  /** Text fields with a trigram index that `contains` uses (`search: true`). */
+  readonly search?: readonly string[];
 }
 
 export interface ModelMeta {
@@ -80,6 +91,8 @@ export interface ModelMeta {
   readonly actions: readonly ActionMeta[];
   /** Ref fields of other models that point at this model; a record they point at cannot be deleted. */
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** The fields a list shows by default besides the title, when the module says. */
+  readonly list?: readonly string[];
 }
 
 /** A record as a model's queries read and write it: `id` and every field of the model, null when empty. */

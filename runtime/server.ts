@@ -22,7 +22,7 @@ import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables, type Ra
 import { createRecordService } from './commands/service.ts';
 import type { RecordService } from './commands/types.ts';
 import { openDatabase, type OpenOptions } from './db/connect.ts';
-import { migrate, type SystemTableSetup } from './db/migrate.ts';
+import { isAddedIndex, migrate, type SystemTableSetup } from './db/migrate.ts';
 import type { ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
 import { createCallers } from './http/callers.ts';
@@ -84,8 +84,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let server: Server | undefined;
   try {
     // Additive: creates what this version is missing; drops and kind changes wait for `rmsgen migrate`.
-    const { leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
-    for (const line of leftInPlace) log(line);
+    const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
+    for (const line of [...changes.filter(isAddedIndex), ...leftInPlace]) log(line);
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
     if (admin.created && admin.password !== undefined) log(`created person admin with password ${admin.password}`);
 

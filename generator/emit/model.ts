@@ -47,10 +47,27 @@ function fieldMeta(field: FieldIR) {
     target: field.kind === 'ref' ? field.target : undefined,
     readRoles: field.readRoles,
     hiddenFromAgents: field.hiddenFromAgents,
+    currency: field.kind === 'money' ? field.currency : undefined,
   };
 }
 
+/**
+ * The table's indexes: each ref and governed select by name (the runtime's own, as ever), then
+ * what the module declared — `unique` fields, `index` fields (unless indexed already) and
+ * `indexes` — as `{fields, unique}`.
+ */
+function indexesOf(model: ModelIR) {
+  const automatic = model.fields.filter((field) => field.kind === 'ref' || field.governed).map((field) => field.name);
+  const unique = model.fields.filter((field) => field.unique).map((field) => ({ fields: [field.name], unique: true }));
+  const indexed = model.fields
+    .filter((field) => field.index && !field.unique && !automatic.includes(field.name))
+    .map((field) => ({ fields: [field.name], unique: false }));
+  const declared = model.indexes.map((fields) => ({ fields, unique: false }));
+  return [...automatic, ...unique, ...indexed, ...declared];
+}
+
 function tableMeta(model: ModelIR) {
+  const searched = model.fields.filter((field) => (field.kind === 'text' || field.kind === 'longtext') && field.search).map((field) => field.name);
   return {
     name: tableName(model),
     columns: [
@@ -62,7 +79,8 @@ function tableMeta(model: ModelIR) {
         default: field.governed ? field.options[0] : undefined,
       })),
     ],
-    indexes: model.fields.filter((field) => field.kind === 'ref' || field.governed).map((field) => field.name),
+    indexes: indexesOf(model),
+    search: searched.length > 0 ? searched : undefined,
   };
 }
 
@@ -96,6 +114,7 @@ function buildModelFile(context: EmitContext, model: ModelIR, path: string, file
     fields: model.fields.map(fieldMeta),
     actions: model.actions.map((action) => code(actionConstName(model, action))),
     referencedBy: model.referencedBy,
+    list: model.list.length > 0 ? model.list : undefined,
   };
   file.addVariableStatement({
     isExported: true,

@@ -14,7 +14,7 @@ export interface ModelReferences {
 
 export function buildModel(model: ModelDraft, references: ModelReferences): ModelIR {
   const label = model.def.label ?? defaultLabel(model.name);
-  const fields = model.fields.map(buildField);
+  const fields = model.fields.map((field) => buildField(field, model.module.def.currency));
   const actions = model.actions.map((action) => buildAction(model, action, references.movedFields));
   const titleField =
     model.def.title ?? fields.find((field) => field.kind === 'text' && field.required)?.name ?? fields.find((field) => field.kind === 'text')?.name ?? ID_FIELD;
@@ -28,10 +28,12 @@ export function buildModel(model: ModelDraft, references: ModelReferences): Mode
     actions,
     commands: buildCommands(model.name, label, actions),
     referencedBy: references.referencedBy,
+    indexes: (model.def.indexes ?? []).map((index) => [...index]),
+    list: [...(model.def.list ?? [])],
   };
 }
 
-function buildField(field: FieldDraft): FieldIR {
+function buildField(field: FieldDraft, moduleCurrency: string | undefined): FieldIR {
   const label = field.label ?? defaultLabel(field.name);
   const common = {
     name: field.name,
@@ -40,15 +42,20 @@ function buildField(field: FieldDraft): FieldIR {
     required: field.required === true,
     readRoles: field.read === undefined ? undefined : [...new Set(field.read)].filter((role) => role !== ADMIN_ROLE),
     hiddenFromAgents: field.agents === 'hidden',
+    index: field.index === true,
+    unique: field.unique === true,
   };
   switch (field.kind) {
     case 'text':
-    case 'longtext':
+    case 'longtext': {
+      const search = field.search === true;
       return field.personal === true
-        ? { ...common, kind: field.kind, personal: true, maskLabel: maskLabelOf(label), governed: false }
-        : { ...common, kind: field.kind, personal: false, governed: false };
-    case 'number':
+        ? { ...common, kind: field.kind, personal: true, maskLabel: maskLabelOf(label), governed: false, search }
+        : { ...common, kind: field.kind, personal: false, governed: false, search };
+    }
     case 'money':
+      return { ...common, kind: field.kind, personal: false, governed: false, currency: field.currency ?? moduleCurrency };
+    case 'number':
     case 'date':
     case 'bool':
       return { ...common, kind: field.kind, personal: false, governed: false };

@@ -42,4 +42,45 @@ export function checkFieldReferences(model: ModelDraft, context: FieldReferenceC
       if (!context.roles.includes(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
     }
   }
+  checkIndexes(model, fieldNames, problems);
+  checkList(model, fieldNames, problems);
+}
+
+/** `indexes`: lists of known fields, none longtext, none listed twice; no index declared twice. */
+function checkIndexes(model: ModelDraft, fieldNames: readonly string[], problems: ProblemList): void {
+  const report = problems.at(model.module.source, { model: model.name });
+  const seen = new Set<string>();
+  for (const [i, index] of (model.def.indexes ?? []).entries()) {
+    const where = `indexes[${i}]`;
+    if (index.length === 0) {
+      report({ code: 'empty-index', message: `${where} names no field`, fix: "name the fields, e.g. ['stage', 'expected_revenue']" });
+      continue;
+    }
+    for (const name of index) {
+      const field = model.fields.find((candidate) => candidate.name === name);
+      if (!fieldNames.includes(name)) report({ code: 'unknown-index-field', message: `${where} names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
+      else if (field?.kind === 'longtext') {
+        problems.at(model.module.source, { model: model.name, field: name })({
+          code: 'index-not-for-kind',
+          message: `${where}: an index on a longtext field is refused: its values are too long to index`,
+          fix: 'use search: true on the field to find text in it',
+        });
+      }
+    }
+    if (new Set(index).size !== index.length) report({ code: 'duplicate-index', message: `${where} names a field twice`, fix: 'remove one' });
+    const key = index.join('\0');
+    if (seen.has(key)) report({ code: 'duplicate-index', message: `${where} is declared twice`, fix: 'remove one' });
+    seen.add(key);
+  }
+}
+
+/** `list`: known fields, each once. */
+function checkList(model: ModelDraft, fieldNames: readonly string[], problems: ProblemList): void {
+  const report = problems.at(model.module.source, { model: model.name });
+  const seen = new Set<string>();
+  for (const name of model.def.list ?? []) {
+    if (!fieldNames.includes(name)) report({ code: 'unknown-list-field', message: `list names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
+    else if (seen.has(name)) report({ code: 'duplicate-list-field', message: `list names field "${name}" twice`, fix: 'remove one' });
+    seen.add(name);
+  }
 }

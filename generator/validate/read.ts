@@ -94,7 +94,7 @@ function readModel(module: ModuleDraft, name: string, raw: unknown, problems: Pr
 }
 
 /** Keys of some kinds only, refused with a message of their own (before the shape check, which would only say "unknown key"). */
-const KIND_SPECIFIC_KEYS: readonly string[] = ['governed', 'options', 'to'];
+const KIND_SPECIFIC_KEYS: readonly string[] = ['governed', 'options', 'to', 'search', 'currency'];
 
 function readField(report: Report, name: string, raw: unknown): FieldDraft | undefined {
   if (!IDENTIFIER.test(name)) report(invalidName('field', name));
@@ -123,6 +123,25 @@ function readField(report: Report, name: string, raw: unknown): FieldDraft | und
   }
   if (raw.personal === true && kind !== 'text' && kind !== 'longtext') {
     report({ code: 'key-not-for-kind', message: 'personal is only for text and longtext fields', fix: 'remove personal, or make the field text' });
+  }
+  if (raw.search !== undefined && kind !== 'text' && kind !== 'longtext') {
+    report({ code: 'key-not-for-kind', message: 'search is only for text and longtext fields', fix: 'remove search, or make the field text' });
+  }
+  if (raw.currency !== undefined && kind !== 'money') {
+    report({ code: 'key-not-for-kind', message: 'currency is only for money fields', fix: "make it kind: 'money', or remove currency" });
+  }
+  if (raw.index === true && kind === 'longtext') {
+    report({ code: 'index-not-for-kind', message: 'an index on a longtext field is refused: its values are too long to index', fix: 'use search: true to find text in it' });
+  }
+  if (raw.unique === true && (kind === 'longtext' || kind === 'bool')) {
+    report({ code: 'unique-not-for-kind', message: `unique is not for ${kind} fields`, fix: 'remove unique' });
+  }
+  if (raw.unique === true && raw.personal === true && raw.agents !== 'hidden') {
+    report({
+      code: 'unique-personal',
+      message: 'unique on a personal field agents may write would tell an agent whether a value it wrote is held by another record',
+      fix: "remove unique, or add agents: 'hidden'",
+    });
   }
   const shape = FIELD_SHAPES[kind];
   const rest = Object.fromEntries(Object.entries(raw).filter(([key]) => !(KIND_SPECIFIC_KEYS.includes(key) && !(key in shape.shape))));

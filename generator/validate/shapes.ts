@@ -16,10 +16,14 @@ const bool = z.boolean({ error: 'must be true or false' });
 const strList = z.array(str, { error: 'must be a list of strings' });
 const record = z.record(z.string(), z.unknown(), { error: 'must be an object' });
 
+/** ISO 4217: three capital letters. */
+const currency = str.regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code of three capital letters, e.g. "EUR"' });
+
 export const moduleShape = z.strictObject({
   label: nonEmpty.optional(),
   description: str.optional(),
   dependsOn: strList.optional(),
+  currency: currency.optional(),
   models: record,
   roles: z.record(z.string(), record, { error: 'must be an object of roles, each { <model>: "*" | [commands] }' }).optional(),
 });
@@ -30,6 +34,8 @@ export const modelShape = z.strictObject({
   title: str.optional(),
   fields: record,
   actions: record.optional(),
+  indexes: z.array(z.array(str, { error: 'must be a list of field names' }), { error: 'must be a list of field lists, e.g. [["stage", "expected_revenue"]]' }).optional(),
+  list: strList.optional(),
 });
 
 // `kind` is checked before the shape (with its own message), so its literal here never fails; it
@@ -42,6 +48,8 @@ const fieldBase = {
   personal: bool.optional(),
   read: strList.optional(),
   agents: z.enum(['visible', 'hidden'], { error: "must be 'visible' or 'hidden'" }).optional(),
+  index: bool.optional(),
+  unique: bool.optional(),
 };
 
 function plainFieldShape<K extends FieldKind>(kind: K) {
@@ -50,10 +58,10 @@ function plainFieldShape<K extends FieldKind>(kind: K) {
 
 /** Shape per kind, so that a new kind must be handled here. */
 export const FIELD_SHAPES = {
-  text: plainFieldShape('text'),
-  longtext: plainFieldShape('longtext'),
+  text: z.strictObject({ ...fieldBase, kind: z.literal('text'), search: bool.optional() }),
+  longtext: z.strictObject({ ...fieldBase, kind: z.literal('longtext'), search: bool.optional() }),
   number: plainFieldShape('number'),
-  money: plainFieldShape('money'),
+  money: z.strictObject({ ...fieldBase, kind: z.literal('money'), currency: currency.optional() }),
   date: plainFieldShape('date'),
   bool: plainFieldShape('bool'),
   select: z.strictObject({ ...fieldBase, kind: z.literal('select'), options: strList, governed: bool.optional() }),

@@ -16,7 +16,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './connect.ts';
 import type { Registry } from '../registry.ts';
-import { applyPlan, ensureSchemaTable } from './migrate/apply.ts';
+import { applyPlan, buildLater, ensureSchemaTable } from './migrate/apply.ts';
 import { answerQuestions, inspectTables, readSnapshots } from './migrate/inspect.ts';
 import { planMigration } from './migrate/plan.ts';
 import type { MigrationMode, MigrationPlan } from './migrate/steps.ts';
@@ -30,9 +30,17 @@ const MIGRATION_LOCK_KEY = 727_376_701;
 /** Creates the tables of a subsystem (auth, plans, masking …) if they are missing. */
 export type SystemTableSetup = (db: Knex) => Promise<void>;
 
+/** Whether a change line is an index added to a table that existed (what `serve` names in its log; a new table's come with it). */
+export function isAddedIndex(change: string): boolean {
+  return /^created (search |unique )?index on /.test(change);
+}
+
 export class MigrationRefusedError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`migration refused; nothing was changed:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  constructor(
+    readonly problems: readonly string[],
+    heading = 'migration refused; nothing was changed',
+  ) {
+    super(`${heading}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
     this.name = 'MigrationRefusedError';
   }
 }
@@ -60,15 +68,18 @@ export interface MigrationResult {
  */
 export async function migrate(db: Knex, registry: Registry, options: MigrateOptions = {}): Promise<MigrationResult> {
   const dialect = dialectOf(db);
-  return db.transaction(async (trx) => {
+  const { applied, leftInPlace } = await db.transaction(async (trx) => {
     if (dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
     for (const setup of options.systemTables ?? []) await setup(trx);
     await ensureSchemaTable(trx);
     const plan = await inspectAndPlan(trx, registry, options.mode ?? 'full');
     if (plan.problems.length > 0) throw new MigrationRefusedError(plan.problems);
-    const changes = await applyPlan(trx, dialect, plan);
-    return { changes, leftInPlace: plan.leftInPlace };
+    return { applied: await applyPlan(trx, dialect, plan), leftInPlace: plan.leftInPlace };
   });
+  // PostgreSQL: indexes on live tables, built without locking writes out, after the commit.
+  const failed = applied.later.length > 0 ? await buildLater(db, applied.later) : [];
+  if (failed.length > 0) throw new MigrationRefusedError(failed, 'migration applied, but some indexes could not be built (migrate again once the cause is fixed)');
+  return { changes: applied.changes, leftInPlace };
 }
 
 /**

@@ -118,6 +118,11 @@ function answer(known: InspectedTable, question: DataQuestion, stored: StoredTab
       const used = values(question.column).filter(([value]) => question.values.includes(value));
       return { ...known, valuesUsed: new Map([...known.valuesUsed, [question.column, used]]) };
     }
+    case 'duplicates': {
+      // The fake keeps values per column: a unique index over one column.
+      const shared = values(question.columns[0]!).filter(([, n]) => n > 1);
+      return { ...known, duplicates: new Map([...(known.duplicates ?? []), [question.columns.join(','), shared.slice(0, 5)]]) };
+    }
   }
 }
 
@@ -131,6 +136,8 @@ function describeQuestion(question: DataQuestion): string {
       return `values of ${question.table}.${question.column} outside ${question.options.join(', ')}`;
     case 'values-used':
       return `uses of ${question.table}.${question.column} as ${question.values.join(', ')}`;
+    case 'duplicates':
+      return `duplicates of ${question.table} (${question.columns.join(', ')})`;
   }
 }
 

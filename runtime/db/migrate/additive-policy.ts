@@ -9,13 +9,14 @@
  * later run of either mode, by this release or another, compares against what the database holds.
  */
 import type { ColumnMeta } from '../../registry.ts';
-import { includesIndex, indexDesign, indexedColumns, type IndexDesign } from './index-design.ts';
+import { includesIndex, indexDesigns, indexedColumns, searchDesign, type IndexDesign } from './index-design.ts';
 import { snapshotOf, type FieldSnapshot, type TableSnapshot } from './snapshot.ts';
 import type { MigrationStep } from './steps.ts';
 import {
   TableDraft,
   changedKindProblem,
   fieldPath,
+  uniqueIndexProblem,
   leftLine,
   newRequiredColumnProblem,
   requiredWithoutDefault,
@@ -109,9 +110,13 @@ class AdditiveTablePlanner extends TableDraft implements TablePlanner {
       }
       return this.plan([this.recreated()], designed);
     }
-    const indexSteps: MigrationStep[] = t.designedIndexes
-      .filter((index) => !includesIndex(t.recordedIndexes, index) || index.columns.some((column) => !t.actual.has(column)))
-      .map((index) => ({ kind: 'add-index', index }));
+    const indexSteps: MigrationStep[] = [];
+    for (const index of t.designedIndexes) {
+      if (t.hasIndex(index) && index.columns.every((column) => t.actual.has(column))) continue;
+      const problem = uniqueIndexProblem(t, index);
+      if (problem) return this.plan([], designed, [problem]);
+      indexSteps.push({ kind: 'add-index', index });
+    }
     const addedIndexes = indexSteps.flatMap((step) => (step.kind === 'add-index' ? [step.index] : []));
     return this.plan([...this.steps, ...indexSteps], extendSnapshot(t, designed, this.added, addedIndexes));
   }
@@ -147,15 +152,21 @@ function extendSnapshot(t: TableContext, designed: TableSnapshot, added: Readonl
     const field = old ? withOptions(old, designed.fields[column.name]) : designed.fields[column.name];
     if (field) fields[column.name] = field;
   }
-  // The snapshot keeps indexes as `TableMeta` declares them; the designs are only compared by name.
-  const nameOf = (table: string, declared: string) => indexDesign(table, declared).name;
-  const indexes = before.table.indexes.filter((declared) => indexDesign(before.table.name, declared).columns.every(recorded));
+  // The snapshot keeps indexes as `TableMeta` declares them: the recorded ones whose columns stay,
+  // and the designed ones this run added (by the names of their designs).
   const addedNames = new Set(addedIndexes.map((index) => index.name));
+  const designsOf = (table: TableSnapshot['table'], declared: TableSnapshot['table']['indexes'][number]) => indexDesigns(table, declared, t.dialect);
+  const indexes = before.table.indexes.filter((declared) => designsOf(before.table, declared).every((design) => design.columns.every(recorded)));
+  const keys = new Set(indexes.map((declared) => JSON.stringify(declared)));
   for (const declared of designed.table.indexes) {
-    const name = nameOf(designed.table.name, declared);
-    if (addedNames.has(name) && !indexes.some((kept) => nameOf(before.table.name, kept) === name)) indexes.push(declared);
+    if (keys.has(JSON.stringify(declared))) continue;
+    if (designsOf(designed.table, declared).some((design) => addedNames.has(design.name))) indexes.push(declared);
   }
-  return { version: 1, model: before.model, table: { name: before.table.name, columns, indexes }, fields };
+  const search = (before.table.search ?? []).filter(recorded);
+  for (const field of designed.table.search ?? []) {
+    if (!search.includes(field) && addedNames.has(searchDesign(designed.table.name, field, t.dialect).name)) search.push(field);
+  }
+  return { version: 1, model: before.model, table: { name: before.table.name, columns, indexes, ...(search.length > 0 ? { search } : {}) }, fields };
 }
 
 /** A recorded select with the options this version adds to it. */

@@ -15,6 +15,7 @@ import {
   fieldPath,
   newRequiredColumnProblem,
   recordedIndexesOn,
+  uniqueIndexProblem,
   requiredWithoutDefault,
   type ColumnChange,
   type ModePolicy,
@@ -115,8 +116,11 @@ class FullTablePlanner extends TableDraft implements TablePlanner {
     const indexSteps: MigrationStep[] = [];
     for (const index of t.designedIndexes) {
       // Also when recorded: a column added or replaced now comes without it.
-      const missing = !includesIndex(t.recordedIndexes, index) || index.columns.some((column) => !t.actual.has(column) || replaced.has(column));
-      if (missing) indexSteps.push({ kind: 'add-index', index });
+      const missing = !t.hasIndex(index) || index.columns.some((column) => !t.actual.has(column) || replaced.has(column));
+      if (!missing) continue;
+      const problem = uniqueIndexProblem(t, index);
+      if (problem) return this.plan([], designed, [problem]);
+      indexSteps.push({ kind: 'add-index', index });
     }
     for (const index of t.recordedIndexes) {
       // An index on a dropped column goes with the column.

@@ -1,10 +1,22 @@
 /**
- * Indexes as the planner and apply see them: a structured design, so that further kinds (several
- * columns, unique, other methods) are more data here and in apply's DDL, not new planner branches.
- * Today every index is derived from an entry of `TableMeta.indexes`, a single column name, and is
- * named `rms_idx_<table>_<column>`, the name databases migrated by earlier releases hold.
+ * Indexes as the planner and apply see them: a structured design derived from a table design's
+ * `indexes` and `search`, per dialect. Kinds are data here and DDL in apply, never planner branches.
+ *
+ * - A field name (refs, governed selects) is the single-column index earlier releases made too,
+ *   `rms_idx_<table>_<column>`.
+ * - A declared index (`index`, `indexes`) covers its fields and then `id`, so that an order on them
+ *   with the tie-break by id reads the index in order: `rms_ix_<table>_<fields>`. Orders put empty
+ *   values last in both directions (`NULLS LAST`); SQLite reads one index either way, PostgreSQL
+ *   only one way, so there a declared index whose last field may be empty gets a second one,
+ *   descending with empty values last (`…_desc`).
+ * - A unique field is a unique index on it, `rms_uq_<table>_<field>`; empty values never collide.
+ * - A `search` field has a trigram index that `contains` uses: on SQLite an FTS5 table
+ *   (`rms_fts_<table>_<field>`, kept by triggers), on PostgreSQL a pg_trgm GIN index on its
+ *   lowered value (`rms_trgm_<table>_<field>`).
  */
-import type { TableMeta } from '../../registry.ts';
+import { createHash } from 'node:crypto';
+import type { Dialect } from '../connect.ts';
+import type { DeclaredIndex, TableMeta } from '../../registry.ts';
 
 export interface IndexDesign {
   /** The index's name in the database; unique per database on PostgreSQL. */
@@ -13,27 +25,68 @@ export interface IndexDesign {
   /** Indexed columns, in index order. */
   readonly columns: readonly string[];
   readonly unique: boolean;
+  /** Columns the index keeps descending with empty values last (PostgreSQL's second index of a declared one). */
+  readonly descending?: readonly string[];
+  /** `search`: a trigram index of its one column. */
+  readonly method?: 'search';
 }
 
-/** The index a `TableMeta.indexes` entry declares. */
-export function indexDesign(table: string, declared: string): IndexDesign {
-  return { name: `rms_idx_${table}_${declared}`, table, columns: [declared], unique: false };
+/** PostgreSQL cuts identifiers at 63 bytes: longer names end in a hash so that two never meet. */
+const MAX_NAME = 63;
+
+function indexName(prefix: string, table: string, columns: readonly string[], suffix = ''): string {
+  const name = `${prefix}_${table}_${columns.join('_')}${suffix}`;
+  if (Buffer.byteLength(name) <= MAX_NAME) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, MAX_NAME - 9)}_${hash}`;
 }
 
-/** Every index a table design declares, in declaration order. */
-export function indexesOf(table: TableMeta): IndexDesign[] {
-  return table.indexes.map((declared) => indexDesign(table.name, declared));
+/** The designs one `TableMeta.indexes` entry gives (two on PostgreSQL for an ordered index on a field that may be empty). */
+export function indexDesigns(table: TableMeta, declared: string | DeclaredIndex, dialect: Dialect): IndexDesign[] {
+  if (typeof declared === 'string') return [{ name: `rms_idx_${table.name}_${declared}`, table: table.name, columns: [declared], unique: false }];
+  if (declared.unique) return [{ name: indexName('rms_uq', table.name, declared.fields), table: table.name, columns: declared.fields, unique: true }];
+  const columns = [...declared.fields, 'id'];
+  const ordered: IndexDesign = { name: indexName('rms_ix', table.name, declared.fields), table: table.name, columns, unique: false };
+  const last = declared.fields[declared.fields.length - 1]!;
+  const mayBeEmpty = table.columns.find((column) => column.name === last)?.notNull !== true;
+  if (dialect !== 'postgres' || !mayBeEmpty) return [ordered];
+  return [ordered, { name: indexName('rms_ix', table.name, declared.fields, '_desc'), table: table.name, columns, unique: false, descending: [last] }];
+}
+
+/** The trigram index of a `search` field. */
+export function searchDesign(table: string, field: string, dialect: Dialect): IndexDesign {
+  return { name: indexName(dialect === 'postgres' ? 'rms_trgm' : 'rms_fts', table, [field]), table, columns: [field], unique: false, method: 'search' };
+}
+
+/** Every index a table design declares, in declaration order, then its search indexes. */
+export function indexesOf(table: TableMeta, dialect: Dialect): IndexDesign[] {
+  return [...table.indexes.flatMap((declared) => indexDesigns(table, declared, dialect)), ...(table.search ?? []).map((field) => searchDesign(table.name, field, dialect))];
 }
 
 export function sameIndex(a: IndexDesign, b: IndexDesign): boolean {
-  return a.name === b.name && a.table === b.table && a.unique === b.unique && a.columns.join('\0') === b.columns.join('\0');
+  return (
+    a.name === b.name &&
+    a.table === b.table &&
+    a.unique === b.unique &&
+    a.method === b.method &&
+    a.columns.join('\0') === b.columns.join('\0') &&
+    (a.descending ?? []).join('\0') === (b.descending ?? []).join('\0')
+  );
 }
 
 export function includesIndex(indexes: readonly IndexDesign[], index: IndexDesign): boolean {
   return indexes.some((candidate) => sameIndex(candidate, index));
 }
 
-/** How messages name what an index covers: `lead.stage`, or `lead (stage, expected_revenue)`. */
+/** How messages name what an index covers: `lead.stage`, or `lead (stage, expected_revenue)` — the fields, without the `id` an ordered index ends with. */
 export function indexedColumns(owner: string, index: IndexDesign): string {
-  return index.columns.length === 1 ? `${owner}.${index.columns[0]}` : `${owner} (${index.columns.join(', ')})`;
+  const fields = index.columns.length > 1 && index.columns[index.columns.length - 1] === 'id' ? index.columns.slice(0, -1) : index.columns;
+  const descending = index.descending && index.descending.length > 0 ? ', descending' : '';
+  return fields.length === 1 ? `${owner}.${fields[0]}${descending && ` (descending)`}` : `${owner} (${fields.join(', ')}${descending})`;
+}
+
+/** `index on lead.party`, `unique index on invoice.number`, `search index on lead.title`: what change lines name. */
+export function describeIndex(index: IndexDesign): string {
+  const kind = index.method === 'search' ? 'search index' : index.unique ? 'unique index' : 'index';
+  return `${kind} on ${indexedColumns(index.table, index)}`;
 }

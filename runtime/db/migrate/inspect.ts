@@ -2,7 +2,7 @@
  * Stage 1: reads the database into plain data for the planner (see inspected.ts). Reads only.
  */
 import type { Knex } from 'knex';
-import { dialectOf } from '../connect.ts';
+import { dialectOf, type Dialect } from '../connect.ts';
 import { inspectedTable, type DataQuestion, type InspectedDatabase, type InspectedTable, type ValueCount } from './inspected.ts';
 import { SCHEMA_TABLE, type TableSnapshot } from './snapshot.ts';
 
@@ -15,14 +15,31 @@ export async function readSnapshots(db: Knex): Promise<Map<string, TableSnapshot
   return snapshots;
 }
 
-/** Which of `tables` exist, with their columns. Reads no rows. */
+/** Which of `tables` exist, with their columns, and which indexes the database holds. Reads no rows. */
 export async function inspectTables(db: Knex, tables: Iterable<string>): Promise<InspectedDatabase> {
   const inspected = new Map<string, InspectedTable>();
   for (const table of new Set(tables)) {
     if (!(await db.schema.hasTable(table))) continue;
     inspected.set(table, inspectedTable(Object.keys(await db(table).columnInfo())));
   }
-  return { dialect: dialectOf(db), tables: inspected };
+  const dialect = dialectOf(db);
+  return { dialect, tables: inspected, indexNames: await indexNames(db, dialect) };
+}
+
+/**
+ * The indexes the database holds, by name. On PostgreSQL only valid ones: a concurrent build that
+ * failed leaves an invalid index behind, to be built again. SQLite's search tables count as indexes.
+ */
+async function indexNames(db: Knex, dialect: Dialect): Promise<Set<string>> {
+  if (dialect === 'postgres') {
+    const result = await db.raw(
+      `select c.relname as name from pg_index x join pg_class c on c.oid = x.indexrelid join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = current_schema() and x.indisvalid`,
+    );
+    return new Set((result as { rows: { name: string }[] }).rows.map((row) => row.name));
+  }
+  const rows = (await db.raw(`select name from sqlite_master where type = 'index' or (type = 'table' and name like 'rms\\_fts\\_%' escape '\\')`)) as { name: string }[];
+  return new Set(rows.map((row) => row.name));
 }
 
 /** `inspected` with the answers to `questions` added. The filled counts of a table take one scan. */
@@ -37,6 +54,7 @@ export async function answerQuestions(db: Knex, inspected: InspectedDatabase, qu
     const filled = new Map(known.filled);
     const valuesOutside = new Map(known.valuesOutside);
     const valuesUsed = new Map(known.valuesUsed);
+    const duplicates = new Map(known.duplicates);
     const filledColumns: string[] = [];
     for (const question of asked) {
       switch (question.kind) {
@@ -52,10 +70,13 @@ export async function answerQuestions(db: Knex, inspected: InspectedDatabase, qu
         case 'values-used':
           valuesUsed.set(question.column, await countUsing(db, table, question.column, question.values));
           break;
+        case 'duplicates':
+          duplicates.set(question.columns.join(','), await countDuplicates(db, table, question.columns));
+          break;
       }
     }
     for (const [column, count] of await countFilled(db, table, filledColumns)) filled.set(column, count);
-    tables.set(table, { ...known, ...(rows === undefined ? {} : { rows }), filled, valuesOutside, valuesUsed });
+    tables.set(table, { ...known, ...(rows === undefined ? {} : { rows }), filled, valuesOutside, valuesUsed, duplicates });
   }
   return { ...inspected, tables };
 }
@@ -83,6 +104,19 @@ async function countOutside(db: Knex, table: string, column: string, options: re
 async function countUsing(db: Knex, table: string, column: string, values: readonly string[]): Promise<ValueCount[]> {
   const rows = await db(table).select(column).count({ n: '*' }).whereIn(column, [...values]).groupBy(column);
   return rows.map(valueCount(column));
+}
+
+/** Up to five value combinations that several rows hold in `columns` (empty values never collide, so rows with one are left out). */
+async function countDuplicates(db: Knex, table: string, columns: readonly string[]): Promise<ValueCount[]> {
+  const query = db(table)
+    .select(...columns)
+    .count({ n: '*' })
+    .groupBy(...columns)
+    .havingRaw('count(*) > 1')
+    .limit(5);
+  for (const column of columns) query.whereNotNull(column);
+  const rows = (await query) as Record<string, unknown>[];
+  return rows.map((row) => [columns.map((column) => String(row[column])).join(', '), Number(row.n)] as const);
 }
 
 function valueCount(column: string): (row: unknown) => ValueCount {

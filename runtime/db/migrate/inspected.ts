@@ -10,6 +10,11 @@ export interface InspectedDatabase {
   readonly dialect: Dialect;
   /** The inspected tables that exist, by name; an inspected table missing here does not exist. */
   readonly tables: ReadonlyMap<string, InspectedTable>;
+  /**
+   * The names of the indexes the database holds, usable ones only (and SQLite's search tables):
+   * an index is added when its name is missing here. Absent: judged by the recorded designs.
+   */
+  readonly indexNames?: ReadonlySet<string>;
 }
 
 export interface InspectedTable {
@@ -23,6 +28,8 @@ export interface InspectedTable {
   readonly valuesOutside: ReadonlyMap<string, readonly ValueCount[]>;
   /** Per column asked about: which of the values asked about it holds. */
   readonly valuesUsed: ReadonlyMap<string, readonly ValueCount[]>;
+  /** Per column list asked about (joined by `,`): up to five values several rows hold in them. */
+  readonly duplicates?: ReadonlyMap<string, readonly ValueCount[]>;
 }
 
 /** A stored value and how many rows hold it. */
@@ -33,7 +40,8 @@ export type DataQuestion =
   | { readonly kind: 'rows'; readonly table: string }
   | { readonly kind: 'filled'; readonly table: string; readonly column: string }
   | { readonly kind: 'values-outside'; readonly table: string; readonly column: string; readonly options: readonly string[] }
-  | { readonly kind: 'values-used'; readonly table: string; readonly column: string; readonly values: readonly string[] };
+  | { readonly kind: 'values-used'; readonly table: string; readonly column: string; readonly values: readonly string[] }
+  | { readonly kind: 'duplicates'; readonly table: string; readonly columns: readonly string[] };
 
 export function inspectedTable(columns: readonly string[]): InspectedTable {
   return { columns, filled: new Map(), valuesOutside: new Map(), valuesUsed: new Map() };

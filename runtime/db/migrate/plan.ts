@@ -49,11 +49,11 @@ export function planMigration(
   for (const model of models) {
     const actual = inspected.tables.get(model.table.name);
     if (!actual) {
-      plan.steps.push({ kind: 'create-table', model, indexes: indexesOf(model.table), recreate: false });
+      plan.steps.push({ kind: 'create-table', model, indexes: indexesOf(model.table, inspected.dialect), recreate: false });
       plan.snapshots.push(snapshotOf(model));
       continue;
     }
-    const t = tableContext(model, recorded.get(model.table.name), actual, inspected.dialect);
+    const t = tableContext(model, recorded.get(model.table.name), actual, inspected.dialect, inspected.indexNames);
     const table = planTable(t, policy.tablePlanner(t), questions);
     if (!table) continue;
     plan.steps.push(...table.steps);

@@ -28,6 +28,12 @@ export class StoredData {
     return this.known.valuesOutside.get(column) ?? unanswered({ kind: 'values-outside', table: this.table, column, options });
   }
 
+  /** Up to five values (joined by `, ` for several columns) that several rows hold in `columns`: what a unique index would refuse. */
+  duplicates(columns: readonly string[]): readonly ValueCount[] {
+    if (this.rows() === 0) return [];
+    return this.known.duplicates?.get(columns.join(',')) ?? unanswered({ kind: 'duplicates', table: this.table, columns });
+  }
+
   /** Which of `values` rows hold in `column`. */
   valuesUsed(column: string, values: readonly string[]): readonly ValueCount[] {
     if (this.rows() === 0) return [];

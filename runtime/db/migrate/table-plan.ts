@@ -5,7 +5,7 @@
  */
 import type { Dialect } from '../connect.ts';
 import type { ColumnMeta, FieldKind, FieldMeta, ModelMeta } from '../../registry.ts';
-import { indexesOf, type IndexDesign } from './index-design.ts';
+import { includesIndex, indexesOf, type IndexDesign } from './index-design.ts';
 import type { InspectedTable } from './inspected.ts';
 import type { FieldSnapshot, TableSnapshot } from './snapshot.ts';
 import type { MigrationStep } from './steps.ts';
@@ -25,10 +25,19 @@ export interface TableContext {
   readonly recordedColumns: ReadonlyMap<string, ColumnMeta>;
   readonly designedIndexes: readonly IndexDesign[];
   readonly recordedIndexes: readonly IndexDesign[];
+  /** Whether the database holds the index: by name when inspection read the names, else as recorded. */
+  readonly hasIndex: (index: IndexDesign) => boolean;
   readonly data: StoredData;
 }
 
-export function tableContext(model: ModelMeta, recorded: TableSnapshot | undefined, inspected: InspectedTable, dialect: Dialect): TableContext {
+export function tableContext(
+  model: ModelMeta,
+  recorded: TableSnapshot | undefined,
+  inspected: InspectedTable,
+  dialect: Dialect,
+  indexNames?: ReadonlySet<string>,
+): TableContext {
+  const recordedIndexes = recorded ? indexesOf(recorded.table, dialect) : [];
   return {
     model,
     name: model.table.name,
@@ -37,10 +46,24 @@ export function tableContext(model: ModelMeta, recorded: TableSnapshot | undefin
     actual: new Set(inspected.columns),
     designedColumns: new Map(model.table.columns.map((column) => [column.name, column])),
     recordedColumns: new Map((recorded?.table.columns ?? []).map((column) => [column.name, column])),
-    designedIndexes: indexesOf(model.table),
-    recordedIndexes: recorded ? indexesOf(recorded.table) : [],
+    designedIndexes: indexesOf(model.table, dialect),
+    recordedIndexes,
+    hasIndex: (index) => (indexNames ? indexNames.has(index.name) : includesIndex(recordedIndexes, index)),
     data: new StoredData(model.table.name, inspected),
   };
+}
+
+/**
+ * A unique index cannot be added over values several rows share: the refusal names a few of them.
+ * (Empty values never collide.) Asks for the duplicates only when the table has rows.
+ */
+export function uniqueIndexProblem(t: TableContext, index: IndexDesign): string | undefined {
+  if (!index.unique || index.columns.some((column) => !t.actual.has(column))) return undefined;
+  const shared = t.data.duplicates(index.columns);
+  if (shared.length === 0) return undefined;
+  const what = index.columns.map((column) => `${t.model.name}.${column}`).join(', ');
+  const values = shared.map(([value, rows]) => `${JSON.stringify(value)} (${rows} records)`).join(', ');
+  return `${what} must be unique, but records share values: ${values}: change those records so each value is held once, then migrate again`;
 }
 
 /** The recorded indexes that cover `column` (they go when it does). */
