@@ -292,10 +292,21 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await page.locator('li.plan', { hasText: 'Bulk lead 00' }).getByRole('button', { name: 'Reject' }).click();
     await notice().getByText('Rejected: Delete lead “Bulk lead 00”.').waitFor();
     await approvalsLink.getByText('1', { exact: true }).waitFor();
+    // Approving a delete asks first, naming the record; cancelling leaves the plan pending.
     await card.getByRole('button', { name: 'Approve' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete lead “Small deal”?' });
+    await confirm.getByText('Approving lets the agent “Cleanup bot” delete lead “Small deal”. This cannot be undone.').waitFor();
+    await shot('09b-approve-delete-confirm');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect((await server.command(adminToken, 'lead.get', { id: small.id })).status).toBe(200);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await confirm.getByRole('button', { name: 'Approve and delete' }).click();
     await notice().getByText('Approved: Delete lead “Small deal”.').waitFor();
     await page.getByText('Nothing is waiting for approval.').waitFor();
-    await poll(() => approvalsLink.locator('.badge').count()).toBe(0);
+    // At 0 the badge stays, quietly: nothing waiting is not the same as not knowing.
+    await poll(() => approvalsLink.locator('.badge').innerText()).toBe('0');
+    expect(await approvalsLink.locator('.badge').getAttribute('class')).toContain('badge-zero');
     expect((await server.command(adminToken, 'lead.search', { filter: [{ field: 'id', op: 'eq', value: small.id }] })).body.value.total).toBe(0);
 
     await page.getByRole('button', { name: 'Decided' }).click();

@@ -13,6 +13,7 @@ import type { Meta, PlansAnswer } from './lib/types.ts';
 import { ApprovalsPage } from './pages/approvals.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { HomePage } from './pages/home.tsx';
+import { ImportPage } from './pages/import.tsx';
 import { ListPage } from './pages/list.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { RecordFormPage } from './pages/record-form.tsx';
@@ -123,6 +124,7 @@ function SignedIn() {
     ...withLookups(meta),
     pendingCount,
     refreshPending: () => setPendingTick((value) => value + 1),
+    reportPending: setPendingCount,
     notify: (message, tone = 'success') => setNotice({ message, tone, id: Date.now() }),
   };
   return (
@@ -166,7 +168,7 @@ function Shell({ notice, onDismiss }: { notice: { message: string; tone: 'succes
     }
   }, [location.path]);
 
-  const activeModel = route.page === 'list' || route.page === 'record' || route.page === 'create' || route.page === 'edit' ? route.model : null;
+  const activeModel = route.page === 'list' || route.page === 'record' || route.page === 'create' || route.page === 'edit' || route.page === 'import' ? route.model : null;
   const navLink = (href: string, label: string, active: boolean, extra?: ComponentChildren) => (
     <a href={href} onClick={onLinkClick} class={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
       <span>{label}</span>
@@ -227,8 +229,9 @@ function Shell({ notice, onDismiss }: { notice: { message: string; tone: 'succes
                 paths.approvals(),
                 'Approvals',
                 route.page === 'approvals',
-                meta.pendingCount ? (
-                  <span class="badge" aria-label={`${meta.pendingCount} pending`}>
+                // Shown at 0 too (quietly), so "nothing waiting" reads differently from "not known".
+                meta.pendingCount !== null ? (
+                  <span class={meta.pendingCount > 0 ? 'badge' : 'badge badge-zero'} aria-label={`${meta.pendingCount} pending`}>
                     {meta.pendingCount}
                   </span>
                 ) : undefined,
@@ -272,6 +275,11 @@ function Page({ route, query }: { route: Route; query: URLSearchParams }) {
       const model = meta.model(route.model);
       if (!model || !(can(model, 'search') || can(model, 'list'))) return <NotFound />;
       return <ListPage key={model.name} model={model} query={query} />;
+    }
+    case 'import': {
+      const model = meta.model(route.model);
+      if (!model || !can(model, 'create')) return <NotFound />;
+      return <ImportPage key={`${model.name}/import`} model={model} />;
     }
     case 'create': {
       const model = meta.model(route.model);

@@ -64,6 +64,7 @@ export function FieldInput({ model, field, value, error, onChange }: { model: st
     <div class={`field field-${field.kind}${error ? ' has-error' : ''}`}>
       <label for={id}>
         {field.label}
+        {field.kind === 'money' && field.currency && <span class="unit">{` (${field.currency})`}</span>}
         {field.required && (
           <span class="req" aria-hidden="true">
             {' '}

@@ -1,6 +1,6 @@
-/** A field's value, shown by its kind: money with two decimals, dates, options, yes/no, refs as links. */
+/** A field's value, shown by its kind: money with two decimals (and its currency), dates, options, yes/no, refs as links. */
 import { can, useMeta } from '../lib/meta.ts';
-import { formatDate, formatMoney, optionLabel, valueText } from '../lib/format.ts';
+import { formatAmount, formatDate, optionLabel, valueText } from '../lib/format.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 import type { FieldInfo } from '../lib/types.ts';
 
@@ -19,7 +19,7 @@ export function FieldValue({ field, value, title, full = false }: { field: Field
   if (value === null || value === undefined || value === '') return <Empty />;
   switch (field.kind) {
     case 'money':
-      return <span class="num">{typeof value === 'number' ? formatMoney(value) : String(value)}</span>;
+      return <span class="num">{typeof value === 'number' ? formatAmount(value, field.currency) : String(value)}</span>;
     case 'number':
       return <span class="num">{valueText(field, value)}</span>;
     case 'date':

@@ -3,7 +3,7 @@
  * token, `{"error": "..."}` turned into an `ApiError`. Any 401 on an authenticated call ends the
  * session (the app then shows sign-in with a message).
  */
-import type { ApprovalRequiredAnswer, CommandEnvelope, FilterCondition, LoginAnswer, OrderKey, SearchAnswer } from './types.ts';
+import type { ApprovalRequiredAnswer, CommandEnvelope, DryRunAnswer, FilterCondition, LoginAnswer, OrderKey, SearchAnswer } from './types.ts';
 
 const TOKEN_KEY = 'rms.session';
 
@@ -56,6 +56,18 @@ function endSession(reason: 'signed-out' | 'expired'): void {
   for (const listener of listeners) listener(reason);
 }
 
+/** Commands that only read, and dry runs: they change nothing the app may have cached. */
+const READ_PATH = /^\/api\/[^/]+\/(get|list|search)(\?|$)|[?&]dry_run=true|^\/api\/auth\/log(in|out)$/;
+let changes = 0;
+
+/**
+ * How many changes this page has made through the API (creates, updates, actions, approvals…), so
+ * that what is cached (counts of records) is known to be stale after one.
+ */
+export function changeCount(): number {
+  return changes;
+}
+
 export async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown, options: { auth?: boolean } = {}): Promise<{ status: number; body: T }> {
   const auth = options.auth ?? true;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -84,6 +96,7 @@ export async function request<T>(method: 'GET' | 'POST', path: string, body?: un
     if (memoryToken === token) endSession('expired');
     throw new ApiError(401, 'Your session has ended. Please sign in again.', parsed);
   }
+  if (res.ok && method === 'POST' && !READ_PATH.test(path)) changes += 1;
   if (!res.ok) {
     const message = typeof (parsed as { error?: unknown } | undefined)?.error === 'string' ? (parsed as { error: string }).error : defaultMessage(res.status);
     throw new ApiError(res.status, message, parsed);
@@ -130,6 +143,16 @@ export async function command<T>(model: string, name: string, input: Record<stri
   if (status === 202) return { kind: 'proposed', planId: String((body as ApprovalRequiredAnswer).plan_id ?? '') };
   const envelope = body as CommandEnvelope<T>;
   return { kind: 'done', value: envelope.value, denied: envelope.denied ?? [] };
+}
+
+/**
+ * What a command would do, with nothing changed and nothing audited (`?dry_run=true`): the
+ * record it would answer, or the command's error thrown as an `ApiError`.
+ */
+export async function dryRun<T>(model: string, name: string, input: Record<string, unknown>): Promise<CommandResult<T>> {
+  const { body } = await request<DryRunAnswer>('POST', `/api/${encodeURIComponent(model)}/${encodeURIComponent(name)}?dry_run=true`, input);
+  if ('approval_required' in body) return { kind: 'proposed', planId: '' };
+  return { kind: 'done', value: body.value as T, denied: body.denied ?? [] };
 }
 
 /** A command that must run (not be proposed): its value. */

@@ -12,6 +12,33 @@ export function formatMoney(minor: number): string {
   return `${negative ? '-' : ''}${grouping.format(units)}.${cents}`;
 }
 
+const currencyFormats = new Map<string, Intl.NumberFormat | null>();
+
+function currencyFormat(currency: string): Intl.NumberFormat | null {
+  let format = currencyFormats.get(currency);
+  if (format === undefined) {
+    try {
+      format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    } catch {
+      format = null; // not an ISO 4217 code this browser knows: the code is written after the amount
+    }
+    currencyFormats.set(currency, format);
+  }
+  return format;
+}
+
+/**
+ * A money field's value for reading: with its currency when the field has one (123456 in EUR →
+ * "€1,234.56"), else as `formatMoney`. The amount goes to Intl as a decimal string, which it
+ * formats exactly (no float rounding of large amounts).
+ */
+export function formatAmount(minor: number, currency?: string): string {
+  if (!currency) return formatMoney(minor);
+  const format = currencyFormat(currency);
+  if (!format) return `${formatMoney(minor)} ${currency}`;
+  return format.format(formatMoney(minor).replace(/,/g, '') as unknown as number);
+}
+
 /** The money input's text for a value: 1234 → "12.34" (no grouping, so it parses back). */
 export function moneyInputText(minor: number | null | undefined): string {
   if (minor === null || minor === undefined) return '';
@@ -43,6 +70,14 @@ export function parseInteger(text: string): number | null | undefined {
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
+const timestampFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** An ISO timestamp to the second, in the reader's locale and time zone ("Mar 12, 2025, 08:09:42 AM"). */
+export function formatTimestamp(value: string): string {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? value : timestampFormat.format(time);
+}
+
 /** "2025-03-12" → "Mar 12, 2025" (in the reader's locale). */
 export function formatDate(value: string): string {
   const time = Date.parse(`${value}T00:00:00Z`);
@@ -68,7 +103,7 @@ export function valueText(field: FieldInfo | undefined, value: unknown): string 
   if (!field) return typeof value === 'string' ? value : JSON.stringify(value);
   switch (field.kind) {
     case 'money':
-      return typeof value === 'number' ? formatMoney(value) : String(value);
+      return typeof value === 'number' ? formatAmount(value, field.currency) : String(value);
     case 'number':
       return typeof value === 'number' ? grouping.format(value) : String(value);
     case 'date':

@@ -9,6 +9,8 @@ export interface AppMeta extends Meta {
   /** Pending approvals, for the badge; null while unknown or when the inbox is unavailable. */
   readonly pendingCount: number | null;
   readonly refreshPending: () => void;
+  /** The approvals inbox read the plans itself: its count, so the badge follows without another request. */
+  readonly reportPending: (count: number) => void;
   /** Shows a short message in the page's status area (announced to screen readers). */
   readonly notify: (message: string, tone?: 'success' | 'error') => void;
 }

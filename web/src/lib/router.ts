@@ -58,6 +58,7 @@ export const paths = {
   record: (model: string, id: string) => `/records/${encodeURIComponent(model)}/${encodeURIComponent(id)}`,
   edit: (model: string, id: string) => `/records/${encodeURIComponent(model)}/${encodeURIComponent(id)}/edit`,
   create: (model: string, query?: string) => `/records/${encodeURIComponent(model)}/new${query ? `?${query}` : ''}`,
+  importCsv: (model: string) => `/records/${encodeURIComponent(model)}/import`,
   approvals: () => '/approvals',
   tokens: () => '/agent-tokens',
   audit: () => '/audit',
@@ -67,6 +68,7 @@ export type Route =
   | { readonly page: 'home' }
   | { readonly page: 'list'; readonly model: string }
   | { readonly page: 'create'; readonly model: string }
+  | { readonly page: 'import'; readonly model: string }
   | { readonly page: 'record'; readonly model: string; readonly id: string }
   | { readonly page: 'edit'; readonly model: string; readonly id: string }
   | { readonly page: 'approvals' }
@@ -87,6 +89,7 @@ export function matchRoute(path: string): Route {
   if (first === 'records' && model) {
     if (id === undefined) return { page: 'list', model };
     if (id === 'new' && extra === undefined) return { page: 'create', model };
+    if (id === 'import' && extra === undefined) return { page: 'import', model };
     if (extra === undefined) return { page: 'record', model, id };
     if (extra === 'edit' && parts.length === 4) return { page: 'edit', model, id };
   }

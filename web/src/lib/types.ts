@@ -15,6 +15,7 @@ export type {
   CommandEnvelope,
   CommandInfo,
   CommandsAnswer,
+  DryRunAnswer,
   FieldInfo,
   FieldKind,
   FilterCondition,

@@ -1,5 +1,5 @@
 /** The approvals inbox: what agents proposed (command, record, input), approve or reject. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, run } from '../lib/api.ts';
 import { formatDateTime, optionLabel, valueText } from '../lib/format.ts';
 import { can, useMeta, type AppMeta } from '../lib/meta.ts';
@@ -8,6 +8,7 @@ import { onLinkClick, paths } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
 import type { ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
 import { LoadStatus } from '../components/load-status.tsx';
+import { ConfirmDialog } from '../components/modal.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
 
 const STATUS_LABELS: Record<PlanInfo['status'], string> = { pending: 'Pending', approved: 'Approved', rejected: 'Rejected', failed: 'Failed' };
@@ -23,10 +24,17 @@ export function ApprovalsPage() {
   useDocumentTitle('Approvals');
   const meta = useMeta();
   const [view, setView] = useState<'pending' | 'decided'>('pending');
-  // Reloads when the polled pending count changes, so new proposals show up without a click.
-  const [state, reload] = useLoad(() => get<PlansAnswer>('/api/plans').then((data) => data.plans), [meta.pendingCount]);
+  const [state, reload] = useLoad(() => get<PlansAnswer>('/api/plans').then((data) => data.plans), []);
   const plans = state.data ?? [];
   const pending = plans.filter((plan) => plan.status === 'pending');
+  // The badge follows what this page read; when the badge's own poll finds another count, new
+  // proposals (or decisions elsewhere) came in, and the page reads them.
+  useEffect(() => {
+    if (state.data) meta.reportPending(pending.length);
+  }, [state.data]);
+  useEffect(() => {
+    if (state.data && !state.loading && meta.pendingCount !== null && meta.pendingCount !== pending.length) reload();
+  }, [meta.pendingCount]);
   const decided = plans.filter((plan) => plan.status !== 'pending');
   const shown = view === 'pending' ? pending : decided;
   const refs = plans.flatMap((plan) => {
@@ -43,7 +51,6 @@ export function ApprovalsPage() {
 
   function decided_(message: string, tone: 'success' | 'error' = 'success') {
     meta.notify(message, tone);
-    meta.refreshPending();
     reload();
   }
 
@@ -57,17 +64,14 @@ export function ApprovalsPage() {
         <button
           type="button"
           class="btn"
-          onClick={() => {
-            reload();
-            meta.refreshPending();
-          }}
+          onClick={reload}
         >
           Refresh
         </button>
       </div>
       <div class="segmented" role="group" aria-label="Show">
         <button type="button" class={view === 'pending' ? 'seg on' : 'seg'} aria-pressed={view === 'pending' ? 'true' : 'false'} onClick={() => setView('pending')}>
-          Pending {state.data && <span class="badge">{pending.length}</span>}
+          Pending {state.data && <span class={pending.length > 0 ? 'badge' : 'badge badge-zero'}>{pending.length}</span>}
         </button>
         <button type="button" class={view === 'decided' ? 'seg on' : 'seg'} aria-pressed={view === 'decided' ? 'true' : 'false'} onClick={() => setView('decided')}>
           Decided
@@ -98,6 +102,9 @@ function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLook
   const recordName = plan.record_id ? title(modelName, plan.record_id) : undefined;
   const inputEntries = Object.entries(plan.input ?? {}).filter(([key]) => key !== 'id');
   const headingId = `plan-${plan.plan_id}`;
+
+  const deletes = plan.command.endsWith('.delete');
+  const [confirming, setConfirming] = useState(false);
 
   async function decide(kind: 'approve' | 'reject') {
     setBusy(kind);
@@ -154,13 +161,30 @@ function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLook
       )}
       {plan.status === 'pending' && (
         <div class="row-actions">
-          <button type="button" class="btn btn-primary" disabled={busy !== null} onClick={() => void decide('approve')}>
+          <button type="button" class="btn btn-primary" disabled={busy !== null} onClick={() => (deletes ? setConfirming(true) : void decide('approve'))}>
             {busy === 'approve' ? 'Approving…' : 'Approve'}
           </button>
           <button type="button" class="btn" disabled={busy !== null} onClick={() => void decide('reject')}>
             {busy === 'reject' ? 'Rejecting…' : 'Reject'}
           </button>
         </div>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={`Delete ${(model?.label ?? modelName).toLowerCase()} “${recordName ?? plan.record_id ?? ''}”?`}
+          message={
+            <p>
+              {`Approving lets the agent${plan.agent?.label ? ` “${plan.agent.label}”` : ''} delete ${(model?.label ?? modelName).toLowerCase()} “${recordName ?? plan.record_id ?? ''}”. This cannot be undone.`}
+            </p>
+          }
+          confirmLabel="Approve and delete"
+          danger
+          onClose={() => setConfirming(false)}
+          onConfirm={async () => {
+            setConfirming(false);
+            await decide('approve');
+          }}
+        />
       )}
     </li>
   );

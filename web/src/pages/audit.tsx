@@ -1,19 +1,30 @@
-/** The audit trail (admins): who ran or proposed which command on which record, and how it went. */
+/**
+ * The audit trail (admins): who ran or proposed which command on which record, when to the
+ * second, how it went and with what input. Changes only by default: reads (every list and search,
+ * the app's own included) outnumber them many times over, so they are a filter away.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.ts';
-import { formatDateTime, optionLabel } from '../lib/format.ts';
+import { formatTimestamp, optionLabel } from '../lib/format.ts';
 import { can, useMeta } from '../lib/meta.ts';
 import { useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import type { AuditAnswer, FilterCondition } from '../lib/types.ts';
+import type { AuditAnswer, AuditTrailRow, FilterCondition } from '../lib/types.ts';
 import { LoadStatus } from '../components/load-status.tsx';
 import { PagedTable, pagingOf } from '../components/paged-table.tsx';
 
 const OUTCOMES = ['executed', 'proposed', 'approved', 'rejected', 'refused', 'failed'] as const;
 
+/** The `access` filter: `?access=read` reads only, `?access=all` both; none: changes only. */
+const ACCESS_CHOICES = [
+  { value: '', label: 'Changes' },
+  { value: 'read', label: 'Reads' },
+  { value: 'all', label: 'Changes and reads' },
+] as const;
+
 export function AuditPage({ query }: { query: URLSearchParams }) {
   useDocumentTitle('Audit trail');
-  const meta = useMeta();
+  const access = query.get('access') ?? '';
   const actor = query.get('actor') ?? '';
   const outcome = query.get('outcome') ?? '';
   const commandText = query.get('command') ?? '';
@@ -22,6 +33,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   const { page, size } = paging;
 
   const filter: FilterCondition[] = [];
+  if (access !== 'all') filter.push({ field: 'access', op: 'eq', value: access === 'read' ? 'read' : 'write' });
   if (actor === 'person' || actor === 'agent') filter.push({ field: 'actor', op: 'eq', value: actor });
   if (outcome) filter.push({ field: 'outcome', op: 'eq', value: outcome });
   if (commandText.trim()) filter.push({ field: 'command', op: 'contains', value: commandText.trim() });
@@ -48,6 +60,7 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
   }
 
   const rows = state.data?.rows ?? [];
+  const narrowed = actor !== '' || outcome !== '' || commandText.trim() !== '' || who.trim() !== '';
   return (
     <section class="page">
       <div class="page-head">
@@ -65,6 +78,16 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
           setQuery({ command: commandDraft.trim() || null, who: whoDraft.trim() || null, page: null });
         }}
       >
+        <label class="inline-field">
+          <span>Show</span>
+          <select value={access} onChange={(event) => setQuery({ access: event.currentTarget.value || null, page: null })}>
+            {ACCESS_CHOICES.map((choice) => (
+              <option value={choice.value} key={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+        </label>
         <label class="inline-field">
           <span>Actor</span>
           <select value={actor} onChange={(event) => setQuery({ actor: event.currentTarget.value || null, page: null })}>
@@ -97,9 +120,9 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
         </button>
       </form>
       <LoadStatus state={state} onRetry={reload} />
-      {state.data && rows.length === 0 && <p class="empty-state">{filter.length ? 'No entries match these filters.' : 'Nothing has been recorded yet.'}</p>}
+      {state.data && rows.length === 0 && <p class="empty-state">{narrowed ? 'No entries match these filters.' : access === 'read' ? 'No reads have been recorded yet.' : 'No changes have been recorded yet.'}</p>}
       <PagedTable label="Audit trail" paging={paging} shown={rows.length} answer={state.data} loading={state.loading} onQuery={setQuery}>
-        <table class="data">
+        <table class="data audit-table">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -111,52 +134,96 @@ export function AuditPage({ query }: { query: URLSearchParams }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => {
-              const modelName = row.command.split('.')[0] ?? '';
-              const model = meta.model(modelName);
-              return (
-                <tr key={row.id}>
-                  <td data-label="When" class="nowrap">
-                    {formatDateTime(row.at)}
-                  </td>
-                  <td data-label="Who">
-                    {row.actor === 'agent' ? (
-                      <>
-                        <span class="tag">agent</span> {row.agent_label ?? ''}
-                        {row.username && <span class="muted small">{` (${row.username})`}</span>}
-                      </>
-                    ) : (
-                      row.username
-                    )}
-                  </td>
-                  <td data-label="Command" class="mono">
-                    {row.command}
-                  </td>
-                  <td data-label="Record" class="mono">
-                    {row.record_id ? (
-                      can(model, 'get') && row.outcome !== 'refused' ? (
-                        <a href={paths.record(modelName, row.record_id)} onClick={onLinkClick}>
-                          {row.record_id}
-                        </a>
-                      ) : (
-                        row.record_id
-                      )
-                    ) : (
-                      ''
-                    )}
-                  </td>
-                  <td data-label="Outcome">
-                    <span class={`status status-${row.outcome}`}>{optionLabel(row.outcome)}</span>
-                  </td>
-                  <td data-label="Details" class="small">
-                    {row.error ?? (row.plan_id ? <span class="muted">{`plan ${row.plan_id}`}</span> : '')}
-                  </td>
-                </tr>
-              );
-            })}
+            {rows.map((row) => (
+              <AuditRow key={row.id} row={row} />
+            ))}
           </tbody>
         </table>
       </PagedTable>
     </section>
+  );
+}
+
+function AuditRow({ row }: { row: AuditTrailRow }) {
+  return (
+    <tr>
+      <td data-label="When" class="nowrap">
+        <time dateTime={row.at} title={row.at}>
+          {formatTimestamp(row.at)}
+        </time>
+      </td>
+      <td data-label="Who">
+        {row.actor === 'agent' ? (
+          <>
+            <span class="tag">agent</span> {row.agent_label ?? ''}
+            {row.username && <span class="muted small">{` (${row.username})`}</span>}
+          </>
+        ) : (
+          row.username
+        )}
+      </td>
+      <td data-label="Command" class="mono nowrap">
+        {row.command}
+      </td>
+      <td data-label="Record" class="audit-record">
+        <AuditRecord row={row} />
+      </td>
+      <td data-label="Outcome">
+        <span class={`status status-${row.outcome}`}>{optionLabel(row.outcome)}</span>
+      </td>
+      <td data-label="Details" class="small audit-details">
+        <AuditDetails row={row} />
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * The record by its title as it is now, linked while it exists. The server leaves the title out
+ * when the record is gone, and when its title field is personal (the trail shows no personal
+ * values): then the id stands in, linked unless the record is known not to be there.
+ */
+function AuditRecord({ row }: { row: AuditTrailRow }) {
+  const meta = useMeta();
+  if (!row.record_id) return <span class="empty">—</span>;
+  const modelName = row.command.split('.')[0] ?? '';
+  const model = meta.model(modelName);
+  const titleField = model?.fields.find((field) => field.name === model.title_field);
+  const titleWithheld = titleField === undefined || titleField.personal;
+  const exists = row.record_title !== null || titleWithheld;
+  const name = row.record_title ?? row.record_id;
+  const text = <span class={row.record_title === null ? 'mono' : undefined}>{name}</span>;
+  return (
+    <>
+      {exists && can(model, 'get') ? (
+        <a href={paths.record(modelName, row.record_id)} onClick={onLinkClick} title={row.record_id}>
+          {text}
+        </a>
+      ) : (
+        <span title={row.record_id}>{text}</span>
+      )}
+      {!exists && <span class="muted small"> (not found)</span>}
+    </>
+  );
+}
+
+/** The error or plan, and the input as it was stored (an agent's personal values as their masks). */
+function AuditDetails({ row }: { row: AuditTrailRow }) {
+  const hasInput = row.input !== null && row.input !== undefined && !(typeof row.input === 'object' && Object.keys(row.input).length === 0);
+  return (
+    <>
+      {row.error && <p class="audit-error">{`${row.status ? `${row.status}: ` : ''}${row.error}`}</p>}
+      {row.plan_id && <p class="muted">{`Plan ${row.plan_id}`}</p>}
+      {hasInput && (
+        <details class="audit-input">
+          <summary>
+            <span class="sr-only">Input: </span>
+            <code>{JSON.stringify(row.input)}</code>
+          </summary>
+          <pre>{JSON.stringify(row.input, null, 2)}</pre>
+        </details>
+      )}
+      {!row.error && !row.plan_id && !hasInput && <span class="empty">—</span>}
+    </>
   );
 }

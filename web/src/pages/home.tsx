@@ -1,18 +1,33 @@
 /** The start page: the person's modules and models, with how many records each holds. */
-import { search } from '../lib/api.ts';
+import { changeCount, search, sessionToken } from '../lib/api.ts';
 import { can, useMeta } from '../lib/meta.ts';
 import { plural } from '../lib/format.ts';
 import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 
+/**
+ * The counts shown on the cards, kept for a few minutes: each is a `search` the audit trail
+ * records, and coming back to the start page should not add a row per model every time. Any
+ * change made through the app (`changeCount`) or another session makes them stale.
+ */
+let cachedCounts: { session: string | null; changes: number; at: number; models: string; counts: Map<string, number | undefined> } | null = null;
+const COUNTS_FRESH_MS = 5 * 60_000;
+
+async function recordCounts(models: readonly string[]): Promise<Map<string, number | undefined>> {
+  const key = { session: sessionToken(), changes: changeCount(), models: models.join(',') };
+  const cached = cachedCounts;
+  if (cached && cached.session === key.session && cached.changes === key.changes && cached.models === key.models && Date.now() - cached.at < COUNTS_FRESH_MS) return cached.counts;
+  const entries = await Promise.all(models.map(async (model) => [model, (await search(model, { limit: 1 }).catch(() => null))?.total] as const));
+  const counts = new Map(entries);
+  if (entries.every(([, total]) => total !== undefined)) cachedCounts = { ...key, at: Date.now(), counts };
+  return counts;
+}
+
 export function HomePage() {
   useDocumentTitle('');
   const meta = useMeta();
   const visible = meta.models.filter((model) => can(model, 'search'));
-  const [counts] = useLoad(async () => {
-    const entries = await Promise.all(visible.map(async (model) => [model.name, (await search(model.name, { limit: 1 }).catch(() => null))?.total] as const));
-    return new Map(entries);
-  }, []);
+  const [counts] = useLoad(() => recordCounts(visible.map((model) => model.name)), []);
 
   return (
     <section class="page">

@@ -1,16 +1,21 @@
 /**
- * A model's list: columns from the readable fields, sort by header, filters, a search box on the
- * title field, paging with the total from `search`. Its state lives in the URL
- * (`?q=…&f=[…]&sort=-field&page=2&size=50`), so back, reload and shared links keep it.
+ * A model's list: the title and a few key fields as columns (the person may choose others), sort
+ * by header, filters, a search box on the title field, paging with the total from `search`, CSV
+ * export and import. Its state lives in the URL (`?q=…&f=[…]&sort=-field&page=2&size=50`), so
+ * back, reload and shared links keep it; the columns and the last sort are remembered per person
+ * and model (lib/list-prefs.ts).
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { run, search } from '../lib/api.ts';
-import { can, titleFieldOf } from '../lib/meta.ts';
+import { can, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { optionLabel, valueText } from '../lib/format.ts';
+import { listColumns, parseSort, readListPrefs, sortText, writeListPrefs, type ListPrefs } from '../lib/list-prefs.ts';
 import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import { useTitles } from '../lib/titles.ts';
-import { FILTER_OPERATORS, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type OrderKey, type RecordValue } from '../lib/types.ts';
+import { rememberTitles, useTitles } from '../lib/titles.ts';
+import { FILTER_OPERATORS, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type RecordValue } from '../lib/types.ts';
+import { ColumnChooser } from '../components/column-chooser.tsx';
+import { CsvExport } from '../components/csv-export.tsx';
 import { FilterBuilder } from '../components/filter-builder.tsx';
 import { LoadError } from '../components/load-status.tsx';
 import { PagedTable, pagingOf } from '../components/paged-table.tsx';
@@ -30,19 +35,6 @@ export function parseFilters(text: string | null, fields: readonly FieldInfo[]):
   }
 }
 
-function parseSort(text: string | null, fields: readonly FieldInfo[]): OrderKey | null {
-  if (!text) return null;
-  const dir = text.startsWith('-') ? 'desc' : 'asc';
-  const name = text.replace(/^-/, '');
-  return fields.some((field) => field.name === name) ? { field: name, dir } : null;
-}
-
-/** Columns: the title field first, then the others in their declared order. */
-function columnsOf(model: ModelInfo): FieldInfo[] {
-  const title = titleFieldOf(model);
-  return title ? [title, ...model.fields.filter((field) => field !== title)] : [...model.fields];
-}
-
 export function describeFilter(field: FieldInfo | undefined, filter: FilterCondition, title?: TitleLookup): string {
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
@@ -53,16 +45,20 @@ export function describeFilter(field: FieldInfo | undefined, filter: FilterCondi
 }
 
 export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchParams }) {
+  const meta = useMeta();
+  const username = meta.caller.username;
   const plural = pluralLabel(model.label);
   useDocumentTitle(plural);
-  const columns = useMemo(() => columnsOf(model), [model]);
+  const [prefs, setPrefs] = useState(() => readListPrefs(username, model.name));
+  const columns = useMemo(() => listColumns(model, prefs.columns), [model, prefs.columns]);
   const titleField = titleFieldOf(model);
   const searchable = titleField !== undefined && (titleField.kind === 'text' || titleField.kind === 'longtext');
   const filterable = model.fields.filter((field) => !field.masked);
 
   const q = query.get('q') ?? '';
   const filters = parseFilters(query.get('f'), model.fields);
-  const sort = parseSort(query.get('sort'), model.fields);
+  // The URL's sort when it has one (a shared link, back), else the one this person chose last.
+  const sort = query.has('sort') ? parseSort(query.get('sort'), model.fields) : parseSort(prefs.sort, model.fields);
   const paging = pagingOf(query);
   const { page, size } = paging;
   const useSearch = can(model, 'search');
@@ -84,6 +80,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
 
   const [text, setText] = useState(q);
   const [showFilters, setShowFilters] = useState(filters.length > 0);
+  const [showColumns, setShowColumns] = useState(false);
   // The open filter builder starts over when the URL's filters change from elsewhere (a chip, "clear",
   // back), but not after its own Apply, so keyboard focus stays on it.
   const fParam = query.get('f') ?? '';
@@ -110,12 +107,25 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
     navigate(paths.list(model.name, next), { replace });
   }
 
-  function toggleSort(field: FieldInfo) {
-    const next = sort?.field !== field.name ? field.name : sort.dir === 'asc' ? `-${field.name}` : null;
+  function changePrefs(change: ListPrefs) {
+    writeListPrefs(username, model.name, change);
+    setPrefs(readListPrefs(username, model.name));
+  }
+
+  function setSort(next: string | null) {
+    changePrefs({ sort: next });
     setQuery({ sort: next, page: null });
   }
 
+  /** A header click: ascending, then descending, then back to the default order. */
+  function toggleSort(field: FieldInfo) {
+    setSort(sort?.field !== field.name ? field.name : sort.dir === 'asc' ? `-${field.name}` : null);
+  }
+
   const rows = state.data?.rows ?? [];
+  useEffect(() => {
+    if (state.data) rememberTitles(model, state.data.rows);
+  }, [state.data]);
   const refs = rows.flatMap((row) => columns.filter((field) => field.kind === 'ref' && typeof row[field.name] === 'string').map((field) => [field.target!, row[field.name] as string] as const));
   const filterRefs = filters.flatMap((filter) => {
     const field = model.fields.find((candidate) => candidate.name === filter.field);
@@ -159,11 +169,14 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
             {filters.length ? `Filters (${filters.length})` : 'Filters'}
           </button>
         )}
+        <button type="button" class={prefs.columns ? 'btn btn-on' : 'btn'} aria-expanded={showColumns ? 'true' : 'false'} aria-controls="list-columns" onClick={() => setShowColumns((open) => !open)}>
+          Columns
+        </button>
         <label class="sort-select">
           <span>Sort</span>
-          <select value={sort ? `${sort.dir === 'desc' ? '-' : ''}${sort.field}` : ''} onChange={(event) => setQuery({ sort: event.currentTarget.value || null, page: null })}>
+          <select value={sortText(sort) ?? ''} onChange={(event) => setSort(event.currentTarget.value || null)}>
             <option value="">Default order</option>
-            {columns
+            {model.fields
               .filter((field) => !field.masked)
               .flatMap((field) => [
                 <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
@@ -176,7 +189,16 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
             Loading…
           </span>
         )}
+        <span class="spacer" />
+        <CsvExport model={model} plural={plural} filter={allFilters} order={sort ? [sort] : []} />
+        {can(model, 'create') && (
+          <a class="btn" href={paths.importCsv(model.name)} onClick={onLinkClick}>
+            Import CSV
+          </a>
+        )}
       </div>
+
+      {showColumns && <ColumnChooser model={model} shown={columns} customised={prefs.columns !== undefined} onChange={(names) => changePrefs({ columns: names })} />}
 
       {showFilters && filterable.length > 0 && (
         <div id="list-filters" class="panel">
@@ -239,8 +261,8 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
       )}
 
       <PagedTable label={plural} paging={paging} shown={rows.length} answer={state.data} loading={state.loading} onQuery={setQuery}>
-        <table class="data">
-          <caption class="sr-only">{`${plural}${sort ? `, sorted by ${columns.find((field) => field.name === sort.field)?.label} ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ''}`}</caption>
+        <table class="data list-table">
+          <caption class="sr-only">{`${plural}${sort ? `, sorted by ${model.fields.find((field) => field.name === sort.field)?.label} ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ''}`}</caption>
           <thead>
             <tr>
               {columns.map((field) => {
@@ -275,7 +297,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
                 class={can(model, 'get') ? 'clickable' : undefined}
               >
                 {columns.map((field, index) => (
-                  <td key={field.name} class={`col-${field.kind}`} data-label={field.label}>
+                  <td key={field.name} class={index === 0 ? `col-${field.kind} col-title` : `col-${field.kind}`} data-label={field.label}>
                     {index === 0 && can(model, 'get') ? (
                       <a href={paths.record(model.name, row.id)} onClick={onLinkClick} class="row-link">
                         {valueText(field, row[field.name]) || row.id}

@@ -6,9 +6,10 @@ import { useState } from 'preact/hooks';
 import { isMissingRecord, command, run, search } from '../lib/api.ts';
 import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { optionLabel, plural } from '../lib/format.ts';
+import { defaultColumns } from '../lib/list-prefs.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import { rememberTitle, useTitles } from '../lib/titles.ts';
+import { rememberTitle, rememberTitles, useTitles } from '../lib/titles.ts';
 import type { ActionInfo, FieldInfo, ModelInfo, RecordValue } from '../lib/types.ts';
 import { ActionDialog, runAction, type ActionOutcome } from '../components/action-dialog.tsx';
 import { LoadingPage } from '../components/load-status.tsx';
@@ -18,7 +19,14 @@ import { NotFound } from './not-found.tsx';
 
 export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
   const meta = useMeta();
-  const [state, reload] = useLoad(() => run<RecordValue>(model.name, 'get', { id }), [model.name, id]);
+  const [state, reload] = useLoad(
+    () =>
+      run<RecordValue>(model.name, 'get', { id }).then((found) => {
+        rememberTitle(model.name, found.id, recordTitle(model, found));
+        return found;
+      }),
+    [model.name, id],
+  );
   const [updated, setUpdated] = useState<RecordValue | null>(null);
   const record = updated ?? state.data;
   const name = record ? recordTitle(model, record) : '';
@@ -136,8 +144,8 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
       )}
 
       <dl class="details">
-        {model.fields.map((field) => (
-          <div class={`detail detail-${field.kind}`} key={field.name}>
+        {detailCells(model.fields).map(({ field, wide }) => (
+          <div class={`detail detail-${field.kind}${wide ? ' detail-wide' : ''}`} key={field.name}>
             <dt>{field.label}</dt>
             <dd>
               <FieldValue field={field} value={current[field.name]} title={title} full />
@@ -196,6 +204,17 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
   );
 }
 
+/**
+ * The record's fields as cells of the two-column grid, with no hole in it: long texts take a whole
+ * row, so they go after the short fields (in the model's order otherwise), and when the short
+ * fields are odd in number the last of them takes a whole row too.
+ */
+export function detailCells(fields: readonly FieldInfo[]): { field: FieldInfo; wide: boolean }[] {
+  const short = fields.filter((field) => field.kind !== 'longtext');
+  const long = fields.filter((field) => field.kind === 'longtext');
+  return [...short.map((field, index) => ({ field, wide: short.length % 2 === 1 && index === short.length - 1 })), ...long.map((field) => ({ field, wide: true }))];
+}
+
 async function runDelete(model: ModelInfo, id: string): Promise<'done' | 'proposed'> {
   const result = await command(model.name, 'delete', { id });
   return result.kind;
@@ -220,8 +239,17 @@ const RELATED_LIMIT = 10;
 function RelatedList({ model, field, id, showFieldLabel }: { model: ModelInfo; field: FieldInfo; id: string; showFieldLabel: boolean }) {
   const filter = [{ field: field.name, op: 'eq' as const, value: id }];
   const titleField = titleFieldOf(model);
-  const [state] = useLoad(() => search(model.name, { filter, order: titleField ? [{ field: titleField.name, dir: 'asc' }] : [], limit: RELATED_LIMIT }), [model.name, field.name, id]);
-  const columns = model.fields.filter((candidate) => candidate !== titleField && candidate.name !== field.name && candidate.kind !== 'longtext').slice(0, 3);
+  const [state] = useLoad(
+    () =>
+      search(model.name, { filter, order: titleField ? [{ field: titleField.name, dir: 'asc' }] : [], limit: RELATED_LIMIT }).then((answer) => {
+        rememberTitles(model, answer.rows);
+        return answer;
+      }),
+    [model.name, field.name, id],
+  );
+  // The list's default columns (lib/list-prefs.ts) but the ref that points here: it names this record.
+  const shown = new Set(defaultColumns(model).filter((name) => name !== field.name).slice(0, 3));
+  const columns = model.fields.filter((candidate) => shown.has(candidate.name));
   const refs = (state.data?.rows ?? []).flatMap((row) => columns.filter((column) => column.kind === 'ref' && typeof row[column.name] === 'string').map((column) => [column.target!, row[column.name] as string] as const));
   const title = useTitles(refs);
   const heading = `${pluralLabel(model.label)}${showFieldLabel ? ` (${field.label})` : ''}`;
