@@ -120,7 +120,7 @@ export interface ModelDefinition {
    * expected revenue". Each costs every write a little; declare what screens and agents use.
    */
   readonly indexes?: readonly (readonly string[])[];
-  /** The fields a list shows by default besides the title, in order. Default: a few chosen by kind. */
+  /** The fields a list shows by default besides the title (in the model's order). Default: a few chosen by kind. */
   readonly list?: readonly string[];
 }
 

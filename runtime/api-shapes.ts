@@ -142,6 +142,8 @@ export interface CommandEnvelope<Value = unknown> {
   /** `<model>.<field>` of the fields withheld from the caller. */
   readonly denied: readonly string[];
   readonly value: Value;
+  /** Keyset paging (`list`/`search` with `after`): the `after` of the next page, when more rows follow. */
+  readonly next?: string;
 }
 
 /** The 202 answer of a command the caller may only propose (SPEC 4.4). */

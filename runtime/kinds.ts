@@ -99,6 +99,8 @@ export const listInput = z.strictObject(
       .max(LIMITS.maxLimit, { error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
       .optional(),
     offset: z.int({ error: 'offset must be an integer of 0 or more' }).min(0, { error: 'offset must be an integer of 0 or more' }).optional(),
+    /** Keyset paging (an extension): `""` for the first page, then the `next` of the page before. */
+    after: z.string({ error: 'after must be a string' }).max(4096, { error: 'after must be "" or the next of the page before' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]}` : 'input must be a JSON object') },
 );

@@ -53,7 +53,15 @@ export const invoiceModel: ModelMeta = {
       { name: 'state', type: 'text', notNull: true, default: 'draft' },
       { name: 'internal_note', type: 'text', notNull: false },
     ],
-    indexes: ['party', 'lead', 'state'],
+    indexes: [
+      'party',
+      'lead',
+      'state',
+      { fields: ['number'], unique: true },
+      { fields: ['issue_date'], unique: false },
+      { fields: ['state', 'due_date'], unique: false },
+    ],
+    search: ['number'],
   },
   titleField: 'number',
   fields: [
@@ -98,6 +106,7 @@ export const invoiceModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      currency: 'EUR',
     },
     {
       name: 'issue_date',
@@ -143,4 +152,5 @@ export const invoiceModel: ModelMeta = {
   ],
   actions: [invoicePostAction, invoicePayAction, invoiceCancelAction],
   referencedBy: [],
+  list: ['party', 'state', 'amount', 'due_date'],
 };

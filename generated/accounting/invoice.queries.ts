@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
+import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -35,6 +35,9 @@ const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "invoice"';
 const INSERT = 'insert into "invoice" ("id", "number", "party", "lead", "amount", "issue_date", "due_date", "state", "internal_note") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "invoice" where "id" = ?';
+
+/** Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free). */
+const UNIQUE = uniqueFields('invoice', ['number']);
 
 /** Reading a record to write it: PostgreSQL locks the row until the transaction ends; SQLite has one writer at a time. */
 const LOCK_FOR_WRITE = { sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for update` };
@@ -86,7 +89,7 @@ export async function insertInvoice(db: Knex, record: Required<Invoice>): Promis
     record.due_date,
     record.state,
     record.internal_note,
-  ]);
+  ], UNIQUE);
 }
 
 /** Writes the given fields of the invoice with this id; the others keep their values. */
@@ -106,7 +109,7 @@ export async function updateInvoice(db: Knex, id: string, changes: InvoiceChange
   if (changes.state !== undefined) set('"state" = ?', changes.state);
   if (changes.internal_note !== undefined) set('"internal_note" = ?', changes.internal_note);
   if (assignments.length === 0) return;
-  await runWrite(db, `update "invoice" set ${assignments.join(', ')} where "id" = ?`, [...bindings, id]);
+  await runWrite(db, `update "invoice" set ${assignments.join(', ')} where "id" = ?`, [...bindings, id], UNIQUE);
 }
 
 /** Deletes the invoice with this id. References to it are not checked here: see `firstInvoiceReferrer`. */

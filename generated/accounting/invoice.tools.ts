@@ -110,6 +110,11 @@ export const invoiceListJsonSchema: JsonSchema = {
       description: 'Rows to return, 1 to 5000; no limit when omitted.',
     },
     offset: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Rows to skip.' },
+    after: {
+      type: 'string',
+      maxLength: 4096,
+      description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
+    },
   },
   additionalProperties: false,
 };

@@ -54,7 +54,14 @@ export const leadModel: ModelMeta = {
       { name: 'notes', type: 'text', notNull: false },
       { name: 'lost_reason', type: 'text', notNull: false },
     ],
-    indexes: ['party', 'stage'],
+    indexes: [
+      'party',
+      'stage',
+      { fields: ['close_date'], unique: false },
+      { fields: ['stage', 'expected_revenue'], unique: false },
+      { fields: ['hot', 'close_date'], unique: false },
+    ],
+    search: ['title'],
   },
   titleField: 'title',
   fields: [
@@ -154,4 +161,5 @@ export const leadModel: ModelMeta = {
   ],
   actions: [leadQualifyAction, leadWinAction, leadLoseAction],
   referencedBy: [{ model: 'invoice', field: 'lead' }],
+  list: ['party', 'stage', 'expected_revenue', 'close_date'],
 };

@@ -18,7 +18,8 @@ export const partyModel: ModelMeta = {
       { name: 'tax_id', type: 'text', notNull: false },
       { name: 'notes', type: 'text', notNull: false },
     ],
-    indexes: [],
+    indexes: [{ fields: ['tax_id'], unique: true }],
+    search: ['name'],
   },
   titleField: 'name',
   fields: [
@@ -91,4 +92,5 @@ export const partyModel: ModelMeta = {
   ],
   actions: [],
   referencedBy: [{ model: 'lead', field: 'party' }, { model: 'invoice', field: 'party' }],
+  list: ['kind', 'email', 'phone'],
 };

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
+import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -25,6 +25,9 @@ const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "party"';
 const INSERT = 'insert into "party" ("id", "name", "email", "phone", "kind", "tax_id", "notes") values (?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "party" where "id" = ?';
+
+/** Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free). */
+const UNIQUE = uniqueFields('party', ['tax_id']);
 
 /** Reading a record to write it: PostgreSQL locks the row until the transaction ends; SQLite has one writer at a time. */
 const LOCK_FOR_WRITE = { sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for update` };
@@ -72,7 +75,7 @@ export async function insertParty(db: Knex, record: Required<Party>): Promise<vo
     record.kind,
     record.tax_id,
     record.notes,
-  ]);
+  ], UNIQUE);
 }
 
 /** Writes the given fields of the party with this id; the others keep their values. */
@@ -90,7 +93,7 @@ export async function updateParty(db: Knex, id: string, changes: PartyChanges): 
   if (changes.tax_id !== undefined) set('"tax_id" = ?', changes.tax_id);
   if (changes.notes !== undefined) set('"notes" = ?', changes.notes);
   if (assignments.length === 0) return;
-  await runWrite(db, `update "party" set ${assignments.join(', ')} where "id" = ?`, [...bindings, id]);
+  await runWrite(db, `update "party" set ${assignments.join(', ')} where "id" = ?`, [...bindings, id], UNIQUE);
 }
 
 /** Deletes the party with this id. References to it are not checked here: see `firstPartyReferrer`. */

@@ -92,7 +92,11 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     alias(name) === name ? { name, isTypeOnly } : { name, alias: alias(name), isTypeOnly };
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [namedImport('Knex')] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/connect.ts'), namedImports: ['dialectOf'] });
-  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'), namedImports: ['runSelect', 'runWrite', 'selectFirst'] });
+  const hasUnique = model.fields.some((field) => field.unique);
+  file.addImportDeclaration({
+    moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'),
+    namedImports: hasUnique ? ['runSelect', 'runWrite', 'selectFirst', 'uniqueFields'] : ['runSelect', 'runWrite', 'selectFirst'],
+  });
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
     namedImports: ['countList', 'selectList', namedImport('CompiledList', true)],
@@ -127,6 +131,14 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   statement('COUNT', quote(`select count(*) as "n" from ${table}`));
   statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
   statement('DELETE', quote(`delete from ${table} where "id" = ?`));
+  const unique = model.fields.filter((field) => field.unique).map((field) => field.name);
+  if (unique.length > 0) {
+    statement(
+      'UNIQUE',
+      `uniqueFields(${quote(table.slice(1, -1))}, ${literal(unique)})`,
+      'Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free).',
+    );
+  }
   statement(
     'LOCK_FOR_WRITE',
     "{ sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for update` }",
@@ -195,7 +207,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     docs: [`Stores a new ${phrase}: every field as given (null when empty).`],
     parameters: [db, { name: 'record', type: record }],
     returnType: 'Promise<void>',
-    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 1, 'await runWrite(db, INSERT, '.length)});`],
+    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 1, 'await runWrite(db, INSERT, '.length)}${unique.length > 0 ? ', UNIQUE' : ''});`],
   });
 
   file.addFunction({
@@ -212,7 +224,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       `const set = (assignment: string, value: unknown) => {\n  assignments.push(assignment);\n  bindings.push(value);\n};`,
       ...model.fields.map((field) => `if (changes.${field.name} !== undefined) set(${quote(`${sqlName(field.name)} = ?`)}, ${boundValue(field, `changes.${field.name}`)});`),
       'if (assignments.length === 0) return;',
-      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]);`,
+      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]${unique.length > 0 ? ', UNIQUE' : ''});`,
     ],
   });
 

@@ -106,6 +106,10 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     order.items.properties.dir = { ...order.items.properties.dir, description: 'asc (default) or desc.' };
     properties.limit = { ...properties.limit, description: `Rows to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}; no limit when omitted.` };
     properties.offset = { ...properties.offset, description: 'Rows to skip.' };
+    properties.after = {
+      ...properties.after,
+      description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
+    };
     return schema;
   }
   for (const property of input.properties) {

@@ -11,6 +11,8 @@ import type { Knex } from 'knex';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { ActionMeta, CommandKind, StoredRecord } from '../registry.ts';
+import { encodeCursor } from '../query/cursor.ts';
+import type { CompiledList } from '../query/list-query.ts';
 import type { ModelRights } from '../rights.ts';
 import type { CommandContext, PreparedList, RecordValue } from './types.ts';
 
@@ -30,8 +32,9 @@ export interface RecordChange {
 
 export type RunResult =
   | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string; readonly change?: RecordChange }
-  | { readonly shape: 'list'; readonly records: RecordValue[] }
-  | { readonly shape: 'search'; readonly records: RecordValue[]; readonly total: number }
+  /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
+  | { readonly shape: 'list'; readonly records: RecordValue[]; readonly next?: string }
+  | { readonly shape: 'search'; readonly records: RecordValue[]; readonly total: number; readonly next?: string }
   | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
 
 type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedList) => Promise<RunResult>;
@@ -54,16 +57,15 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async list(ctx, db, prepared) {
-    const records = await ctx.command.model.queries.list(db, prepared.list!);
-    return { shape: 'list', records: records.map(projectionFor(ctx.fields)) };
+    const { records, next } = await page(ctx, db, prepared.list!);
+    return { shape: 'list', records: records.map(projectionFor(ctx.fields)), ...(next ? { next } : {}) };
   },
 
   async search(ctx, db, prepared) {
-    const { queries } = ctx.command.model;
     const list = prepared.list!;
-    const total = await queries.count(db, list);
-    const records = await queries.list(db, list);
-    return { shape: 'search', records: records.map(projectionFor(ctx.fields)), total };
+    const total = await ctx.command.model.queries.count(db, list);
+    const { records, next } = await page(ctx, db, list);
+    return { shape: 'search', records: records.map(projectionFor(ctx.fields)), total, ...(next ? { next } : {}) };
   },
 
   async create(ctx, db, prepared) {
@@ -116,6 +118,19 @@ export const handlers: Record<CommandKind, Handler> = {
     return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
   },
 };
+
+/**
+ * The records of a list or search page. With keyset paging one row more is read, to know whether
+ * more follow; then the page's last row gives the cursor of the next one.
+ */
+async function page(ctx: CommandContext, db: Knex, list: CompiledList): Promise<{ records: StoredRecord[]; next?: string }> {
+  const { queries } = ctx.command.model;
+  if (!list.keyset || list.limit === undefined) return { records: await queries.list(db, list) };
+  const records = await queries.list(db, { ...list, limit: list.limit + 1 });
+  if (records.length <= list.limit) return { records };
+  const shown = records.slice(0, list.limit);
+  return { records: shown, next: encodeCursor(list.keyset.keys, shown[shown.length - 1] as Record<string, unknown>) };
+}
 
 /** The change of an update or action: the written fields whose value differs from what was stored. */
 function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): RecordChange {

@@ -204,7 +204,8 @@ async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, pr
     if ('change' in result && result.change) await keepBindings(ctx, db, result, prepared, proposedBy);
     const value = await present(ctx, result, db);
     await writeAuditEvent(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result) }, db);
-    return { denied: ctx.fields.denied, value };
+    const next = 'next' in result ? result.next : undefined;
+    return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
   };
   if (outer) return body(outer);
   if (!TRANSACTIONAL[kind]) return body(service.db);

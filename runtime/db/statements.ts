@@ -7,6 +7,8 @@
  * (see `selectRows`).
  */
 import type { Knex } from 'knex';
+import { badRequest } from '../errors.ts';
+import { uniqueIndexName } from './migrate/index-design.ts';
 import { sqliteReaderOf } from './connect.ts';
 
 /** A double-quoted SQL identifier (SQLite and PostgreSQL both read it so). */
@@ -46,7 +48,43 @@ export async function runSelect<Row>(db: Knex, sql: string, bindings: readonly u
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
 }
 
-/** Runs an `insert`, `update` or `delete` written in SQL, in the transaction when `db` is one. */
-export async function runWrite(db: Knex, sql: string, bindings: readonly unknown[]): Promise<void> {
-  await db.raw(sql, bindings as Knex.RawBinding[]);
+/**
+ * A model's unique fields as a write's errors name them: by the unique index's name (PostgreSQL)
+ * or by `table.column` (SQLite) → the field's path, `invoice.number`.
+ */
+export type UniqueFields = ReadonlyMap<string, string>;
+
+export function uniqueFields(table: string, fields: readonly string[]): UniqueFields {
+  const names = new Map<string, string>();
+  for (const field of fields) {
+    const path = `${table}.${field}`;
+    names.set(uniqueIndexName(table, [field]), path);
+    names.set(path, path);
+  }
+  return names;
+}
+
+/**
+ * Runs an `insert`, `update` or `delete` written in SQL, in the transaction when `db` is one. A
+ * value the database refuses as a duplicate of a unique field is `400 <model>.<field> must be unique`.
+ */
+export async function runWrite(db: Knex, sql: string, bindings: readonly unknown[], unique?: UniqueFields): Promise<void> {
+  try {
+    await db.raw(sql, bindings as Knex.RawBinding[]);
+  } catch (error) {
+    const path = unique && duplicateOf(error, unique);
+    if (path) throw badRequest(`${path} must be unique`);
+    throw error;
+  }
+}
+
+/** The unique field a database error says was repeated, if it is one of `unique`. */
+function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '23505' && typeof constraint === 'string') return unique.get(constraint);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string') {
+    const failed = /UNIQUE constraint failed: (.+)$/.exec(message)?.[1]?.split(', ') ?? [];
+    return failed.map((column) => unique.get(column)).find((path) => path !== undefined);
+  }
+  return undefined;
 }

@@ -67,6 +67,7 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
         // Spread properties escape excess-property checks: `satisfies` ties these names to FieldInfo.
         ...(field.options ? ({ options: field.options } satisfies Pick<FieldInfo, 'options'>) : {}),
         ...(field.target ? ({ target: field.target } satisfies Pick<FieldInfo, 'target'>) : {}),
+        ...(field.currency ? ({ currency: field.currency } satisfies Pick<FieldInfo, 'currency'>) : {}),
       })),
       actions: model.actions
         .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
@@ -79,6 +80,7 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
           required: action.required,
           needs_approval: action.needsApproval,
         })),
+      ...(model.list ? ({ list: model.list.filter((name) => fieldRights.readableNames.has(name)) } satisfies Pick<ModelInfo, 'list'>) : {}),
     });
   }
   const visible = new Set(models.map((model) => model.name));

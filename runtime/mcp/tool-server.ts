@@ -133,7 +133,7 @@ async function runTool(deps: ToolServerDeps, caller: Caller, name: string, args:
   }
   const structured: Record<string, unknown> =
     outcome.status === 200
-      ? { denied: outcome.body.denied, value: outcome.body.value }
+      ? { denied: outcome.body.denied, value: outcome.body.value, ...(outcome.body.next !== undefined ? { next: outcome.body.next } : {}) }
       : { status: APPROVAL_REQUIRED, plan_id: outcome.body.plan_id };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

@@ -16,11 +16,15 @@ import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
 import type { ModelMeta } from '../registry.ts';
+import { searchDesign, searchIdsTable } from '../db/migrate/index-design.ts';
+import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter, type QueryField } from './values.ts';
 
 export interface CompiledQueryField extends QueryField {
   /** Quoted column, e.g. `"title"`. */
   readonly column: string;
+  /** `contains` goes through the field's trigram index (`search: true`): the SQL that finds candidates, then the exact test. */
+  readonly searchCandidates?: string;
   /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite). */
   readonly sortable: string;
   readonly nullable: boolean;
@@ -36,6 +40,13 @@ export interface ModelQuery {
   readonly fields: ReadonlyMap<string, CompiledQueryField>;
 }
 
+/** The last row of a keyset page, which the next page starts after (see `cursor.ts`). */
+export interface Keyset {
+  /** Order keys, each with the direction and the last row's value (null when empty). */
+  readonly keys: readonly { readonly field: CompiledQueryField; readonly desc: boolean; readonly value: unknown }[];
+  readonly id: string;
+}
+
 export interface SqlFragment {
   readonly sql: string;
   readonly bindings: readonly unknown[];
@@ -47,16 +58,24 @@ export interface CompiledList {
   readonly orderBy: string;
   readonly limit: number | undefined;
   readonly offset: number | undefined;
+  /** Keyset paging (`after`): the order's keys, for the cursor of the page's last row; and where the page starts. */
+  readonly keyset?: {
+    readonly keys: readonly { readonly field: CompiledQueryField; readonly desc: boolean }[];
+    /** The row the page starts after; absent for the first page. */
+    readonly after?: Keyset;
+  };
 }
 
 export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuery {
   const fields = new Map<string, CompiledQueryField>();
+  const searched = new Set(model.table.search ?? []);
   const add = (field: QueryField) => {
     const column = sqlIdentifier(field.name);
     const textLike = field.kind === 'text' || field.kind === 'longtext' || field.kind === 'select' || field.kind === 'ref' || field.kind === 'id';
     fields.set(field.name, {
       ...field,
       column,
+      ...(searched.has(field.name) ? { searchCandidates: searchCandidates(model.table.name, field.name, dialect) } : {}),
       // PostgreSQL orders text by the database's locale; SQLite by bytes. "C" gives both the same order.
       sortable: dialect === 'postgres' && textLike ? `${column} COLLATE "C"` : column,
       nullable: field.kind !== 'id',
@@ -89,20 +108,53 @@ export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, 
     where.push(compileCondition(query.dialect, field(condition.field), condition.op, condition.value, 'value' in condition));
   }
 
-  const keys: string[] = [];
-  let hasId = false;
+  const order: { field: CompiledQueryField; desc: boolean }[] = [];
   for (const key of input.order ?? []) {
     const target = field(key.field);
-    const dir = key.dir === 'desc' ? 'DESC' : 'ASC';
-    if (target.kind === 'id') hasId = true;
-    // Empty values last in both directions: false (0) sorts before true (1).
-    if (target.nullable) keys.push(`(${target.column} IS NULL)`);
-    keys.push(`${target.sortable} ${dir}`);
+    if (order.some((known) => known.field === target)) continue; // a key again orders nothing more
+    order.push({ field: target, desc: key.dir === 'desc' });
+    if (target.kind === 'id') break; // ids are unique: later keys order nothing
   }
   // Ties broken by id so that paging is stable.
-  if (!hasId) keys.push(`${query.fields.get('id')!.sortable} ASC`);
+  const id = query.fields.get('id')!;
+  if (!order.some((key) => key.field === id)) order.push({ field: id, desc: false });
+  // Empty values last in both directions (false sorts before true). `NULLS LAST` rather than an
+  // `IS NULL` key, so that an index on the keys gives the order (see migrate/index-design.ts).
+  const orderBy = order.map(({ field: key, desc }) => `${key.sortable} ${desc ? 'DESC' : 'ASC'}${key.nullable ? ' NULLS LAST' : ''}`).join(', ');
 
-  return { where, orderBy: keys.join(', '), limit: input.limit, offset: input.offset };
+  if (input.after === undefined) return { where, orderBy, limit: input.limit, offset: input.offset };
+  if (input.offset !== undefined) throw badRequest('after and offset cannot be used together: after continues where the last page ended');
+  const after = input.after === '' ? undefined : decodeCursor(input.after, order);
+  if (after) where.push(keysetCondition(after));
+  return { where, orderBy, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
+}
+
+/**
+ * The rows after the keyset's row in the order: after it on the first key, or equal there and
+ * after it on the next, and so on, and finally the id. Empty values come last on every key.
+ */
+function keysetCondition(after: Keyset): SqlFragment {
+  const equalSoFar: SqlFragment[] = [];
+  const alternatives: SqlFragment[] = [];
+  for (const { field, desc, value } of after.keys) {
+    const bound = field.toDb(value);
+    if (field.kind === 'id') {
+      alternatives.push(join([...equalSoFar, { sql: `${field.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }]));
+      break;
+    }
+    if (value === null) {
+      // On an empty value only more empty values follow: equal here, decided by the next key.
+      equalSoFar.push({ sql: `${field.column} IS NULL`, bindings: [] });
+      continue;
+    }
+    alternatives.push(join([...equalSoFar, { sql: `(${field.sortable} ${desc ? '<' : '>'} ? OR ${field.column} IS NULL)`, bindings: [bound] }]));
+    equalSoFar.push({ sql: `${field.sortable} = ?`, bindings: [bound] });
+  }
+  return { sql: `(${alternatives.map((alternative) => `(${alternative.sql})`).join(' OR ')})`, bindings: alternatives.flatMap((alternative) => alternative.bindings) };
+}
+
+function join(conditions: readonly SqlFragment[]): SqlFragment {
+  return { sql: conditions.map((condition) => condition.sql).join(' AND '), bindings: conditions.flatMap((condition) => condition.bindings) };
 }
 
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
@@ -120,12 +172,16 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
     case 'contains': {
       if (!field.text) throw badRequest(`${path}: contains works on text fields only`);
       if (typeof value !== 'string') throw badRequest(`${path}: contains needs a string`);
-      // instr/strpos take the value literally: no LIKE wildcards or escapes to worry about.
-      // PostgreSQL folds case with ICU's root locale, as JavaScript's toLowerCase does on SQLite
-      // (İ, final σ), whatever locale the database was created with (lower() under "C" folds ASCII only).
-      return dialect === 'sqlite'
-        ? { sql: `instr(rms_lower(${column}), ?) > 0`, bindings: [value.toLowerCase()] }
-        : { sql: `strpos(lower(${column} COLLATE "und-x-icu"), ?) > 0`, bindings: [value.toLowerCase()] };
+      // Case-insensitive substring. PostgreSQL folds case with ICU's root locale, as JavaScript's
+      // toLowerCase does on SQLite (İ, final σ), whatever locale the database was created with
+      // (lower() under "C" folds ASCII only). The needle is taken literally: instr needs no
+      // escapes; LIKE gets `\`, `%` and `_` escaped.
+      const needle = value.toLowerCase();
+      if (dialect === 'postgres') return { sql: `${pgLowered(column)} LIKE ?`, bindings: [`%${escapeLike(needle)}%`] };
+      const exact: SqlFragment = { sql: `instr(rms_lower(${column}), ?) > 0`, bindings: [needle] };
+      // A trigram index finds candidates for three characters or more; the exact test stays the rule.
+      if (!field.searchCandidates || [...needle].length < 3) return exact;
+      return { sql: `${field.searchCandidates} AND ${exact.sql}`, bindings: [`"${needle.replaceAll('"', '""')}"`, needle] };
     }
     case 'in': {
       if (!Array.isArray(value) || value.length < 1 || value.length > LIMITS.inValues) {
@@ -154,6 +210,28 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
       return { sql: `${column} IS ${value === false ? 'NOT ' : ''}NULL`, bindings: [] };
     }
   }
+}
+
+/**
+ * The lowered value `contains` compares on PostgreSQL: exactly the expression a search field's
+ * GIN trigram index keeps (migrate/apply.ts), so the planner uses the index.
+ */
+function pgLowered(column: string): string {
+  return `lower(${column} COLLATE "und-x-icu")`;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/**
+ * SQLite: the ids of the rows whose search table holds the needle's trigrams (one bound MATCH
+ * phrase), for a `search` field. See migrate/apply.ts for the search and id tables.
+ */
+function searchCandidates(table: string, field: string, dialect: Dialect): string | undefined {
+  if (dialect !== 'sqlite') return undefined;
+  const fts = sqlIdentifier(searchDesign(table, field, 'sqlite').name);
+  return `"id" IN (SELECT m."id" FROM ${sqlIdentifier(searchIdsTable(table))} m WHERE m."n" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
 }
 
 /** Adds the conditions to a query builder. */

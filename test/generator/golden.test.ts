@@ -157,7 +157,15 @@ describe('the generated registry', () => {
       { name: 'party', type: 'id', notNull: false },
       { name: 'stage', type: 'text', notNull: true, default: 'new' },
     ]);
-    expect(invoice?.table.indexes).toEqual(['party', 'lead', 'state']);
+    expect(invoice?.table.indexes).toEqual([
+      'party',
+      'lead',
+      'state',
+      { fields: ['number'], unique: true },
+      { fields: ['issue_date'], unique: false },
+      { fields: ['state', 'due_date'], unique: false },
+    ]);
+    expect(invoice?.table.search).toEqual(['number']);
     expect(invoice?.table.columns.map((column) => column.type)).toEqual(['id', 'text', 'id', 'id', 'integer', 'date', 'date', 'text', 'text']);
   });
 

@@ -92,6 +92,14 @@ describe.each(dialects.flatMap((dialect) => [`demo on ${dialect}`, `unusual fixt
   function sample(model: ModelMeta, variant: 0 | 1 = 0, id = `${model.name}-${counter++}`): Values {
     const record: Values = { id };
     for (const field of model.fields) record[field.name] = sampleValue(field, variant, (target) => `${target}-base`);
+    // A unique field gets a value of its own per record (the database refuses a repeated one).
+    for (const index of model.table.indexes) {
+      if (typeof index === 'string' || !index.unique) continue;
+      for (const name of index.fields) {
+        const value = record[name];
+        record[name] = typeof value === 'string' ? `${value} ${id}` : typeof value === 'number' ? counter++ : value;
+      }
+    }
     return record;
   }
 

@@ -56,7 +56,21 @@ describe('validate', () => {
     const ir = await loadProject(`${dir}/modules`);
     const [party, lead] = ir.modules.flatMap((module) => module.models);
     expect(party?.fields).toEqual([
-      { name: 'name', kind: 'text', label: 'Full name', description: '', required: true, personal: true, maskLabel: 'FULL_NAME', governed: false, readRoles: undefined, hiddenFromAgents: false },
+      {
+        name: 'name',
+        kind: 'text',
+        label: 'Full name',
+        description: '',
+        required: true,
+        personal: true,
+        maskLabel: 'FULL_NAME',
+        governed: false,
+        readRoles: undefined,
+        hiddenFromAgents: false,
+        index: false,
+        unique: false,
+        search: false,
+      },
     ]);
     expect(lead?.fields.map((field) => [field.name, field.kind, field.kind === 'select' ? field.options : field.kind === 'ref' ? field.target : field.personal])).toEqual([
       ['party', 'ref', 'party'],
@@ -491,7 +505,7 @@ describe('validate', () => {
     const error = await refusal(dir);
     expect(error.problems).toEqual([
       `${F}: missing "models" (add models: { <name>: { fields: {...} } })`,
-      `${F}: unknown key "modles" (did you mean "models"? valid keys: label, description, dependsOn, models, roles)`,
+      `${F}: unknown key "modles" (did you mean "models"? valid keys: label, description, dependsOn, currency, models, roles)`,
     ]);
     expect(located(error)).toEqual([
       { file: F, code: 'missing-key' },
@@ -507,7 +521,7 @@ describe('validate', () => {
     const error2 = await refusal(dir2);
     expect(error2.problems).toEqual([
       `${F}: model lead, field title: "required" must be true or false (got "yes")`,
-      `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, agents)`,
+      `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, agents, index, unique, search)`,
       `${F}: model lead, field party: missing "to" (add to: '<target model>')`,
       `${F}: model lead, action win: missing "description" (add description: 'What the action does')`,
       `${F}: model lead, action win: "needs_approval" must be true or false (got 1)`,

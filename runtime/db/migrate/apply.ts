@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../connect.ts';
 import { sqlIdentifier, sqlIdentifiers } from '../statements.ts';
 import type { ColumnMeta, ColumnType, TableMeta } from '../../registry.ts';
-import { describeIndex, searchDesign, type IndexDesign } from './index-design.ts';
+import { describeIndex, searchDesign, searchIdsTable, type IndexDesign } from './index-design.ts';
 import { SCHEMA_TABLE } from './snapshot.ts';
 import type { MigrationPlan } from './steps.ts';
 
@@ -149,7 +149,9 @@ function createIndexSql(dialect: Dialect, index: IndexDesign, options: { concurr
     // Only PostgreSQL gets here: SQLite's search index is a table of its own (createSearchIndex).
     return `create index ${concurrently}if not exists ${name} on ${table} using gin (${pgSearchExpression(index.columns[0]!)} gin_trgm_ops)`;
   }
-  const columns = index.columns.map((column) => `${sqlIdentifier(column)}${index.descending?.includes(column) ? ' desc nulls last' : ''}`).join(', ');
+  const columns = index.columns
+    .map((column) => `${sqlIdentifier(column)}${index.bytewise?.includes(column) ? ' COLLATE "C"' : ''}${index.descending?.includes(column) ? ' desc nulls last' : ''}`)
+    .join(', ');
   return `create ${index.unique ? 'unique ' : ''}index ${concurrently}if not exists ${name} on ${table} (${columns})`;
 }
 
@@ -193,11 +195,6 @@ async function dropTable(db: Knex, dialect: Dialect, table: string): Promise<voi
 // ids with stable integer keys (`rms_ftsid_<table>`), and triggers keep the search tables in step
 // with every write, inside the write's transaction. The lowered value is JavaScript's lowercasing
 // (`rms_lower`, which every connection the runtime opens has), the folding `contains` uses.
-
-/** The table numbering a searched table's ids for its search tables. */
-export function searchIdsTable(table: string): string {
-  return `rms_ftsid_${table}`;
-}
 
 async function createSearchTable(db: Knex, index: IndexDesign): Promise<void> {
   const ids = sqlIdentifier(searchIdsTable(index.table));

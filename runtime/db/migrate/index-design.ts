@@ -27,6 +27,11 @@ export interface IndexDesign {
   readonly unique: boolean;
   /** Columns the index keeps descending with empty values last (PostgreSQL's second index of a declared one). */
   readonly descending?: readonly string[];
+  /**
+   * PostgreSQL: text columns the index orders by code point (`COLLATE "C"`), as orders do (they
+   * sort text the same way on both databases); the index serves an order only in its collation.
+   */
+  readonly bytewise?: readonly string[];
   /** `search`: a trigram index of its one column. */
   readonly method?: 'search';
 }
@@ -41,21 +46,36 @@ function indexName(prefix: string, table: string, columns: readonly string[], su
   return `${name.slice(0, MAX_NAME - 9)}_${hash}`;
 }
 
+/** The name of the unique index of these fields (writes name it when they repeat a value: db/statements.ts). */
+export function uniqueIndexName(table: string, fields: readonly string[]): string {
+  return indexName('rms_uq', table, fields);
+}
+
 /** The designs one `TableMeta.indexes` entry gives (two on PostgreSQL for an ordered index on a field that may be empty). */
 export function indexDesigns(table: TableMeta, declared: string | DeclaredIndex, dialect: Dialect): IndexDesign[] {
   if (typeof declared === 'string') return [{ name: `rms_idx_${table.name}_${declared}`, table: table.name, columns: [declared], unique: false }];
-  if (declared.unique) return [{ name: indexName('rms_uq', table.name, declared.fields), table: table.name, columns: declared.fields, unique: true }];
+  if (declared.unique) return [{ name: uniqueIndexName(table.name, declared.fields), table: table.name, columns: declared.fields, unique: true }];
   const columns = [...declared.fields, 'id'];
-  const ordered: IndexDesign = { name: indexName('rms_ix', table.name, declared.fields), table: table.name, columns, unique: false };
   const last = declared.fields[declared.fields.length - 1]!;
-  const mayBeEmpty = table.columns.find((column) => column.name === last)?.notNull !== true;
-  if (dialect !== 'postgres' || !mayBeEmpty) return [ordered];
-  return [ordered, { name: indexName('rms_ix', table.name, declared.fields, '_desc'), table: table.name, columns, unique: false, descending: [last] }];
+  const lastColumn = table.columns.find((column) => column.name === last);
+  if (dialect !== 'postgres') return [{ name: indexName('rms_ix', table.name, declared.fields), table: table.name, columns, unique: false }];
+  // The fields before the last are filtered on with `=` (the table's collation); the last and the
+  // id are ordered on, as orders compare text, byte by byte.
+  const textual = lastColumn?.type === 'text' || lastColumn?.type === 'id';
+  const bytewise = textual ? [last, 'id'] : ['id'];
+  const ordered: IndexDesign = { name: indexName('rms_ix', table.name, declared.fields), table: table.name, columns, unique: false, bytewise };
+  if (lastColumn?.notNull === true) return [ordered];
+  return [ordered, { ...ordered, name: indexName('rms_ix', table.name, declared.fields, '_desc'), descending: [last] }];
 }
 
 /** The trigram index of a `search` field. */
 export function searchDesign(table: string, field: string, dialect: Dialect): IndexDesign {
   return { name: indexName(dialect === 'postgres' ? 'rms_trgm' : 'rms_fts', table, [field]), table, columns: [field], unique: false, method: 'search' };
+}
+
+/** SQLite: the table numbering a searched table's ids for its search tables (FTS5 keys rows by integer). */
+export function searchIdsTable(table: string): string {
+  return `rms_ftsid_${table}`;
 }
 
 /** Every index a table design declares, in declaration order, then its search indexes. */
@@ -70,7 +90,8 @@ export function sameIndex(a: IndexDesign, b: IndexDesign): boolean {
     a.unique === b.unique &&
     a.method === b.method &&
     a.columns.join('\0') === b.columns.join('\0') &&
-    (a.descending ?? []).join('\0') === (b.descending ?? []).join('\0')
+    (a.descending ?? []).join('\0') === (b.descending ?? []).join('\0') &&
+    (a.bytewise ?? []).join('\0') === (b.bytewise ?? []).join('\0')
   );
 }
 

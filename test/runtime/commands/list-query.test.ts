@@ -17,7 +17,7 @@ describe('conditions', () => {
     ['eq', [{ field: 'title', op: 'eq', value: 'a' }], '"title" = ?', ['a'], '"title" = ?', ['a']],
     ['ne matches empty', [{ field: 'probability', op: 'ne', value: 3 }], '("probability" <> ? OR "probability" IS NULL)', [3], '("probability" <> ? OR "probability" IS NULL)', [3]],
     ['bool binds 1/0 on SQLite', [{ field: 'hot', op: 'eq', value: true }], '"hot" = ?', [1], '"hot" = ?', [true]],
-    ['contains', [{ field: 'title', op: 'contains', value: 'ÉCO%' }], 'instr(rms_lower("title"), ?) > 0', ['éco%'], 'strpos(lower("title" COLLATE "und-x-icu"), ?) > 0', ['éco%']],
+    ['contains', [{ field: 'notes', op: 'contains', value: 'ÉC_O%\\' }], 'instr(rms_lower("notes"), ?) > 0', ['éc_o%\\'], 'lower("notes" COLLATE "und-x-icu") LIKE ?', ['%éc\\_o\\%\\\\%']],
     ['in', [{ field: 'probability', op: 'in', value: [1, 2] }], '"probability" IN (SELECT value FROM json_each(?))', ['[1,2]'], '"probability" = ANY(?)', [[1, 2]]],
     ['gt on text compares bytes', [{ field: 'title', op: 'gt', value: 'b' }], '"title" > ?', ['b'], '"title" COLLATE "C" > ?', ['b']],
     ['lte on a number', [{ field: 'probability', op: 'lte', value: 5 }], '"probability" <= ?', [5], '"probability" <= ?', [5]],
@@ -32,8 +32,8 @@ describe('conditions', () => {
 
 describe('order', () => {
   it('puts empty values last, then the key, then id', () => {
-    expect(compileList(sqlite, everything, { order: [{ field: 'probability', dir: 'desc' }] }).orderBy).toBe('("probability" IS NULL), "probability" DESC, "id" ASC');
-    expect(compileList(postgres, everything, { order: [{ field: 'title' }] }).orderBy).toBe('("title" IS NULL), "title" COLLATE "C" ASC, "id" COLLATE "C" ASC');
+    expect(compileList(sqlite, everything, { order: [{ field: 'probability', dir: 'desc' }] }).orderBy).toBe('"probability" DESC NULLS LAST, "id" ASC');
+    expect(compileList(postgres, everything, { order: [{ field: 'title' }] }).orderBy).toBe('"title" COLLATE "C" ASC NULLS LAST, "id" COLLATE "C" ASC');
   });
 
   it('does not add id twice', () => {
