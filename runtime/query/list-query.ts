@@ -53,7 +53,7 @@ export interface SqlFragment {
 }
 
 export interface CompiledList {
-  /** Conditions, combined with AND. */
+  /** Conditions, combined with AND (the filter; a keyset's start is not among them: a search's total counts every match). */
   readonly where: readonly SqlFragment[];
   readonly orderBy: string;
   readonly limit: number | undefined;
@@ -125,7 +125,6 @@ export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, 
   if (input.after === undefined) return { where, orderBy, limit: input.limit, offset: input.offset };
   if (input.offset !== undefined) throw badRequest('after and offset cannot be used together: after continues where the last page ended');
   const after = input.after === '' ? undefined : decodeCursor(input.after, order);
-  if (after) where.push(keysetCondition(after));
   return { where, orderBy, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
 }
 
@@ -247,12 +246,13 @@ function whereClause(list: CompiledList): SqlFragment {
 }
 
 /**
- * Runs `select` (a model's `select <columns> from <table>`, written once) with the list's
- * conditions, order and page. Through knex on the pooled connection: `contains` calls `rms_lower`,
- * which SQLite's read-only connection lacks.
+ * The statement of a list page: `select` (a model's `select <columns> from <table>`, written once)
+ * with the list's conditions, order and page.
  */
-export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
-  const where = whereClause(list);
+export function listStatement(select: string, list: CompiledList, dialect: Dialect): SqlFragment {
+  const after = list.keyset?.after;
+  if (after && after.keys.length === 2) return keysetByOneKey(select, list, after);
+  const where = whereClause(after ? { ...list, where: [...list.where, keysetCondition(after)] } : list);
   let sql = `${select}${where.sql} order by ${list.orderBy}`;
   const bindings = [...where.bindings];
   if (list.limit !== undefined) {
@@ -261,10 +261,56 @@ export function selectList(db: Knex, select: string, list: CompiledList): Promis
   }
   if (list.offset) {
     // SQLite takes an offset only after a limit; -1 is none.
-    if (list.limit === undefined && dialectOf(db) === 'sqlite') sql += ' limit -1';
+    if (list.limit === undefined && dialect === 'sqlite') sql += ' limit -1';
     sql += ' offset ?';
     bindings.push(list.offset);
   }
+  return { sql, bindings };
+}
+
+/**
+ * A keyset page of an order by one key (and the id): what follows the row (v, id) is the rows
+ * equal on the key with a greater id, then those past v, then (empty values last) those without a
+ * value. Each part is a range an index on (key, id) reads in order from where it starts, so a page
+ * costs the same at any depth; one condition with ORs would make the database read from the top.
+ */
+function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlFragment {
+  const [{ field: key, desc, value }, { field: id, value: lastId }] = after.keys as [Keyset['keys'][number], Keyset['keys'][number]];
+  const filters = list.where;
+  const limit = list.limit;
+  let partCount = 0;
+  const part = (conditions: readonly SqlFragment[], orderBy: string): SqlFragment => {
+    const where = whereClause({ ...list, where: [...filters, ...conditions] });
+    return {
+      sql: `select * from (${select}${where.sql} order by ${orderBy}${limit === undefined ? '' : ' limit ?'}) as part${partCount++}`,
+      bindings: [...where.bindings, ...(limit === undefined ? [] : [limit])],
+    };
+  };
+  const byId = `${id.sortable} ASC`;
+  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.toDb(lastId)] };
+  const parts: SqlFragment[] = [];
+  if (value !== null) {
+    const bound = key.toDb(value);
+    parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], byId));
+    // NULLS LAST as in the index (PostgreSQL matches the index's order only with it).
+    parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${byId}`));
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], byId));
+  } else {
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }, idAfter], byId));
+  }
+  const union = parts.map((fragment) => fragment.sql).join(' union all ');
+  return {
+    sql: `select * from (${union}) as page order by ${list.orderBy}${limit === undefined ? '' : ' limit ?'}`,
+    bindings: [...parts.flatMap((fragment) => fragment.bindings), ...(limit === undefined ? [] : [limit])],
+  };
+}
+
+/**
+ * Runs a list page (see `listStatement`). Through knex on the pooled connection: `contains` calls
+ * `rms_lower`, which SQLite's read-only connection lacks.
+ */
+export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
+  const { sql, bindings } = listStatement(select, list, dialectOf(db));
   return runSelect(db, sql, bindings);
 }
 
