@@ -1,5 +1,5 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, and the auth side's `user …`.
  */
 import type { Command } from 'commander';
 import express from 'express';
@@ -7,7 +7,9 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
+import { HttpError } from './errors.ts';
 import type { Registry } from './registry.ts';
+import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { buildWebApp } from '../web/build.ts';
 import { startServer, systemTableSetups, type RunningServer } from './server.ts';
 
@@ -93,7 +95,72 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       }
     });
 
+  program
+    .command('seed')
+    .description('Fill a model with realistic records to try the service at size: the same --seed gives the same values; refs point at records of their targets (seeded first when there are none)')
+    .requiredOption('--model <name>', 'model to fill, e.g. lead')
+    .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
+    .option('--seed <n>', 'picks the values (default 1)')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { model: string; count: string; seed?: string; db?: string }) => {
+      const count = parseWhole(options.count, '--count', 1, MAX_SEED_COUNT);
+      const seed = options.seed === undefined ? 1 : parseWhole(options.seed, '--seed', 0, 2_147_483_647);
+      const registry = await loadRegistry();
+      if (!registry.models[options.model]) {
+        console.error(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
+        process.exit(1);
+      }
+      const db = openDatabase(databaseUrl(options.db));
+      const progress = progressBar(process.stdout);
+      const started = performance.now();
+      try {
+        // Brings a new or older database up to the definitions first, as serve would.
+        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        const seeded = await seedRecords(db, registry, { model: options.model, count, seed, onProgress: progress.update, log: (line) => progress.print(line) });
+        progress.done();
+        const seconds = (performance.now() - started) / 1000;
+        const total = seeded.reduce((sum, step) => sum + step.count, 0);
+        const what = seeded.map((step) => `${step.count.toLocaleString('en-US')} ${step.model}`).join(', ');
+        console.log(`seeded ${what} in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString('en-US')} records/s)`);
+      } catch (error) {
+        progress.done();
+        if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
+        console.error(error.message);
+        process.exitCode = 1;
+      } finally {
+        await db.destroy();
+      }
+    });
+
   registerUserCommands(program, loadRegistry);
+}
+
+/**
+ * A progress bar with the rate, redrawn in place on a terminal; elsewhere (a log, CI) silent, since
+ * the summary line says what was done.
+ */
+function progressBar(out: NodeJS.WriteStream): { update(done: number, total: number): void; print(line: string): void; done(): void } {
+  const started = performance.now();
+  let drawn = false;
+  return {
+    update(done, total) {
+      if (!out.isTTY) return;
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
+      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records, ${Math.round(rate).toLocaleString('en-US')} records/s `);
+      drawn = true;
+    },
+    print(line) {
+      if (drawn) out.write('\n');
+      drawn = false;
+      console.log(line);
+    },
+    done() {
+      if (drawn) out.write('\n');
+      drawn = false;
+    },
+  };
 }
 
 function shutDown(server: RunningServer, signal: string): void {

@@ -141,7 +141,7 @@ async function recordSnapshots(db: Knex, plan: MigrationPlan): Promise<void> {
 }
 
 /** The one copy of index DDL. */
-function createIndexSql(dialect: Dialect, index: IndexDesign, options: { concurrently?: boolean } = {}): string {
+export function createIndexSql(dialect: Dialect, index: IndexDesign, options: { concurrently?: boolean } = {}): string {
   const concurrently = options.concurrently ? 'concurrently ' : '';
   const name = sqlIdentifier(index.name);
   const table = sqlIdentifier(index.table);
