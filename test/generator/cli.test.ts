@@ -55,6 +55,65 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.status).toBe(1);
   });
 
+  it('check: index, unique, search, currency, indexes and list where they do not fit, one line each', async () => {
+    const fields = `{
+        number: { kind: 'text', unique: true },
+        notes: { kind: 'longtext', index: true },
+        paid: { kind: 'bool', unique: true },
+        total: { kind: 'money', search: true, currency: 'EURO' },
+        email: { kind: 'text', personal: true, unique: true },
+        count: { kind: 'number', currency: 'EUR' },
+      }`;
+    const dir = moduleTree({
+      shop: `export default { models: { order: { fields: ${fields}, indexes: [['number', 'missing'], [], ['number'], ['number']], list: ['nope', 'number', 'number'] } } };`,
+    });
+    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'modules/shop/module.ts: model order, field notes: an index on a longtext field is refused: its values are too long to index (use search: true to find text in it)',
+      'modules/shop/module.ts: model order, field paid: unique is not for bool fields (remove unique)',
+      'modules/shop/module.ts: model order, field total: search is only for text and longtext fields (remove search, or make the field text)',
+      'modules/shop/module.ts: model order, field total: "currency" must be an ISO 4217 currency code of three capital letters, e.g. "EUR" (got "EURO")',
+      "modules/shop/module.ts: model order, field email: unique on a personal field agents may write would tell an agent whether a value it wrote is held by another record (remove unique, or add agents: 'hidden')",
+      "modules/shop/module.ts: model order, field count: currency is only for money fields (make it kind: 'money', or remove currency)",
+      'modules/shop/module.ts: model order: indexes[0] names unknown field "missing" (known fields: number, notes, paid, total, email, count)',
+      "modules/shop/module.ts: model order: indexes[1] names no field (name the fields, e.g. ['stage', 'expected_revenue'])",
+      'modules/shop/module.ts: model order: indexes[3] is declared twice (remove one)',
+      'modules/shop/module.ts: model order: list names unknown field "nope" (did you mean "notes"?)',
+      'modules/shop/module.ts: model order: list names field "number" twice (remove one)',
+    ]);
+
+    const moduleCurrency = moduleTree({ shop: `export default { currency: 'euro', models: { order: { fields: { total: { kind: 'money' } } } } };` });
+    const currency = await rmsgen(['check', '--modules', 'modules'], moduleCurrency);
+    expect(currency.status).toBe(1);
+    expect(currency.stderr).toBe('modules/shop/module.ts: "currency" must be an ISO 4217 currency code of three capital letters, e.g. "EUR" (got "euro")\n');
+  });
+
+  it('build: index, unique, search, indexes and list reach the generated model and its queries', async () => {
+    const dir = moduleTree({
+      shop: `export default { models: { order: { fields: { number: { kind: 'text', unique: true, search: true }, placed: { kind: 'date', index: true }, state: { kind: 'select', options: ['open', 'paid'] }, total: { kind: 'money', currency: 'EUR' } }, indexes: [['state', 'placed']], list: ['placed', 'total'] } } };`,
+    });
+    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const model = readFileSync(join(dir, 'generated/shop/order.model.ts'), 'utf8');
+    expect(model).toContain(
+      [
+        '    indexes: [',
+        "      { fields: ['number'], unique: true },",
+        "      { fields: ['placed'], unique: false },",
+        "      { fields: ['state', 'placed'], unique: false },",
+        '    ],',
+        "    search: ['number'],",
+      ].join('\n'),
+    );
+    expect(model).toContain(`list: ['placed', 'total']`);
+    expect(model).toContain(`currency: 'EUR'`);
+    const queries = readFileSync(join(dir, 'generated/shop/order.queries.ts'), 'utf8');
+    expect(queries).toContain(`const UNIQUE = uniqueFields('order', ['number']);`);
+  });
+
   it('check: a syntax error as file:line:column, the line and a caret; a type error in the same form', async () => {
     const syntax = moduleTree({ support: `export default {\n  models: { ticket: { fields: { subject: { kind: 'text' required: true } } } },\n};\n` });
     const broken = await rmsgen(['check', '--modules', 'modules'], syntax);
