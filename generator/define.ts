@@ -30,8 +30,11 @@ const FIELD_KIND_LIST: Record<FieldKind, true> = { text: true, longtext: true, n
 export const FIELD_KINDS = Object.keys(FIELD_KIND_LIST) as readonly FieldKind[];
 
 /** The commands every model gets. */
-export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete'] as const satisfies readonly CommandKind[];
+export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert'] as const satisfies readonly CommandKind[];
 export type GeneratedCommand = (typeof GENERATED_COMMANDS)[number];
+
+/** A record's history and the revert of one of its changes: granted with `get` and `update` (runtime/rights.ts). */
+export const RECORD_HISTORY_COMMANDS = ['history', 'revert'] as const satisfies readonly GeneratedCommand[];
 
 interface FieldOptionsBase {
   /** Shown to people; for personal fields the upper-cased label is the masking token prefix (`Name` → `NAME_1`). Defaults to the field name in words. */

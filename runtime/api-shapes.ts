@@ -14,7 +14,7 @@
 export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
 
 /** SPEC 2.5: generated commands, plus `action` for a model's workflow actions. */
-export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'action';
+export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'history' | 'revert' | 'action';
 
 /** SPEC 4.5: the operators of a `list`/`search` filter condition. */
 export const FILTER_OPERATORS = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] as const;
@@ -305,6 +305,8 @@ export interface AuditTrailRow {
   readonly access: 'read' | 'write';
   /** The record's title as it is now (its title field), null without a record or once it is deleted. */
   readonly record_title: string | null;
+  /** The history entry (`change_id` of `<model>.history`) of the change the call made, or null. */
+  readonly change_id: string | null;
 }
 
 /** `GET /api/audit`: the input of `search`, the answer of `search`. */

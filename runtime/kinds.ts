@@ -79,6 +79,10 @@ const orderKey = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]} in order key` : 'order key must be an object') },
 );
 
+const LIMIT_ERROR = `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}`;
+const pageLimit = z.int({ error: LIMIT_ERROR }).min(LIMITS.minLimit, { error: LIMIT_ERROR }).max(LIMITS.maxLimit, { error: LIMIT_ERROR }).optional();
+const pageOffset = z.int({ error: 'offset must be an integer of 0 or more' }).min(0, { error: 'offset must be an integer of 0 or more' }).optional();
+
 /**
  * Input of `list` and `search`. Field names and values are checked by the runtime against the
  * caller's readable fields; this checks the structure and the limits.
@@ -93,15 +97,24 @@ export const listInput = z.strictObject(
       .array(orderKey, { error: 'order must be an array' })
       .max(LIMITS.orderKeys, { error: `order may have at most ${LIMITS.orderKeys} keys` })
       .optional(),
-    limit: z
-      .int({ error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
-      .min(LIMITS.minLimit, { error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
-      .max(LIMITS.maxLimit, { error: `limit must be an integer from ${LIMITS.minLimit} to ${LIMITS.maxLimit}` })
-      .optional(),
-    offset: z.int({ error: 'offset must be an integer of 0 or more' }).min(0, { error: 'offset must be an integer of 0 or more' }).optional(),
+    limit: pageLimit,
+    offset: pageOffset,
     /** Keyset paging (an extension): `""` for the first page, then the `next` of the page before. */
     after: z.string({ error: 'after must be a string' }).max(4096, { error: 'after must be "" or the next of the page before' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]}` : 'input must be a JSON object') },
 );
 export type ListInput = z.infer<typeof listInput>;
+
+/** Input of `<model>.history`: the record's id (one that was deleted too) and a page of its entries, newest first. */
+export function historyInput(model: string) {
+  return z.strictObject({ id: recordId, limit: pageLimit, offset: pageOffset }, { error: unknownFieldError(model) });
+}
+
+/** Input of `<model>.revert`: the record and the change (a `change_id` of its history) whose fields to put back. */
+export function revertInput(model: string) {
+  return z.strictObject(
+    { id: recordId, change_id: z.string({ error: message('change_id', 'must be a string') }).min(1, { error: 'change_id is required' }) },
+    { error: unknownFieldError(model) },
+  );
+}

@@ -36,6 +36,24 @@ export interface CallerRights {
   readonly models: Readonly<Record<string, ModelRights>>;
 }
 
+/**
+ * Commands that come with another of the same model: whoever may read a record may read its
+ * history, and whoever may update it may revert one of its updates. Roles get them from the
+ * generator (`roles.ts`), agents whose scopes name the first from here.
+ */
+export const IMPLIED_COMMANDS: Readonly<Record<string, string>> = { get: 'history', update: 'revert' };
+
+/** The command ids with those their commands imply, of the ids `available` allows. */
+export function withImpliedCommands(ids: Iterable<string>, available: (id: string) => boolean): Set<string> {
+  const all = new Set(ids);
+  for (const id of [...all]) {
+    const dot = id.lastIndexOf('.');
+    const implied = IMPLIED_COMMANDS[id.slice(dot + 1)];
+    if (implied !== undefined && available(`${id.slice(0, dot)}.${implied}`)) all.add(`${id.slice(0, dot)}.${implied}`);
+  }
+  return all;
+}
+
 /** Command ids the caller may use: a person's roles, or an agent's scopes cut down to its creator's roles. */
 export function allowedCommands(registry: Registry, caller: Caller): ReadonlySet<string> {
   return rightsOf(registry, caller).commands;
@@ -81,7 +99,10 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
   const commands =
     caller.kind === 'person'
       ? personCommands
-      : new Set([...personCommands].filter((id) => caller.scopes.some((scope) => scopeMatches(scope, id))));
+      : withImpliedCommands(
+          [...personCommands].filter((id) => caller.scopes.some((scope) => scopeMatches(scope, id))),
+          (id) => personCommands.has(id),
+        );
   const models: Record<string, ModelRights> = {};
   for (const model of Object.values(registry.models)) {
     models[model.name] = compileModelRights(model, roles, caller.kind === 'agent');
@@ -94,6 +115,7 @@ function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<stri
   for (const role of roles) {
     for (const id of registry.roles[role] ?? []) commands.add(id);
   }
+  for (const id of withImpliedCommands(commands, (implied) => Object.hasOwn(registry.commands, implied))) commands.add(id);
   // `admin` may use everything even if a registry forgot to list a command for it.
   if (roles.includes(ADMIN_ROLE)) for (const id of Object.keys(registry.commands)) commands.add(id);
   return commands;

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { RequestHandler, Router } from 'express';
 import { ensureAuditTables } from './agents/audit.ts';
+import { ensureHistoryTables } from './history/store.ts';
 import { agentExtension } from './agents/extension.ts';
 import { ensureMaskTables } from './agents/masking.ts';
 import { ensurePlanTables } from './agents/plans.ts';
@@ -37,7 +38,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mc
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 export interface ServerOptions {

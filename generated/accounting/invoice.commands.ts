@@ -11,9 +11,11 @@ import {
   invoicePostInput,
   invoicePayInput,
   invoiceCancelInput,
+  invoiceHistoryInput,
+  invoiceRevertInput,
 } from './invoice.schemas.ts';
 
-/** The commands of `invoice`: the generated ones, then its actions. */
+/** The commands of `invoice`: the generated ones, its actions, then history and revert. */
 export const invoiceCommands: readonly CommandMeta[] = [
   {
     id: 'invoice.get',
@@ -98,5 +100,23 @@ export const invoiceCommands: readonly CommandMeta[] = [
     needsApproval: false,
     input: invoiceCancelInput,
     action: invoiceCancelAction,
+  },
+  {
+    id: 'invoice.history',
+    model: 'invoice',
+    name: 'history',
+    kind: 'history',
+    description: 'Read the changes made to an invoice, newest first: which fields, from what to what, by whom',
+    needsApproval: false,
+    input: invoiceHistoryInput,
+  },
+  {
+    id: 'invoice.revert',
+    model: 'invoice',
+    name: 'revert',
+    kind: 'revert',
+    description: 'Put back the fields one update of an invoice changed (agents can only propose this)',
+    needsApproval: true,
+    input: invoiceRevertInput,
   },
 ];

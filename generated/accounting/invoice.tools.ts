@@ -365,4 +365,99 @@ export const invoiceTools: readonly ToolMeta[] = [
     outputSchema: invoiceRecordResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
+  {
+    name: 'invoice__history',
+    command: 'invoice.history',
+    title: 'History invoice',
+    description: 'Read the changes made to an invoice, newest first: which fields, from what to what, by whom. Returns {denied, value} with {rows, total} as value: entries newest first, each {change_id, at, command, by, plan_id, changes} where changes maps each field to {from, to}; works for a deleted id too.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the invoice; a deleted one\'s too.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 5000,
+          description: 'Entries to return, 1 to 5000, newest first; all when omitted.',
+        },
+        offset: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Entries to skip.' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            rows: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  change_id: { type: 'string', description: 'Names the change, for revert.' },
+                  at: { type: 'string', description: 'When, ISO-8601 UTC.' },
+                  command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+                  by: {
+                    type: 'object',
+                    properties: {
+                      kind: { type: 'string', enum: ['person', 'agent'] },
+                      username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
+                      agent_label: { type: ['string', 'null'], description: 'The agent token\'s label.' },
+                    },
+                    required: ['kind', 'username', 'agent_label'],
+                  },
+                  plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
+                  reverts: { type: 'string', description: 'The change this one put back.' },
+                  changes: {
+                    type: 'object',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: { from: {}, to: {} },
+                      required: ['from', 'to'],
+                    },
+                  },
+                },
+                required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
+              },
+            },
+            total: { type: 'integer' },
+          },
+          required: ['rows', 'total'],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'invoice__revert',
+    command: 'invoice.revert',
+    title: 'Revert invoice',
+    description: 'Put back the fields one update of an invoice changed (agents can only propose this). Returns {denied, value} with the invoice as value. Give a change_id from invoice__history; only changes made by update can be reverted, and only while none of their fields changed since. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the invoice.' },
+        change_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'The change_id of the update to put back, from invoice__history.',
+        },
+      },
+      required: ['id', 'change_id'],
+      additionalProperties: false,
+    },
+    outputSchema: invoiceRecordOrPlanResultJsonSchema,
+    annotations: { readOnlyHint: false, openWorldHint: false },
+  },
 ];

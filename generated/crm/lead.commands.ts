@@ -11,9 +11,11 @@ import {
   leadQualifyInput,
   leadWinInput,
   leadLoseInput,
+  leadHistoryInput,
+  leadRevertInput,
 } from './lead.schemas.ts';
 
-/** The commands of `lead`: the generated ones, then its actions. */
+/** The commands of `lead`: the generated ones, its actions, then history and revert. */
 export const leadCommands: readonly CommandMeta[] = [
   {
     id: 'lead.get',
@@ -98,5 +100,23 @@ export const leadCommands: readonly CommandMeta[] = [
     needsApproval: false,
     input: leadLoseInput,
     action: leadLoseAction,
+  },
+  {
+    id: 'lead.history',
+    model: 'lead',
+    name: 'history',
+    kind: 'history',
+    description: 'Read the changes made to a lead, newest first: which fields, from what to what, by whom',
+    needsApproval: false,
+    input: leadHistoryInput,
+  },
+  {
+    id: 'lead.revert',
+    model: 'lead',
+    name: 'revert',
+    kind: 'revert',
+    description: 'Put back the fields one update of a lead changed (agents can only propose this)',
+    needsApproval: true,
+    input: leadRevertInput,
   },
 ];

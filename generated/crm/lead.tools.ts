@@ -40,6 +40,30 @@ export const leadRecordResultJsonSchema: JsonSchema = {
   required: ['denied', 'value'],
 };
 
+/** What record commands of `lead` that an agent may only propose answer: the record, or `{status: 'approval_required', plan_id}`. */
+export const leadRecordOrPlanResultJsonSchema: JsonSchema = {
+  type: 'object',
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: leadRecordJsonSchema,
+      },
+      required: ['denied', 'value'],
+    },
+    {
+      type: 'object',
+      properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+      required: ['status', 'plan_id'],
+    },
+  ],
+};
+
 /** JSON Schema of the input of `lead__list` and `lead__search` (filter, order, paging; SPEC 4.5). */
 export const leadListJsonSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -371,6 +395,101 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
+    annotations: { readOnlyHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__history',
+    command: 'lead.history',
+    title: 'History lead',
+    description: 'Read the changes made to a lead, newest first: which fields, from what to what, by whom. Returns {denied, value} with {rows, total} as value: entries newest first, each {change_id, at, command, by, plan_id, changes} where changes maps each field to {from, to}; works for a deleted id too. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the lead; a deleted one\'s too.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 5000,
+          description: 'Entries to return, 1 to 5000, newest first; all when omitted.',
+        },
+        offset: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Entries to skip.' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            rows: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  change_id: { type: 'string', description: 'Names the change, for revert.' },
+                  at: { type: 'string', description: 'When, ISO-8601 UTC.' },
+                  command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+                  by: {
+                    type: 'object',
+                    properties: {
+                      kind: { type: 'string', enum: ['person', 'agent'] },
+                      username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
+                      agent_label: { type: ['string', 'null'], description: 'The agent token\'s label.' },
+                    },
+                    required: ['kind', 'username', 'agent_label'],
+                  },
+                  plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
+                  reverts: { type: 'string', description: 'The change this one put back.' },
+                  changes: {
+                    type: 'object',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: { from: {}, to: {} },
+                      required: ['from', 'to'],
+                    },
+                  },
+                },
+                required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
+              },
+            },
+            total: { type: 'integer' },
+          },
+          required: ['rows', 'total'],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'lead__revert',
+    command: 'lead.revert',
+    title: 'Revert lead',
+    description: 'Put back the fields one update of a lead changed (agents can only propose this). Returns {denied, value} with the lead as value. Give a change_id from lead__history; only changes made by update can be reverted, and only while none of their fields changed since. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the lead.' },
+        change_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'The change_id of the update to put back, from lead__history.',
+        },
+      },
+      required: ['id', 'change_id'],
+      additionalProperties: false,
+    },
+    outputSchema: leadRecordOrPlanResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
   },
 ];

@@ -7,9 +7,11 @@ import {
   partyCreateInput,
   partyUpdateInput,
   partyDeleteInput,
+  partyHistoryInput,
+  partyRevertInput,
 } from './party.schemas.ts';
 
-/** The commands of `party`: the generated ones, then its actions. */
+/** The commands of `party`: the generated ones, its actions, then history and revert. */
 export const partyCommands: readonly CommandMeta[] = [
   {
     id: 'party.get',
@@ -64,5 +66,23 @@ export const partyCommands: readonly CommandMeta[] = [
     description: 'Delete a party (agents can only propose this)',
     needsApproval: true,
     input: partyDeleteInput,
+  },
+  {
+    id: 'party.history',
+    model: 'party',
+    name: 'history',
+    kind: 'history',
+    description: 'Read the changes made to a party, newest first: which fields, from what to what, by whom',
+    needsApproval: false,
+    input: partyHistoryInput,
+  },
+  {
+    id: 'party.revert',
+    model: 'party',
+    name: 'revert',
+    kind: 'revert',
+    description: 'Put back the fields one update of a party changed (agents can only propose this)',
+    needsApproval: true,
+    input: partyRevertInput,
   },
 ];

@@ -40,6 +40,30 @@ export const partyRecordResultJsonSchema: JsonSchema = {
   required: ['denied', 'value'],
 };
 
+/** What record commands of `party` that an agent may only propose answer: the record, or `{status: 'approval_required', plan_id}`. */
+export const partyRecordOrPlanResultJsonSchema: JsonSchema = {
+  type: 'object',
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: partyRecordJsonSchema,
+      },
+      required: ['denied', 'value'],
+    },
+    {
+      type: 'object',
+      properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+      required: ['status', 'plan_id'],
+    },
+  ],
+};
+
 /** JSON Schema of the input of `party__list` and `party__search` (filter, order, paging; SPEC 4.5). */
 export const partyListJsonSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -281,5 +305,100 @@ export const partyTools: readonly ToolMeta[] = [
       ],
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+  },
+  {
+    name: 'party__history',
+    command: 'party.history',
+    title: 'History party',
+    description: 'Read the changes made to a party, newest first: which fields, from what to what, by whom. Returns {denied, value} with {rows, total} as value: entries newest first, each {change_id, at, command, by, plan_id, changes} where changes maps each field to {from, to}; works for a deleted id too. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the party; a deleted one\'s too.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 5000,
+          description: 'Entries to return, 1 to 5000, newest first; all when omitted.',
+        },
+        offset: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Entries to skip.' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            rows: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  change_id: { type: 'string', description: 'Names the change, for revert.' },
+                  at: { type: 'string', description: 'When, ISO-8601 UTC.' },
+                  command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+                  by: {
+                    type: 'object',
+                    properties: {
+                      kind: { type: 'string', enum: ['person', 'agent'] },
+                      username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
+                      agent_label: { type: ['string', 'null'], description: 'The agent token\'s label.' },
+                    },
+                    required: ['kind', 'username', 'agent_label'],
+                  },
+                  plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
+                  reverts: { type: 'string', description: 'The change this one put back.' },
+                  changes: {
+                    type: 'object',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: { from: {}, to: {} },
+                      required: ['from', 'to'],
+                    },
+                  },
+                },
+                required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
+              },
+            },
+            total: { type: 'integer' },
+          },
+          required: ['rows', 'total'],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'party__revert',
+    command: 'party.revert',
+    title: 'Revert party',
+    description: 'Put back the fields one update of a party changed (agents can only propose this). Returns {denied, value} with the party as value. Give a change_id from party__history; only changes made by update can be reverted, and only while none of their fields changed since. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Id of the party.' },
+        change_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'The change_id of the update to put back, from party__history.',
+        },
+      },
+      required: ['id', 'change_id'],
+      additionalProperties: false,
+    },
+    outputSchema: partyRecordOrPlanResultJsonSchema,
+    annotations: { readOnlyHint: false, openWorldHint: false },
   },
 ];

@@ -28,7 +28,7 @@ function buildCommandsFile(context: EmitContext, model: ModelIR, path: string, f
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
-    docs: [`The commands of \`${model.name}\`: the generated ones, then its actions.`],
+    docs: [`The commands of \`${model.name}\`: the generated ones, its actions, then history and revert.`],
     declarations: [{ name: modelExports(model).commands, type: 'readonly CommandMeta[]', initializer: literal(commands) }],
   });
 }

@@ -4,7 +4,7 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
-import { kinds, listInput, recordId, unknownFieldError } from '../../runtime/kinds.ts';
+import { historyInput, kinds, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { call, code, quote, type Code } from './print.ts';
@@ -17,14 +17,20 @@ export interface InputProperty {
   readonly optional: boolean;
 }
 
-export type CommandInput = { readonly kind: 'list' } | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
+/** `list`, `history`, `revert`: a shared input of the runtime's (`listInput`, `historyInput(model)`, `revertInput(model)`). */
+export type CommandInput =
+  | { readonly kind: 'list' }
+  | { readonly kind: 'history' }
+  | { readonly kind: 'revert' }
+  | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
 
 const ID: InputProperty = { name: 'id', field: undefined, nullable: false, optional: false };
 
 /**
  * create: required fields required, others nullable and optional, governed fields left out (the
  * runtime refuses them before zod); update: id plus every field optional (optional fields also
- * nullable); get/delete: id; list/search: the shared list input; action: id plus its required fields.
+ * nullable); get/delete: id; list/search: the shared list input; history: id and a page; revert: id
+ * and a change id; action: id plus its required fields.
  */
 export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
   switch (command.kind) {
@@ -34,6 +40,10 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
     case 'list':
     case 'search':
       return { kind: 'list' };
+    case 'history':
+      return { kind: 'history' };
+    case 'revert':
+      return { kind: 'revert' };
     case 'create':
       return {
         kind: 'object',
@@ -107,6 +117,7 @@ function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
 /** The zod expression of a command's input, e.g. `z.strictObject({ id: recordId }, { error: unknownFieldError('lead') })`. */
 export function printInput(model: ModelIR, input: CommandInput, prefix = 0): Code {
   if (input.kind === 'list') return code('listInput');
+  if (input.kind !== 'object') return code(`${input.kind}Input(${quote(model.name)})`);
   const shape = Object.fromEntries(input.properties.map((property) => [property.name, code(printProperty(model, property))]));
   return call('z.strictObject', [shape, { error: code(`unknownFieldError(${quote(model.name)})`) }], 0, prefix);
 }
@@ -114,6 +125,8 @@ export function printInput(model: ModelIR, input: CommandInput, prefix = 0): Cod
 /** The same schema, live. */
 export function buildInput(model: ModelIR, input: CommandInput): z.ZodType {
   if (input.kind === 'list') return listInput;
+  if (input.kind === 'history') return historyInput(model.name);
+  if (input.kind === 'revert') return revertInput(model.name);
   const shape = Object.fromEntries(input.properties.map((property) => [property.name, buildProperty(model, property)]));
   return z.strictObject(shape, { error: unknownFieldError(model.name) });
 }
@@ -123,10 +136,11 @@ export function kindsImports(inputs: readonly CommandInput[]): string[] {
   const used = new Set<string>();
   for (const input of inputs) {
     if (input.kind === 'list') used.add('listInput');
+    else if (input.kind !== 'object') used.add(`${input.kind}Input`);
     else {
       used.add('unknownFieldError');
       for (const property of input.properties) used.add(property.field ? 'kinds' : 'recordId');
     }
   }
-  return ['kinds', 'listInput', 'recordId', 'unknownFieldError'].filter((name) => used.has(name));
+  return ['historyInput', 'kinds', 'listInput', 'recordId', 'revertInput', 'unknownFieldError'].filter((name) => used.has(name));
 }

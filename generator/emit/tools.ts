@@ -112,12 +112,27 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     };
     return schema;
   }
+  if (input.kind === 'history') {
+    describeProperty(properties.id, `Id of the ${inSentence(model.label)}; a deleted one's too.`);
+    describeProperty(properties.limit, `Entries to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}, newest first; all when omitted.`);
+    describeProperty(properties.offset, 'Entries to skip.');
+    return schema;
+  }
+  if (input.kind === 'revert') {
+    describeProperty(properties.id, `Id of the ${inSentence(model.label)}.`);
+    describeProperty(properties.change_id, `The change_id of the update to put back, from ${model.name}__history.`);
+    return schema;
+  }
   for (const property of input.properties) {
     const target = properties[property.name];
     if (!target) continue;
     target.description = property.field ? fieldDescription(model, property.field, command) : `Id of the ${inSentence(model.label)}.`;
   }
   return schema;
+}
+
+function describeProperty(property: Json | undefined, description: string): void {
+  if (property) property.description = description;
 }
 
 /** The description every caller who reads all the model's fields gets (the runtime words it again for others). */
@@ -142,7 +157,34 @@ interface ResultNames {
   readonly recordOrPlanResult: string;
 }
 
-const RECORD_RESULT_KINDS = new Set<CommandIR['kind']>(['get', 'create', 'update', 'action']);
+/** One entry of a record's history, as `<model>.history` answers it. */
+const HISTORY_ENTRY: Json = {
+  type: 'object',
+  properties: {
+    change_id: { type: 'string', description: 'Names the change, for revert.' },
+    at: { type: 'string', description: 'When, ISO-8601 UTC.' },
+    command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+    by: {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['person', 'agent'] },
+        username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
+        agent_label: { type: ['string', 'null'], description: "The agent token's label." },
+      },
+      required: ['kind', 'username', 'agent_label'],
+    },
+    plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
+    reverts: { type: 'string', description: 'The change this one put back.' },
+    changes: {
+      type: 'object',
+      description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+      additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
+    },
+  },
+  required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
+};
+
+const RECORD_RESULT_KINDS = new Set<CommandIR['kind']>(['get', 'create', 'update', 'revert', 'action']);
 
 function envelopeOf(value: unknown): Json {
   return { type: 'object', properties: { denied: ENVELOPE_DENIED, value }, required: ['denied', 'value'] };
@@ -151,12 +193,13 @@ function envelopeOf(value: unknown): Json {
 function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
   if (RECORD_RESULT_KINDS.has(command.kind)) return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
   const record = code(names.record);
-  const values: Record<'list' | 'search' | 'delete', unknown> = {
+  const values: Record<'list' | 'search' | 'delete' | 'history', unknown> = {
     list: { type: 'array', items: record },
     search: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     delete: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    history: { type: 'object', properties: { rows: { type: 'array', items: HISTORY_ENTRY }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
-  const envelope = envelopeOf(values[command.kind as 'list' | 'search' | 'delete']);
+  const envelope = envelopeOf(values[command.kind as 'list' | 'search' | 'delete' | 'history']);
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
 }
 
@@ -168,8 +211,8 @@ function proposable(model: ModelIR, command: CommandIR): boolean {
   return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
 }
 
-const READ_ONLY = new Set<CommandIR['kind']>(['get', 'list', 'search']);
-const IDEMPOTENT = new Set<CommandIR['kind']>(['get', 'list', 'search', 'update']);
+const READ_ONLY = new Set<CommandIR['kind']>(['get', 'list', 'search', 'history']);
+const IDEMPOTENT = new Set<CommandIR['kind']>(['get', 'list', 'search', 'history', 'update']);
 
 function toolTitle(model: ModelIR, command: CommandIR): string {
   const phrase = inSentence(model.label);

@@ -1,5 +1,5 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
-import { GENERATED_COMMANDS, type GeneratedCommand } from '../define.ts';
+import { GENERATED_COMMANDS, RECORD_HISTORY_COMMANDS, type GeneratedCommand } from '../define.ts';
 import type { ActionCommandIR, ActionIR, CommandIR, FieldIR, GeneratedCommandIR, ModelIR } from '../ir.ts';
 import { defaultLabel, inSentence, maskLabelOf, plural, withArticle } from '../names.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
@@ -96,19 +96,22 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     create: `Create ${withArticle(phrase)}`,
     update: `Update fields of ${withArticle(phrase)}`,
     delete: `Delete ${withArticle(phrase)} (agents can only propose this)`,
+    history: `Read the changes made to ${withArticle(phrase)}, newest first: which fields, from what to what, by whom`,
+    revert: `Put back the fields one update of ${withArticle(phrase)} changed (agents can only propose this)`,
   };
+  const generated = (name: GeneratedCommand): GeneratedCommandIR => ({
+    id: `${model}.${name}`,
+    model,
+    name,
+    kind: name,
+    description: descriptions[name],
+    needsApproval: name === 'delete' || name === 'revert',
+    action: undefined,
+  });
+  // History and revert come after the actions: the catalogue keeps SPEC's commands first.
+  const [history, revert] = RECORD_HISTORY_COMMANDS;
   return [
-    ...GENERATED_COMMANDS.map(
-      (name): GeneratedCommandIR => ({
-        id: `${model}.${name}`,
-        model,
-        name,
-        kind: name,
-        description: descriptions[name],
-        needsApproval: name === 'delete',
-        action: undefined,
-      }),
-    ),
+    ...GENERATED_COMMANDS.filter((name) => name !== history && name !== revert).map(generated),
     ...actions.map(
       (action): ActionCommandIR => ({
         id: `${model}.${action.name}`,
@@ -120,5 +123,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
         action,
       }),
     ),
+    generated(history),
+    generated(revert),
   ];
 }

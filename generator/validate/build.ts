@@ -8,6 +8,7 @@ import { defaultLabel } from '../names.ts';
 import { buildModel } from './build-model.ts';
 import type { ResolvedReferences } from './check.ts';
 import type { ModelDraft, ModuleDraft, ProjectDraft } from './drafts.ts';
+import { withImpliedCommands } from '../../runtime/rights.ts';
 import { ADMIN_ROLE } from './reserved.ts';
 
 export function buildProject(project: ProjectDraft, resolved: ResolvedReferences): ProjectIR {
@@ -24,10 +25,11 @@ export function buildProject(project: ProjectDraft, resolved: ResolvedReferences
     grants: resolved.moduleGrants.get(module.name) ?? [],
   }));
   const catalogue = modules.flatMap((module) => module.models.flatMap((model) => model.commands.map((command) => command.id)));
-  const roles: RoleIR[] = resolved.roles.map((role) => ({
-    name: role,
-    commands: role === ADMIN_ROLE ? catalogue : catalogue.filter((id) => resolved.grants.get(role)?.has(id) === true),
-  }));
+  const exists = new Set(catalogue);
+  const roles: RoleIR[] = resolved.roles.map((role) => {
+    const granted = withImpliedCommands(resolved.grants.get(role) ?? [], (id) => exists.has(id));
+    return { name: role, commands: role === ADMIN_ROLE ? catalogue : catalogue.filter((id) => granted.has(id)) };
+  });
   return deepFreeze({ modules, roles, modulesDirName: project.dirName });
 }
 

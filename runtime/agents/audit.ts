@@ -41,6 +41,8 @@ export interface AuditEntry {
   readonly error?: string | null;
   /** Input of the call (masked for agents); omitted for reads without input. */
   readonly input?: unknown;
+  /** The history entry of the change the call made (see history/store.ts). */
+  readonly changeId?: string | null;
 }
 
 export type AuditAccess = 'read' | 'write';
@@ -65,10 +67,14 @@ export async function ensureAuditTables(db: Knex): Promise<void> {
     table.index(['command']);
     table.index(['record_id']);
     table.string('access', 8).nullable();
+    table.string('change_id', 64).nullable();
   });
   // Reads and changes told apart (the web app shows changes by default); rows from before are told apart by their command.
-  const added = await addColumnsIfMissing(db, AUDIT_TABLE, { access: (table) => table.string('access', 8).nullable() });
-  if (added.length > 0) {
+  const added = await addColumnsIfMissing(db, AUDIT_TABLE, {
+    access: (table) => table.string('access', 8).nullable(),
+    change_id: (table) => table.string('change_id', 64).nullable(),
+  });
+  if (added.includes('access')) {
     await db(AUDIT_TABLE)
       .whereNull('access')
       .update({
@@ -94,6 +100,7 @@ const AUDIT_COLUMNS = [
   'error',
   'input',
   'access',
+  'change_id',
 ] as const satisfies readonly (keyof AuditTrailRow)[];
 
 /** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
@@ -117,6 +124,7 @@ function auditRow(entry: AuditEntry): unknown[] {
     entry.error ?? null,
     entry.input === undefined ? null : JSON.stringify(entry.input),
     entry.access,
+    entry.changeId ?? null,
   ];
 }
 
@@ -250,7 +258,7 @@ function auditEntry(ctx: CommandContext, event: AuditEvent): AuditEntry {
   const recordId = event.prepared?.recordId ?? null;
   switch (event.outcome) {
     case 'executed':
-      return { ...base, outcome: 'executed', recordId: event.recordId ?? recordId, input };
+      return { ...base, outcome: 'executed', recordId: event.recordId ?? recordId, input, changeId: event.changeId ?? null };
     case 'proposed':
       return { ...base, outcome: 'proposed', recordId, planId: event.planId, input };
     case 'refused':
@@ -260,9 +268,9 @@ function auditEntry(ctx: CommandContext, event: AuditEvent): AuditEntry {
   }
 }
 
-/** Reads are get, list and search; every other command changes records. */
+/** Reads are get, list, search and history; every other command changes records. */
 export function accessOf(kind: CommandKind): AuditAccess {
-  return kind === 'get' || kind === 'list' || kind === 'search' ? 'read' : 'write';
+  return kind === 'get' || kind === 'list' || kind === 'search' || kind === 'history' ? 'read' : 'write';
 }
 
 /**
@@ -301,6 +309,7 @@ export const auditModel: ModelMeta = {
     field('error', 'text', 'Error'),
     field('input', 'longtext', 'Input'),
     field('access', 'select', 'Access', ['read', 'write']),
+    field('change_id', 'text', 'Change'),
   ],
   actions: [],
   referencedBy: [],
@@ -336,7 +345,8 @@ export async function searchAudit(db: Knex, dialect: Dialect, registry: Registry
       ...row,
       status: row.status === null || row.status === undefined ? null : Number(row.status),
       input: typeof row.input === 'string' ? JSON.parse(row.input) : null,
-      access: row.access ?? (/\.(get|list|search)$/.test(row.command) ? 'read' : 'write'),
+      access: row.access ?? (/\.(get|list|search|history)$/.test(row.command) ? 'read' : 'write'),
+      change_id: row.change_id ?? null,
       record_title: row.record_id === null ? null : (titles.get(`${modelOf(row.command)}\u0000${row.record_id}`) ?? null),
     })),
     total: Number(counted?.total ?? 0),

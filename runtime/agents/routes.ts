@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import type { CommandEnvelope, PlanAnswer, PlanInfo, PlansAnswer, RejectAnswer } from '../api-shapes.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
-import { runPrepared } from '../commands/pipeline.ts';
+import { runPrepared, type Proposal } from '../commands/pipeline.ts';
 import type { PreparedCommand, RecordService } from '../commands/types.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
@@ -45,13 +45,19 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
     const row = await visiblePlan(service, person, String(req.params.planId));
     if (row.status !== 'pending') throw alreadyDecided(row);
     const prepared = JSON.parse(row.input) as PreparedCommand;
+    // History names the agent that proposed the change (with the person who made its token), and the plan.
+    const creator = (await usernames(service, [row.creator_id])).get(row.creator_id) ?? '';
+    const proposal: Proposal = {
+      by: { actor: 'agent', userId: row.creator_id, username: creator, agentTokenId: row.agent_token_id, agentLabel: row.agent_label },
+      planId: row.id,
+    };
     try {
       const envelope: CommandEnvelope = await db.transaction(async (trx) => {
         // Marking the plan first, in the same transaction: of two simultaneous approvals only one
         // finds it pending, so the command runs once.
         const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
         if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
-        const result = await runPrepared(service, person, prepared, { db: trx, proposedBy: row.agent_token_id });
+        const result = await runPrepared(service, person, prepared, { db: trx, proposal });
         await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'approved', planId: row.id });
         return result;
       });

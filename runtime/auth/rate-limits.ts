@@ -32,7 +32,7 @@ export interface RateLimits {
 export const DEFAULT_AGENT_LIMITS: RateLimits = { requestsPerMinute: 600, writesPerMinute: 120 };
 
 /** Command kinds that count against an agent's writes per minute (proposing one counts too). */
-export const WRITING_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['create', 'update', 'delete', 'action']);
+export const WRITING_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['create', 'update', 'delete', 'revert', 'action']);
 
 /** What one call costs. */
 export interface RateCost {

@@ -8,7 +8,8 @@
  * locks on PostgreSQL so that concurrent commands cannot slip between check and write.
  */
 import type { Knex } from 'knex';
-import { badRequest } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
+import { changedSince, findChange, readHistory, type HistoryEntry, type TokenFor } from '../history/store.ts';
 import { newId } from '../ids.ts';
 import type { ActionMeta, CommandKind, StoredRecord } from '../registry.ts';
 import { encodeCursor } from '../query/cursor.ts';
@@ -30,8 +31,15 @@ export interface RecordChange {
   readonly after: Readonly<Record<string, unknown>>;
 }
 
+/** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
+export interface RevertOf {
+  readonly changeId: string;
+  readonly restored: Readonly<Record<string, { readonly value: string; readonly tokens: readonly TokenFor[] }>>;
+}
+
 export type RunResult =
-  | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string; readonly change?: RecordChange }
+  | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string; readonly change?: RecordChange; readonly reverts?: RevertOf }
+  | { readonly shape: 'history'; readonly entries: HistoryEntry[]; readonly total: number }
   /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
   | { readonly shape: 'list'; readonly records: RecordValue[]; readonly next?: string }
   | { readonly shape: 'search'; readonly records: RecordValue[]; readonly total: number; readonly next?: string }
@@ -47,6 +55,8 @@ export const TRANSACTIONAL: Record<CommandKind, boolean> = {
   create: true,
   update: true,
   delete: true,
+  history: false,
+  revert: true,
   action: true,
 };
 
@@ -105,6 +115,56 @@ export const handlers: Record<CommandKind, Handler> = {
     return { shape: 'deleted', recordId, change: { recordId, written: [], before, after: {} } };
   },
 
+  async history(ctx, db, prepared) {
+    const { id, limit, offset } = prepared.input as { id: string; limit?: number; offset?: number };
+    const model = ctx.command.model;
+    const { entries, total } = await readHistory(db, model.meta.name, id, { limit, offset });
+    // A record that never existed has no history; one that exists may have none yet (made before history was kept).
+    if (total === 0 && !(await model.queries.find(db, id))) throw recordNotFound(ctx, id);
+    return { shape: 'history', entries, total };
+  },
+
+  /**
+   * Puts back the `from` values of an update's non-governed fields, as one update, when none of
+   * them changed since: neither by a later entry of the record's history nor otherwise (the
+   * record holds what the change wrote).
+   */
+  async revert(ctx, db, prepared) {
+    const model = ctx.command.model;
+    const { id: recordId, change_id: changeId } = prepared.input as { id: string; change_id: string };
+    const entry = await findChange(db, changeId);
+    if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId) throw badRequest(`change ${changeId} not found`);
+    const fields = Object.keys(entry.changes).filter((name) => {
+      const field = model.fields.get(name);
+      return field !== undefined && !field.governed;
+    });
+    if (entry.kind !== 'update' || fields.length === 0) throw badRequest(`change ${changeId} cannot be reverted`);
+    // Writing a field one may not read is refused to an update; a revert may not do it either.
+    const unreadable = fields.filter((name) => !ctx.fields.readableNames.has(name));
+    if (unreadable.length > 0) throw badRequest(`change ${changeId} cannot be reverted: it changed fields you may not read`);
+    const current = await lockRecord(ctx, db, recordId);
+    const conflict = new HttpError(409, `${model.meta.name} ${recordId} changed since change ${changeId}`);
+    if (fields.some((name) => !sameValue(current[name], entry.changes[name]!.to))) throw conflict;
+    if (await changedSince(db, entry, fields)) throw conflict;
+    const changes: Record<string, unknown> = {};
+    const restored: Record<string, { value: string; tokens: readonly TokenFor[] }> = {};
+    for (const name of fields) {
+      const from = entry.changes[name]!.from;
+      changes[name] = from;
+      const tokens = entry.fromTokens[name];
+      if (typeof from === 'string' && tokens && tokens.length > 0) restored[name] = { value: from, tokens };
+    }
+    await checkRefs(ctx, db, changes);
+    await model.queries.update(db, recordId, changes);
+    return {
+      shape: 'record',
+      records: [await readRecord(ctx, db, recordId)],
+      recordId,
+      change: changeOf(recordId, current, changes),
+      reverts: { changeId, restored },
+    };
+  },
+
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
@@ -144,6 +204,11 @@ function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, 
     after[name] = now;
   }
   return { recordId, written: Object.keys(changes), before, after };
+}
+
+/** Stored values compared as JSON values (null for empty). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return (a ?? null) === (b ?? null);
 }
 
 /** `lead X not found`: a record id that does not exist (400, since SPEC's 404 means an unknown command). */

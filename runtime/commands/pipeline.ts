@@ -8,11 +8,15 @@
  * Each step is a named function. Failures are audited too (refused: 4xx; failed: a bug).
  */
 import type { Knex } from 'knex';
-import { writeAuditEvent } from '../agents/audit.ts';
-import { forgetRecord, maskRecords, rebindAfterWrite, unmaskInput } from '../agents/masking.ts';
+import { auditActor, writeAuditEvent, type AuditActor } from '../agents/audit.ts';
+import { forgetRecord, maskRecords, rebindAfterWrite, restoreBindings, unmaskInput } from '../agents/masking.ts';
 import { insertPlan } from '../agents/plans.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
+import { recordChange } from '../history/record-change.ts';
+import type { HistoryEntry } from '../history/store.ts';
+import { historyAsSeen } from '../history/view.ts';
+import type { CommandKind } from '../registry.ts';
 import { rightsOf } from '../rights.ts';
 import { TRANSACTIONAL, handlers, recordNotFound, type RecordChange, type RunResult } from './handlers.ts';
 import { validateInput, type ValidInput } from './validate-input.ts';
@@ -89,8 +93,11 @@ export async function runPrepared(
   prepared: PreparedCommand,
   options: {
     readonly db?: Knex;
-    /** The agent token that proposed it: the values it wrote are bound to it (see masking). */
-    readonly proposedBy?: string;
+    /**
+     * An approved plan: the agent that proposed it, which history names as the author (the values
+     * it wrote are bound to it, see masking), and the plan.
+     */
+    readonly proposal?: Proposal;
   } = {},
 ): Promise<CommandEnvelope> {
   const ctx = resolveCommand(service, caller, prepared.command);
@@ -99,7 +106,7 @@ export async function runPrepared(
   try {
     let list: PreparedList['list'];
     if (ctx.command.meta.kind === 'list' || ctx.command.meta.kind === 'search') list = validateInput(ctx, prepared.input).list;
-    return await run(ctx, { ...prepared, list }, options.db, options.proposedBy);
+    return await run(ctx, { ...prepared, list }, options.db, options.proposal);
   } catch (error) {
     // Inside a caller's transaction the failure is the caller's to record: writing it here, on the
     // pool, would wait for the connection that transaction holds (SQLite has only one).
@@ -195,21 +202,56 @@ async function dryRun(ctx: CommandContext, prepared: PreparedList): Promise<void
   }
 }
 
-/** Steps 5–7: run, keep bindings, present, audit; in one transaction for writes. */
-async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, proposedBy?: string): Promise<CommandEnvelope> {
+/** An approved plan being run: who proposed it, and which. */
+export interface Proposal {
+  readonly by: AuditActor;
+  readonly planId: string;
+}
+
+/** Steps 5–7: run, record the change in history, keep bindings, present, audit; in one transaction for writes. */
+async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, proposal?: Proposal): Promise<CommandEnvelope> {
   const { service } = ctx;
   const kind = ctx.command.meta.kind;
   const body = async (db: Knex): Promise<CommandEnvelope> => {
     const result = await handlers[kind](ctx, db, prepared);
-    if ('change' in result && result.change) await keepBindings(ctx, db, result, prepared, proposedBy);
+    let changeId: string | undefined;
+    if ('change' in result && result.change) {
+      // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
+      changeId = await recordHistory(ctx, db, result, prepared, proposal);
+      await keepBindings(ctx, db, result, prepared, proposal?.by.agentTokenId ?? undefined);
+    }
     const value = await present(ctx, result, db);
-    await writeAuditEvent(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result) }, db);
+    await writeAuditEvent(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result), changeId }, db);
     const next = 'next' in result ? result.next : undefined;
     return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
   };
   if (outer) return body(outer);
   if (!TRANSACTIONAL[kind]) return body(service.db);
   return retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
+}
+
+/** The kind of change history records for each kind of write; a revert is an update. */
+const HISTORY_KINDS: Partial<Record<CommandKind, HistoryEntry['kind']>> = { create: 'create', update: 'update', revert: 'update', delete: 'delete', action: 'action' };
+
+/** The history entry of the write, in its transaction (see history/record-change.ts). */
+async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposal: Proposal | undefined): Promise<string | undefined> {
+  const { meta, model } = ctx.command;
+  const kind = HISTORY_KINDS[meta.kind];
+  const change = (result as { change?: RecordChange }).change;
+  if (!kind || !change) return undefined;
+  const reverts = result.shape === 'record' ? result.reverts : undefined;
+  return recordChange(db, {
+    model: model.meta.name,
+    personal: new Set(model.personal.keys()),
+    command: meta.kind === 'revert' ? `${model.meta.name}.update` : meta.id,
+    kind,
+    change,
+    by: proposal?.by ?? auditActor(ctx.caller),
+    planId: proposal?.planId ?? null,
+    reverts: reverts?.changeId ?? null,
+    ...(prepared.written ? { written: prepared.written } : {}),
+    ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
+  });
 }
 
 /**
@@ -230,6 +272,7 @@ async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, pr
     values[name] = typeof value === 'string' ? value : null;
   }
   const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
+  const reverts = result.shape === 'record' ? result.reverts : undefined;
   await rebindAfterWrite(
     db,
     {
@@ -241,6 +284,8 @@ async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, pr
     },
     model.personal,
   );
+  // A revert puts back values and, with them, the tokens agents knew them by.
+  if (reverts && Object.keys(reverts.restored).length > 0) await restoreBindings(db, model.meta.name, change.recordId, reverts.restored);
 }
 
 /** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */
@@ -277,6 +322,8 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex): Promis
       return recordsAsSeen(ctx, result.records, db);
     case 'search':
       return { rows: await recordsAsSeen(ctx, result.records, db), total: result.total };
+    case 'history':
+      return { rows: await historyAsSeen(db, ctx.caller, ctx.fields, result.entries), total: result.total };
     case 'deleted':
       return { id: result.recordId };
   }

@@ -56,7 +56,8 @@ export interface CommandContext {
 
 /** What happened, for the audit trail. */
 export type AuditEvent =
-  | { readonly outcome: 'executed'; readonly prepared: PreparedCommand; readonly recordId: string | null }
+  /** `changeId`: the history entry of the change a write made. */
+  | { readonly outcome: 'executed'; readonly prepared: PreparedCommand; readonly recordId: string | null; readonly changeId?: string | undefined }
   | { readonly outcome: 'proposed'; readonly prepared: PreparedCommand; readonly planId: string }
   | { readonly outcome: 'refused'; readonly status: number; readonly error: string; readonly prepared?: PreparedCommand }
   | { readonly outcome: 'failed'; readonly error: string; readonly prepared?: PreparedCommand };

@@ -30,6 +30,8 @@ export function validateInput(ctx: CommandContext, raw: unknown): ValidInput {
   switch (meta.kind) {
     case 'get':
     case 'delete':
+    case 'history':
+    case 'revert':
       return { input: parseOr400(meta.input, raw) as Record<string, unknown> };
     case 'list':
     case 'search': {

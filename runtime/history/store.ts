@@ -47,8 +47,8 @@ export interface HistoryEntry {
   /** The change a revert put back. */
   readonly reverts: string | null;
   readonly changes: Readonly<Record<string, FieldChange>>;
-  /** Field → the writing agent's token for the `to` value. */
-  readonly toTokens: Readonly<Record<string, TokenFor>>;
+  /** Field → the tokens agents know the `to` value by: the writing agent's, or on a revert those the value had before. */
+  readonly toTokens: Readonly<Record<string, readonly TokenFor[]>>;
   /** Field → the tokens agents held (bound) for the `from` value. */
   readonly fromTokens: Readonly<Record<string, readonly TokenFor[]>>;
 }
@@ -70,7 +70,7 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
     table.string('plan_id', 64).nullable();
     table.string('reverts', 64).nullable();
     table.text('changes').notNullable();
-    /** JSON: `{"to": {field: {agent, token}}, "from": {field: [{agent, token}]}}`, or null when no agent token stands for a value. */
+    /** JSON: `{"to": {field: [{agent, token}]}, "from": {field: [{agent, token}]}}`, or null when no agent token stands for a value. */
     table.text('tokens').nullable();
     table.index(['model', 'record_id', 'id'], 'rms_history_record');
     table.index(['at'], 'rms_history_at');

@@ -35,8 +35,7 @@ export async function historyAsSeen(db: Knex, caller: Caller, rights: ModelRight
           requests.push({ label, value });
           return { label, value };
         };
-        const toToken = entry.toTokens[field];
-        out[field] = { from: side(change.from, own(entry.fromTokens[field])), to: side(change.to, toToken?.agent === caller.tokenId ? toToken.token : undefined) };
+        out[field] = { from: side(change.from, own(entry.fromTokens[field])), to: side(change.to, own(entry.toTokens[field])) };
       }
       return { entry, changes: out };
     });

@@ -50,8 +50,14 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'get':
     case 'create':
     case 'update':
+    case 'revert':
     case 'action':
       parts.push(`Returns {denied, value} with the ${phrase} as value.`);
+      break;
+    case 'history':
+      parts.push(
+        'Returns {denied, value} with {rows, total} as value: entries newest first, each {change_id, at, command, by, plan_id, changes} where changes maps each field to {from, to}; works for a deleted id too.',
+      );
       break;
     case 'list':
       parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
@@ -74,6 +80,11 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   if (command.kind === 'update') {
     for (const field of governed) parts.push(`Setting ${field.name} runs the matching action.`);
   }
+  if (command.kind === 'revert') {
+    parts.push(
+      `Give a change_id from ${model.name}__history; only changes made by update can be reverted, and only while none of their fields changed since.`,
+    );
+  }
   if (command.action) {
     const action = command.action;
     parts.push(`Moves ${action.field} from ${action.from.join(' or ')} to ${action.to}.`);
@@ -87,6 +98,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   if (returnsRecords && personal.length > 0) {
     const examples = personal.map((field) => `${field.maskLabel}_1`).join(', ');
     const writes = command.kind === 'create' || command.kind === 'update';
+    // History shows personal values as tokens too; revert writes none of the caller's.
     parts.push(
       `Personal fields (${personal.map((field) => field.name).join(', ')}) come back masked as tokens like ${examples}; ` +
         (writes

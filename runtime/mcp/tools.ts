@@ -107,6 +107,8 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
   switch (command.kind) {
     case 'get':
     case 'delete':
+    case 'history':
+    case 'revert':
       return schema;
     case 'list':
     case 'search': {

@@ -189,16 +189,16 @@ describe('rights of agents', () => {
     const a = await t.request('GET', '/api/commands', undefined, agentA);
     expect(a.status).toBe(200);
     expect(a.body.commands.map((c: { id: string }) => c.id)).toEqual([
-      'party.get',
-      'lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose',
+      'party.get', 'party.history',
+      'lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose', 'lead.history', 'lead.revert',
     ]);
     expect(a.body.commands.find((c: { id: string }) => c.id === 'lead.delete')).toEqual({ id: 'lead.delete', description: expect.any(String), needs_approval: true });
     expect(a.body.commands.find((c: { id: string }) => c.id === 'lead.qualify').needs_approval).toBe(false);
     const b = await t.request('GET', '/api/commands', undefined, agentB);
     expect(b.body.commands.map((c: { id: string }) => c.id)).toEqual([
-      'party.get', 'party.list', 'party.search', 'party.create', 'party.update', 'party.delete',
+      'party.get', 'party.list', 'party.search', 'party.create', 'party.update', 'party.delete', 'party.history', 'party.revert',
       'lead.search',
-      'invoice.get', 'invoice.list', 'invoice.search', 'invoice.create', 'invoice.update', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.cancel',
+      'invoice.get', 'invoice.list', 'invoice.search', 'invoice.create', 'invoice.update', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.cancel', 'invoice.history', 'invoice.revert',
     ]);
   });
 
@@ -238,7 +238,7 @@ describe('rights of agents', () => {
     expect(res.headers.get('link')).toBe('</mcp>; rel="mcp"');
     expect(res.body.modules).toEqual([{ name: 'crm', label: 'CRM', description: expect.any(String), models: ['party', 'lead'] }]);
     const party = res.body.models.find((m: { name: string }) => m.name === 'party');
-    expect(party.commands).toEqual(['get']);
+    expect(party.commands).toEqual(['get', 'history']);
     expect(party.denied).toEqual(['party.tax_id']);
     expect(party.fields.map((f: { name: string }) => f.name)).toEqual(['name', 'email', 'phone', 'kind', 'notes']);
     expect(party.fields.find((f: { name: string }) => f.name === 'name')).toMatchObject({ kind: 'text', label: 'Name', required: true, personal: true, masked: true });

@@ -29,6 +29,8 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     'invoice.post',
     'invoice.pay',
     'invoice.cancel',
+    // Issue 14: every model's history and revert.
+    ...['party', 'lead', 'invoice'].flatMap((m) => [`${m}.history`, `${m}.revert`]),
   ];
 
   it('admin catalogue: every command, each {id, description, needs_approval}', async () => {
@@ -45,11 +47,11 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     }
   });
 
-  it('needs_approval: every delete, invoice.post, invoice.pay; not lead.qualify', async () => {
+  it('needs_approval: every delete and revert, invoice.post, invoice.pay; not lead.qualify', async () => {
     const cmds = (await s.request('GET', '/api/commands', undefined, admin)).body.commands as Rec[];
     const byId = Object.fromEntries(cmds.map((c) => [c.id, c.needs_approval]));
     expect(Object.keys(byId).filter((id) => byId[id]).sort()).toEqual(
-      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay'].sort(),
+      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay', 'party.revert', 'lead.revert', 'invoice.revert'].sort(),
     );
     expect(byId['lead.qualify']).toBe(false);
   });
@@ -57,14 +59,19 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
   it('sales catalogue: only what sales may use', async () => {
     const sales = await s.addPerson('cat-sales', ['sales']);
     const ids = ((await s.request('GET', '/api/commands', undefined, sales)).body.commands as Rec[]).map((c) => c.id).sort();
-    expect(ids).toEqual(ADMIN_IDS.filter((id) => !id.startsWith('invoice.') || ['invoice.get', 'invoice.list', 'invoice.search'].includes(id)).sort());
+    // invoice.get brings invoice.history with it.
+    expect(ids).toEqual(ADMIN_IDS.filter((id) => !id.startsWith('invoice.') || ['invoice.get', 'invoice.list', 'invoice.search', 'invoice.history'].includes(id)).sort());
   });
 
-  it('agent catalogue: scopes lead.* and party.get', async () => {
+  it('agent catalogue: scopes lead.* and party.get (which brings party.history)', async () => {
     const a = await agentToken(s, admin, ['lead.*', 'party.get']);
     const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
     expect(ids).toEqual(
-      ['lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose', 'party.get'].sort(),
+      [
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((c) => `lead.${c}`),
+        'party.get',
+        'party.history',
+      ].sort(),
     );
   });
 

@@ -77,7 +77,11 @@ describe('SPEC 4.6 / issue 5: MCP basics over raw JSON-RPC', () => {
     const r = await rpc(a, 'tools/list');
     const tools = r.body.result.tools as Rec[];
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['lead__get', 'lead__list', 'lead__search', 'lead__create', 'lead__update', 'lead__delete', 'lead__qualify', 'lead__win', 'lead__lose', 'party__get'].sort(),
+      [
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((c) => `lead__${c}`),
+        'party__get',
+        'party__history',
+      ].sort(),
     );
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
@@ -153,12 +157,12 @@ describe('SPEC 4.6 / issue 5: MCP basics over raw JSON-RPC', () => {
     expect(r.body.error.code).toBe(-32602);
   });
 
-  it('tools carry title, readOnlyHint for get/list/search and destructiveHint for delete', async () => {
+  it('tools carry title, readOnlyHint for get/list/search/history and destructiveHint for delete', async () => {
     const tools = (await rpc(admin, 'tools/list')).body.result.tools as Rec[];
     for (const t of tools) {
       expect(typeof t.title === 'string' || typeof t.annotations?.title === 'string').toBe(true);
       const cmd = t.name.split('__')[1];
-      if (['get', 'list', 'search'].includes(cmd)) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      if (['get', 'list', 'search', 'history'].includes(cmd)) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
       else expect(t.annotations?.readOnlyHint ?? false, t.name).toBe(false);
       if (cmd === 'delete') expect(t.annotations?.destructiveHint, t.name).toBe(true);
     }

@@ -86,7 +86,7 @@ describe('a plain request', () => {
     const res = await mcp(listTools(7));
     expect(res.status).toBe(200);
     expect(res.json.id).toBe(7);
-    expect(res.json.result.tools.length).toBe(24);
+    expect(res.json.result.tools.length).toBe(30);
   });
 });
 

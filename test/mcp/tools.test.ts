@@ -107,6 +107,7 @@ describe('tools/list', () => {
   it('shows each agent only the tools its scopes allow', async () => {
     expect(await names(agentA)).toEqual([
       'party__get',
+      'party__history',
       'lead__get',
       'lead__list',
       'lead__search',
@@ -116,6 +117,8 @@ describe('tools/list', () => {
       'lead__qualify',
       'lead__win',
       'lead__lose',
+      'lead__history',
+      'lead__revert',
     ]);
     expect(await names(agentB)).toEqual([
       'party__get',
@@ -124,6 +127,8 @@ describe('tools/list', () => {
       'party__create',
       'party__update',
       'party__delete',
+      'party__history',
+      'party__revert',
       'lead__search',
       'invoice__get',
       'invoice__list',
@@ -134,9 +139,11 @@ describe('tools/list', () => {
       'invoice__post',
       'invoice__pay',
       'invoice__cancel',
+      'invoice__history',
+      'invoice__revert',
     ]);
     // Scopes never widen the creator's rights.
-    expect(await names(salesAgent)).toEqual(['invoice__get', 'invoice__list', 'invoice__search']);
+    expect(await names(salesAgent)).toEqual(['invoice__get', 'invoice__list', 'invoice__search', 'invoice__history']);
   });
 
   it("fits input schemas to the caller's fields: no unreadable fields, filter and order only on clear ones", async () => {

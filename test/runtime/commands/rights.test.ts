@@ -139,9 +139,14 @@ describe('compiled rights (table tests)', () => {
       limits: { requestsPerMinute: null, writesPerMinute: null },
     });
     expect([...allowedCommands(registry, agent(['sales'], ['lead.*', 'party.get']))].sort()).toEqual(
-      ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'party.get'].sort(),
+      ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'lead.history', 'lead.revert', 'party.get', 'party.history'].sort(),
     );
     expect([...allowedCommands(registry, agent(['sales'], ['invoice.post']))]).toEqual([]);
+    // History comes with get and revert with update, never beyond the creator's rights.
+    expect([...allowedCommands(registry, agent(['accountant'], ['lead.get', 'lead.update', 'party.update']))].sort()).toEqual(
+      ['lead.get', 'lead.history', 'party.revert', 'party.update'],
+    );
+    expect([...allowedCommands(registry, agent(['sales'], ['lead.history']))]).toEqual(['lead.history']);
     const party = fieldRights(registry, agent(['admin'], ['*.*']), 'party');
     expect(party.denied).toEqual(['party.tax_id']);
     expect(party.masked.map((field) => field.name)).toEqual(['name', 'email', 'phone', 'notes']);
