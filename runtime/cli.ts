@@ -1,5 +1,5 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, `seed`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, and the auth side's `user …`.
  */
 import type { Command } from 'commander';
 import express from 'express';
@@ -8,6 +8,7 @@ import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { HttpError } from './errors.ts';
+import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { buildWebApp } from '../web/build.ts';
@@ -127,6 +128,35 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
         console.error(error.message);
         process.exitCode = 1;
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  const historyCommand = program.command('history').description("Operators' upkeep of record history");
+  historyCommand
+    .command('prune')
+    .description('Remove history entries made before a day (UTC): records keep their values; only what changed before then is forgotten')
+    .requiredOption('--before <YYYY-MM-DD>', 'remove the entries made before this day (UTC); not after today')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { before: string; db?: string }) => {
+      const before = options.before.trim();
+      const day = new Date(`${before}T00:00:00.000Z`);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(before) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== before) {
+        console.error(`invalid --before ${options.before}: use a real calendar date YYYY-MM-DD`);
+        process.exit(1);
+      }
+      const today = new Date().toISOString().slice(0, 10);
+      if (before > today) {
+        console.error(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
+        process.exit(1);
+      }
+      const registry = await loadRegistry();
+      const db = openDatabase(databaseUrl(options.db));
+      try {
+        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        const removed = await pruneHistory(db, `${before}T00:00:00.000Z`);
+        console.log(`removed ${removed.toLocaleString('en-US')} history ${removed === 1 ? 'entry' : 'entries'} made before ${before}`);
       } finally {
         await db.destroy();
       }

@@ -144,7 +144,9 @@ function personMayDecide(registry: Registry, person: PersonCaller, row: PlanRow)
   const { input, actions } = JSON.parse(row.input) as PreparedCommand;
   // A governed update runs actions: approving it is running them, so the approver needs their rights too.
   if (!actions.every((action) => rights.commands.has(`${model}.${action}`))) return false;
-  return Object.keys(input).every((name) => name === 'id' || readable.has(name));
+  // Every field it writes (a revert's fields are checked when it runs: they are the change's).
+  const fields = new Set(registry.models[model!]?.fields.map((field) => field.name));
+  return Object.keys(input).every((name) => !fields.has(name) || readable.has(name));
 }
 
 function alreadyDecided(row: PlanRow): HttpError {

@@ -90,6 +90,21 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(currency.stderr).toBe('modules/shop/module.ts: "currency" must be an ISO 4217 currency code of three capital letters, e.g. "EUR" (got "euro")\n');
   });
 
+  it('check: history and revert are generated for every model, so no action may take their names', async () => {
+    const dir = moduleTree({
+      desk: `export default { models: { ticket: {
+        fields: { state: { kind: 'select', options: ['open', 'closed'], governed: true } },
+        actions: { history: { description: 'Show it', from: 'open', to: 'closed' }, revert: { description: 'Undo it', from: 'closed', to: 'open' } },
+      } } };`,
+    });
+    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'modules/desk/module.ts: model ticket, action history: name collides with the generated command ticket.history (rename the action)',
+      'modules/desk/module.ts: model ticket, action revert: name collides with the generated command ticket.revert (rename the action)',
+    ]);
+  });
+
   it('build: index, unique, search, indexes and list reach the generated model and its queries', async () => {
     const dir = moduleTree({
       shop: `export default { models: { order: { fields: { number: { kind: 'text', unique: true, search: true }, placed: { kind: 'date', index: true }, state: { kind: 'select', options: ['open', 'paid'] }, total: { kind: 'money', currency: 'EUR' } }, indexes: [['state', 'placed']], list: ['placed', 'total'] } } };`,
