@@ -1,7 +1,7 @@
 /**
  * Shared by the conformance suite, test/conformance/*.test.ts.
  *
- * What the suite is: black-box conformance tests for ../shared/SPEC.md (sections 2–8) and the
+ * What the suite is: black-box conformance tests for the interface docs/api.md describes (the specification's sections 2–8) and the
  * "Rules to get exactly right" of issues 3 (REST runtime), 4 (agents) and 5 (MCP basics), one
  * file per SPEC section or area.
  *
