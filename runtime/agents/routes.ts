@@ -100,6 +100,8 @@ function auditQueryInput(query: Record<string, unknown>): Record<string, unknown
   const input: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
     if (typeof raw !== 'string') throw badRequest(`${key} must be given once`);
+    // The trail pages by offset only: a keyset cursor here would be taken and ignored.
+    if (key === 'after') throw badRequest('unknown key after');
     if (key === 'filter' || key === 'order') {
       try {
         input[key] = JSON.parse(raw);

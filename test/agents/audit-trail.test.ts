@@ -51,3 +51,9 @@ it('names records by their title as it is now, not when the title field is perso
   const after = await audit([{ field: 'record_id', op: 'eq', value: lead }]);
   expect(after.map((row) => row.record_title)).toEqual([null, null, null]);
 });
+
+it('refuses a keyset cursor, which the trail does not page by', async () => {
+  const res = await t.request('GET', '/api/audit?after=', undefined, admin);
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ error: 'unknown key after' });
+});
