@@ -57,7 +57,7 @@ function endSession(reason: 'signed-out' | 'expired'): void {
 }
 
 /** Commands that only read, and dry runs: they change nothing the app may have cached. */
-const READ_PATH = /^\/api\/[^/]+\/(get|list|search)(\?|$)|[?&]dry_run=true|^\/api\/auth\/log(in|out)$/;
+const READ_PATH = /^\/api\/[^/]+\/(get|list|search|history)(\?|$)|[?&]dry_run=true|^\/api\/auth\/log(in|out)$/;
 let changes = 0;
 
 /**

@@ -78,6 +78,35 @@ export function formatTimestamp(value: string): string {
   return Number.isNaN(time) ? value : timestampFormat.format(time);
 }
 
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
+/**
+ * How long ago an ISO timestamp was, in words ("just now", "3 minutes ago", "2 days ago"); the
+ * surrounding text is English, so these words are too. A time in the future (a server clock a
+ * little ahead) reads "just now" or "in 2 minutes".
+ */
+export function relativeTime(value: string, now: number = Date.now()): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) return value;
+  const seconds = Math.round((time - now) / 1000);
+  if (Math.abs(seconds) < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (Math.abs(minutes) < 45) return relativeFormat.format(minutes, 'minute');
+  const hours = Math.round(seconds / 3600);
+  if (Math.abs(hours) < 22) return relativeFormat.format(hours, 'hour');
+  const days = Math.round(seconds / 86_400);
+  if (Math.abs(days) < 26) return relativeFormat.format(days, 'day');
+  const months = Math.round(days / 30.44);
+  if (Math.abs(months) < 11) return relativeFormat.format(months, 'month');
+  return relativeFormat.format(Math.max(1, Math.abs(Math.round(days / 365.25))) * Math.sign(days), 'year');
+}
+
+/** "A", "A and B", "A, B and C". */
+export function joinWords(words: readonly string[]): string {
+  if (words.length <= 1) return words[0] ?? '';
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
 /** "2025-03-12" → "Mar 12, 2025" (in the reader's locale). */
 export function formatDate(value: string): string {
   const time = Date.parse(`${value}T00:00:00Z`);

@@ -1,5 +1,5 @@
 /** Small helpers every page uses. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 export const APP_NAME = 'Records';
@@ -52,4 +52,36 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): [L
     };
   }, [...deps, tick]);
   return [state, () => setTick((value) => value + 1)];
+}
+
+/** The time now, again every `everyMs`: for texts such as "3 minutes ago" that age while shown. */
+export function useNow(everyMs = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+/**
+ * Scrolls the element `elementId` into view and moves focus to it (without scrolling again),
+ * once per id, when it is on the page: how a linked item (`#change-…`) is shown after the page
+ * that holds it has loaded it.
+ */
+export function useScrollIntoView(elementId: string | null): void {
+  const done = useRef<string | null>(null);
+  useEffect(() => {
+    if (elementId === null) {
+      done.current = null;
+      return;
+    }
+    if (done.current === elementId) return;
+    const element = document.getElementById(elementId);
+    if (!element) return;
+    done.current = elementId;
+    element.scrollIntoView({ block: 'center' });
+    if (!element.hasAttribute('tabindex')) element.tabIndex = -1;
+    element.focus({ preventScroll: true });
+  });
 }

@@ -7,27 +7,38 @@ import { useEffect, useState } from 'preact/hooks';
 export interface Location {
   readonly path: string;
   readonly query: URLSearchParams;
+  /** The fragment with its `#` (`#change-…`), or ''. */
+  readonly hash: string;
 }
 
 const listeners = new Set<() => void>();
 
 function current(): Location {
-  return { path: window.location.pathname, query: new URLSearchParams(window.location.search) };
+  return { path: window.location.pathname, query: new URLSearchParams(window.location.search), hash: window.location.hash };
 }
 
 if (typeof window !== 'undefined') {
-  window.addEventListener('popstate', () => {
+  const notify = () => {
     for (const listener of listeners) listener();
-  });
+  };
+  window.addEventListener('popstate', notify);
+  // A fragment typed into the address bar changes no history state the app made.
+  window.addEventListener('hashchange', notify);
 }
 
+/**
+ * Goes to an app URL in place. A fragment (`#change-…`) is kept; the page that shows what it
+ * names scrolls to it (`useFragmentTarget`), since pushState does not. A new page starts at
+ * the top; a new fragment on the same page leaves the scrolling to that page.
+ */
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   const target = new URL(to, window.location.href);
-  if (target.pathname + target.search === window.location.pathname + window.location.search) return;
-  if (options.replace) window.history.replaceState(null, '', target.pathname + target.search);
-  else window.history.pushState(null, '', target.pathname + target.search);
+  const samePage = target.pathname + target.search === window.location.pathname + window.location.search;
+  if (samePage && target.hash === window.location.hash) return;
+  if (options.replace) window.history.replaceState(null, '', target.pathname + target.search + target.hash);
+  else window.history.pushState(null, '', target.pathname + target.search + target.hash);
   for (const listener of listeners) listener();
-  if (!options.replace) window.scrollTo(0, 0);
+  if (!options.replace && !samePage) window.scrollTo(0, 0);
 }
 
 export function useLocation(): Location {
@@ -46,7 +57,20 @@ export function onLinkClick(event: MouseEvent): void {
   const anchor = (event.currentTarget as HTMLAnchorElement | null) ?? null;
   if (!anchor || anchor.target || anchor.origin !== window.location.origin) return;
   event.preventDefault();
-  navigate(anchor.pathname + anchor.search);
+  navigate(anchor.pathname + anchor.search + anchor.hash);
+}
+
+/**
+ * The id a fragment `#<prefix><id>` names on this page, or null. Pages whose items can be linked
+ * to (a record's history entries, an approval plan) read it to show and highlight the item.
+ */
+export function fragmentId(hash: string, prefix: string): string | null {
+  if (!hash.startsWith(`#${prefix}`) || hash.length <= prefix.length + 1) return null;
+  try {
+    return decodeURIComponent(hash.slice(prefix.length + 1));
+  } catch {
+    return null;
+  }
 }
 
 export const paths = {
@@ -56,10 +80,14 @@ export const paths = {
     return `/records/${encodeURIComponent(model)}${search ? `?${search}` : ''}`;
   },
   record: (model: string, id: string) => `/records/${encodeURIComponent(model)}/${encodeURIComponent(id)}`,
+  /** One entry of a record's history: the record page scrolls to it and highlights it. */
+  change: (model: string, id: string, changeId: string) => `/records/${encodeURIComponent(model)}/${encodeURIComponent(id)}#change-${encodeURIComponent(changeId)}`,
   edit: (model: string, id: string) => `/records/${encodeURIComponent(model)}/${encodeURIComponent(id)}/edit`,
   create: (model: string, query?: string) => `/records/${encodeURIComponent(model)}/new${query ? `?${query}` : ''}`,
   importCsv: (model: string) => `/records/${encodeURIComponent(model)}/import`,
   approvals: () => '/approvals',
+  /** One plan in the approvals inbox, shown under its status and highlighted. */
+  plan: (planId: string) => `/approvals#plan-${encodeURIComponent(planId)}`,
   tokens: () => '/agent-tokens',
   audit: () => '/audit',
 };

@@ -20,6 +20,7 @@ export type {
   FieldKind,
   FilterCondition,
   FilterOperator,
+  HistoryEntryInfo,
   IssuedAgentToken,
   LoginAnswer,
   ModelInfo,

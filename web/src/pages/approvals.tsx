@@ -1,12 +1,19 @@
-/** The approvals inbox: what agents proposed (command, record, input), approve or reject. */
+/**
+ * The approvals inbox: what agents proposed (command, record, input), approve or reject. A plan
+ * that changes a record shows each field from its current value → the proposed one; a revert
+ * shows what the change it undoes made, backwards. `#plan-<id>` shows and highlights one plan.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, run } from '../lib/api.ts';
 import { formatDateTime, optionLabel, valueText } from '../lib/format.ts';
 import { can, useMeta, type AppMeta } from '../lib/meta.ts';
-import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
-import { onLinkClick, paths } from '../lib/router.ts';
+import { findChange, revertFields, sameValue } from '../lib/history.ts';
+import { errorMessage, useDocumentTitle, useLoad, useNow, useScrollIntoView } from '../lib/page.ts';
+import { fragmentId, onLinkClick, paths, useLocation } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
 import type { ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
+import { ChangeList, type ChangeLine } from '../components/changes.tsx';
+import { When, whoText } from '../components/history.tsx';
 import { LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 import { FieldValue, type TitleLookup } from '../components/value.tsx';
@@ -37,6 +44,14 @@ export function ApprovalsPage() {
   }, [meta.pendingCount]);
   const decided = plans.filter((plan) => plan.status !== 'pending');
   const shown = view === 'pending' ? pending : decided;
+  // A link to one plan (a history entry's "via plan"): show its group, then it.
+  const { hash } = useLocation();
+  const targetPlan = fragmentId(hash, 'plan-');
+  const target = targetPlan === null ? undefined : plans.find((plan) => plan.plan_id === targetPlan);
+  useEffect(() => {
+    if (target) setView(target.status === 'pending' ? 'pending' : 'decided');
+  }, [target?.plan_id, target?.status]);
+  useScrollIntoView(target && shown.includes(target) ? `plan-${target.plan_id}` : null);
   const refs = plans.flatMap((plan) => {
     const model = plan.command.split('.')[0] ?? '';
     const found: (readonly [string, string])[] = plan.record_id ? [[model, plan.record_id]] : [];
@@ -83,16 +98,17 @@ export function ApprovalsPage() {
           <p>{view === 'pending' ? 'Nothing is waiting for approval.' : 'No decided proposals yet.'}</p>
         </div>
       )}
+      {state.data && targetPlan !== null && !target && <p class="alert alert-info">That proposal is not in your inbox.</p>}
       <ul class="plans">
         {shown.map((plan) => (
-          <PlanCard key={plan.plan_id} plan={plan} title={title} onDecided={decided_} />
+          <PlanCard key={plan.plan_id} plan={plan} title={title} highlighted={plan.plan_id === targetPlan} onDecided={decided_} />
         ))}
       </ul>
     </section>
   );
 }
 
-function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLookup; onDecided: (message: string, tone?: 'success' | 'error') => void }) {
+function PlanCard({ plan, title, highlighted, onDecided }: { plan: PlanInfo; title: TitleLookup; highlighted: boolean; onDecided: (message: string, tone?: 'success' | 'error') => void }) {
   const meta = useMeta();
   const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -101,7 +117,7 @@ function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLook
   const summary = describeCommand(meta, plan.command);
   const recordName = plan.record_id ? title(modelName, plan.record_id) : undefined;
   const inputEntries = Object.entries(plan.input ?? {}).filter(([key]) => key !== 'id');
-  const headingId = `plan-${plan.plan_id}`;
+  const headingId = `plan-${plan.plan_id}-title`;
 
   const deletes = plan.command.endsWith('.delete');
   const [confirming, setConfirming] = useState(false);
@@ -115,14 +131,15 @@ function PlanCard({ plan, title, onDecided }: { plan: PlanInfo; title: TitleLook
       onDecided(kind === 'approve' ? `Approved: ${what}.` : `Rejected: ${what}.`);
     } catch (caught) {
       setBusy(null);
-      if (caught instanceof ApiError && caught.status === 409) onDecided('This proposal was already decided.', 'error');
+      // 409 is also a revert's "changed since" (the plan then stays pending): only `plan … is already …` means decided.
+      if (caught instanceof ApiError && caught.status === 409 && /^plan \S+ is already /.test(caught.message)) onDecided('This proposal was already decided.', 'error');
       else if (caught instanceof ApiError && kind === 'approve' && caught.status === 400) onDecided(`Approved, but the command failed: ${caught.message}`, 'error');
       else setError(errorMessage(caught));
     }
   }
 
   return (
-    <li class="plan card" aria-labelledby={headingId}>
+    <li id={`plan-${plan.plan_id}`} class={highlighted ? 'plan card highlighted' : 'plan card'} aria-labelledby={headingId} aria-current={highlighted ? 'true' : undefined}>
       <div class="plan-head">
         <h2 id={headingId}>
           {summary}
@@ -229,27 +246,82 @@ function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: Mo
     );
   }
 
-  const rows: { name: string; label: string; from?: unknown; to: unknown }[] = entries.map(([name, value]) => ({ name, label: fieldOf(name)?.label ?? name, ...(record ? { from: record[name] } : {}), to: value }));
-  if (action) rows.unshift({ name: action.field, label: fieldOf(action.field)?.label ?? action.field, ...(record ? { from: record[action.field] } : {}), to: action.to });
-  if (rows.length === 0) return <p class="small">No further input.</p>;
-  return (
-    <dl class="plan-input">
-      {rows.map((row) => (
-        <div key={row.name}>
-          <dt>{row.label}</dt>
-          <dd>
-            {'from' in row && (
+  if (commandName === 'revert' && model) return <RevertEffect plan={plan} model={model} record={live ? record : undefined} loaded={!live || state.data !== undefined || state.error !== undefined} title={lookup} />;
+
+  // The record as it is now → what the plan would make of it; without the record (decided, or
+  // not readable), only what it would become.
+  const line = (name: string, to: unknown): ChangeLine => ({ name, field: fieldOf(name), ...(record ? { from: record[name] ?? null } : {}), to });
+  const lines = entries.map(([name, value]) => line(name, value));
+  if (action) lines.unshift(line(action.field, action.to));
+  if (lines.length === 0) return <p class="small">No further input.</p>;
+  return <ChangeList lines={lines} className="plan-input changes" />;
+}
+
+/**
+ * A proposed revert: the fields the change it undoes made, each from what the change made it →
+ * what it was before (read from the record's history), and which of them changed since (then
+ * approving fails, changing nothing).
+ */
+function RevertEffect({ plan, model, record, loaded, title }: { plan: PlanInfo; model: ModelInfo; record: RecordValue | undefined; loaded: boolean; title: TitleLookup }) {
+  const now = useNow();
+  const changeId = typeof plan.input?.change_id === 'string' ? plan.input.change_id : null;
+  const readable = plan.status === 'pending' && plan.record_id !== null && changeId !== null && can(model, 'history');
+  const [state] = useLoad(() => (readable ? findChange(model.name, plan.record_id!, changeId!) : Promise.resolve(null)), [plan.plan_id, readable]);
+  const link =
+    changeId !== null && plan.record_id !== null && can(model, 'history') ? (
+      <>
+        {' ('}
+        <a href={paths.change(model.name, plan.record_id, changeId)} onClick={onLinkClick}>
+          see the change
+        </a>
+        {')'}
+      </>
+    ) : null;
+  const fallback = (
+    <p class="small">
+      {plan.status === 'pending' ? 'Puts back what an earlier change replaced' : 'Put back what an earlier change replaced'}
+      {link}.
+    </p>
+  );
+  if (!readable) return fallback;
+  if (state.error) return <p class="small">{`Puts back what an earlier change replaced. The change could not be read: ${errorMessage(state.error)}`}</p>;
+  if (state.data === undefined || !loaded) return <p class="small muted">Reading the change…</p>;
+  if (state.data === null) return <p class="small">{`Change ${changeId} is not in this record’s history: approving will fail.`}</p>;
+  const entry = state.data.entry;
+  const lines: ChangeLine[] = revertFields(model, entry).map((name) => {
+    const change = entry.changes[name]!;
+    const field = model.fields.find((candidate) => candidate.name === name);
+    const since = record !== undefined && !sameValue(record[name], change.to);
+    return {
+      name,
+      field,
+      from: change.to,
+      to: change.from,
+      ...(since
+        ? {
+            note: (
               <>
-                <span class="was">{show(row.name, row.from)}</span>
-                <span class="arrow" aria-label="becomes">
-                  {' → '}
-                </span>
+                {'Changed since: now '}
+                {field ? <FieldValue field={field} value={record[name]} title={title} full /> : valueText(undefined, record[name])}
+                {'. Approving will fail.'}
               </>
-            )}
-            {show(row.name, row.to)}
-          </dd>
-        </div>
-      ))}
-    </dl>
+            ),
+          }
+        : {}),
+    };
+  });
+  return (
+    <>
+      <p class="small">
+        {`Puts back what ${whoText(entry.by)} changed `}
+        <When at={entry.at} now={now} />
+        {' ('}
+        <a href={paths.change(model.name, plan.record_id!, entry.change_id)} onClick={onLinkClick}>
+          see the change
+        </a>
+        {'):'}
+      </p>
+      {lines.length > 0 ? <ChangeList lines={lines} className="plan-input changes" /> : <p class="small">None of the fields it changed can be put back.</p>}
+    </>
   );
 }

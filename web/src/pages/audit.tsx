@@ -1,7 +1,8 @@
 /**
  * The audit trail (admins): who ran or proposed which command on which record, when to the
  * second, how it went and with what input. Changes only by default: reads (every list and search,
- * the app's own included) outnumber them many times over, so they are a filter away.
+ * the app's own included) outnumber them many times over, so they are a filter away. A change
+ * links to its entry in the record's history.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../lib/api.ts';
@@ -207,11 +208,25 @@ function AuditRecord({ row }: { row: AuditTrailRow }) {
   );
 }
 
-/** The error or plan, and the input as it was stored (an agent's personal values as their masks). */
+/**
+ * The change the call made (a link to its entry in the record's history), the error or plan, and
+ * the input as it was stored (an agent's personal values as their masks).
+ */
 function AuditDetails({ row }: { row: AuditTrailRow }) {
+  const meta = useMeta();
   const hasInput = row.input !== null && row.input !== undefined && !(typeof row.input === 'object' && Object.keys(row.input).length === 0);
+  const modelName = row.command.split('.')[0] ?? '';
+  const change = row.change_id && row.record_id && can(meta.model(modelName), 'history') ? paths.change(modelName, row.record_id, row.change_id) : null;
+  // One block, so that on a phone (where each cell is a row of label and value) its parts stack.
   return (
-    <>
+    <div class="audit-details-body">
+      {change && (
+        <p>
+          <a href={change} onClick={onLinkClick}>
+            See the change
+          </a>
+        </p>
+      )}
       {row.error && <p class="audit-error">{`${row.status ? `${row.status}: ` : ''}${row.error}`}</p>}
       {row.plan_id && <p class="muted">{`Plan ${row.plan_id}`}</p>}
       {hasInput && (
@@ -223,7 +238,7 @@ function AuditDetails({ row }: { row: AuditTrailRow }) {
           <pre>{JSON.stringify(row.input, null, 2)}</pre>
         </details>
       )}
-      {!row.error && !row.plan_id && !hasInput && <span class="empty">—</span>}
-    </>
+      {!change && !row.error && !row.plan_id && !hasInput && <span class="empty">—</span>}
+    </div>
   );
 }

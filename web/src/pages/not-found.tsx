@@ -1,7 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { onLinkClick, paths } from '../lib/router.ts';
 import { useDocumentTitle } from '../lib/page.ts';
 
-export function NotFound({ message }: { message?: string }) {
+/** Not found, with what else the page can say (a deleted record's history) after the way home. */
+export function NotFound({ message, children }: { message?: string; children?: ComponentChildren }) {
   useDocumentTitle('Not found');
   return (
     <section class="page">
@@ -12,6 +14,7 @@ export function NotFound({ message }: { message?: string }) {
           Go to the start page
         </a>
       </p>
+      {children}
     </section>
   );
 }

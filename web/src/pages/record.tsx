@@ -1,11 +1,12 @@
 /**
  * One record: its fields by kind, Edit and Delete (with confirmation), the workflow actions that
- * apply to its current state, and the records of other models that refer to it.
+ * apply to its current state, the records of other models that refer to it, and its history (with
+ * revert). A record that is gone shows its history still, when there is one.
  */
 import { useState } from 'preact/hooks';
 import { isMissingRecord, command, run, search } from '../lib/api.ts';
 import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
-import { optionLabel, plural } from '../lib/format.ts';
+import { joinWords, optionLabel, plural } from '../lib/format.ts';
 import { defaultColumns } from '../lib/list-prefs.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
@@ -13,6 +14,7 @@ import { rememberTitle, rememberTitles, useTitles } from '../lib/titles.ts';
 import type { ActionInfo, FieldInfo, ModelInfo, RecordValue } from '../lib/types.ts';
 import { ActionDialog, runAction, type ActionOutcome } from '../components/action-dialog.tsx';
 import { LoadingPage } from '../components/load-status.tsx';
+import { HistorySection } from '../components/history.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 import { FieldValue, OptionPill } from '../components/value.tsx';
 import { NotFound } from './not-found.tsx';
@@ -28,6 +30,8 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
     [model.name, id],
   );
   const [updated, setUpdated] = useState<RecordValue | null>(null);
+  /** Counts the changes made on this page, so that the history is read again after each. */
+  const [version, setVersion] = useState(0);
   const record = updated ?? state.data;
   const name = record ? recordTitle(model, record) : '';
   useDocumentTitle(record ? `${name} · ${model.label}` : model.label);
@@ -38,7 +42,11 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
   const title = useTitles(refs);
 
   if (isMissingRecord(state.error)) {
-    return <NotFound message={`This ${model.label.toLowerCase()} does not exist (it may have been deleted), or you may not see it.`} />;
+    return (
+      <NotFound message={`This ${model.label.toLowerCase()} does not exist (it may have been deleted), or you may not see it.`}>
+        {can(model, 'history') && <HistorySection model={model} id={id} record={null} version={0} onReverted={() => {}} onStale={() => {}} />}
+      </NotFound>
+    );
   }
 
   const listLink = (
@@ -61,6 +69,7 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
       return;
     }
     setUpdated(outcome.record);
+    setVersion((value) => value + 1);
     rememberTitle(model.name, outcome.record.id, recordTitle(model, outcome.record));
     const field = model.fields.find((candidate) => candidate.name === action.field);
     meta.notify(`“${recordTitle(model, outcome.record)}”: ${field?.label ?? action.field} is now ${optionLabel(action.to)}.`);
@@ -156,6 +165,26 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
       {model.denied && model.denied.length > 0 && <p class="muted small">{`${plural(model.denied.length, 'field')} of this record ${model.denied.length === 1 ? 'is' : 'are'} not shown to you.`}</p>}
 
       <Related model={model} record={current} />
+
+      {can(model, 'history') && (
+        <HistorySection
+          model={model}
+          id={current.id}
+          record={current}
+          version={version}
+          onReverted={(reverted, labels) => {
+            setUpdated(reverted);
+            setVersion((value) => value + 1);
+            rememberTitle(model.name, reverted.id, recordTitle(model, reverted));
+            meta.notify(`Reverted: ${joinWords(labels)} ${labels.length === 1 ? 'is' : 'are'} back as before.`);
+          }}
+          onStale={() => {
+            setUpdated(null);
+            reload();
+            setVersion((value) => value + 1);
+          }}
+        />
+      )}
 
       {dialog?.kind === 'delete' && (
         <ConfirmDialog
