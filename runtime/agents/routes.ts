@@ -63,9 +63,9 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
       });
       sendJson(res, 200, envelope);
     } catch (error) {
-      // 409: decided meanwhile. 404: the approver may not run it (rights changed since the plan
-      // was shown): the plan stays pending for someone who may.
-      if (!(error instanceof HttpError) || error.status === 409 || error.status === 404) throw error;
+      // Decided meanwhile; or 404: the approver may not run it (rights changed since the plan was
+      // shown): the plan stays pending for someone who may.
+      if (!(error instanceof HttpError) || error instanceof PlanDecidedError || error.status === 404) throw error;
       // The command fails now (say the record was deleted): the plan is marked failed and the
       // answer carries the command's error.
       if (await decidePlan(db, row.id, { status: 'failed', decidedBy: person.userId, error: error.message })) {
@@ -151,8 +151,11 @@ function personMayDecide(registry: Registry, person: PersonCaller, row: PlanRow)
   return Object.keys(input).every((name) => !fields.has(name) || readable.has(name));
 }
 
+/** 409 for a plan decided before (or meanwhile): unlike a command's own 409 (a revert's conflict), it leaves the plan as it is. */
+class PlanDecidedError extends HttpError {}
+
 function alreadyDecided(row: PlanRow): HttpError {
-  return new HttpError(409, `plan ${row.id} is already ${row.status}`);
+  return new PlanDecidedError(409, `plan ${row.id} is already ${row.status}`);
 }
 
 /** A plan as `caller` sees it; `names` maps the people it names (creator, decider) to usernames. */

@@ -343,3 +343,22 @@ describe('revert', () => {
     expect(entry.changes.name.to).toBe(before);
   });
 });
+
+describe('an approved revert that conflicts', () => {
+  it('fails the plan with the conflict, leaving the record as it is', async () => {
+    const { id } = (await ok(admin, 'lead.create', { title: 'Late', probability: 1 })).value;
+    await ok(admin, 'lead.update', { id, probability: 2 });
+    const [change] = (await history(agent, 'lead', id)).value.rows;
+    const proposed = await t.command(agent, 'lead.revert', { id, change_id: change.change_id });
+    expect(proposed.status).toBe(202);
+    await ok(admin, 'lead.update', { id, probability: 3 });
+    const approved = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    expect(approved).toMatchObject({ status: 409, body: { error: `lead ${id} changed since change ${change.change_id}` } });
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, admin);
+    expect(plan.body.plan).toMatchObject({ status: 'failed', error: `lead ${id} changed since change ${change.change_id}` });
+    expect((await ok(admin, 'lead.get', { id })).value.probability).toBe(3);
+    // Decided now: approving again is the plan's own 409.
+    const again = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    expect(again).toMatchObject({ status: 409, body: { error: `plan ${proposed.body.plan_id} is already failed` } });
+  });
+});
