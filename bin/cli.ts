@@ -34,6 +34,6 @@ function compileAfterBuild(build: Command | undefined): void {
     if (options.check || (process.exitCode !== undefined && process.exitCode !== 0)) return;
     if (resolve(options.out) !== join(PACKAGE_ROOT, 'generated')) return;
     const { buildServeOutputs } = await import('./compile.ts');
-    await buildServeOutputs({ log: (line) => process.stdout.write(`${line}\n`) });
+    await buildServeOutputs({ afterGenerate: true, log: (line) => process.stdout.write(`${line}\n`) });
   });
 }

@@ -18,13 +18,16 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { buildWebApp } from '../web/build.ts';
-import { MANIFEST_VERSION, readManifest, stampInputs, writeManifest } from './freshness.ts';
+import { MANIFEST_VERSION, readManifest, stampInputs, writeManifest, type BuildManifest, type InputStamp } from './freshness.ts';
 import { MANIFEST_FILE, PACKAGE_ROOT, SERVER_DIR, SERVER_ENTRY_FILE, serverBuildProblem } from './outputs.ts';
 
 /** Not bundled, but how the bundle is made: a change here must rebuild it. */
 const RECIPE_FILES = ['bin/compile.ts', 'tsconfig.json'];
-/** Every file here is an input, so that editing a module definition makes the build stale until `rmsgen build`. */
-const INPUT_FOLDERS = ['modules'];
+/**
+ * Every file here is an input, so that editing a module definition makes the build stale until
+ * `rmsgen build` has regenerated generated/ (see `moduleStamps`).
+ */
+const MODULES_FOLDER = 'modules';
 
 export interface CompileResult {
   /** False when the output was current and nothing was written. */
@@ -36,6 +39,8 @@ export interface CompileResult {
 
 export interface CompileOptions {
   readonly force?: boolean;
+  /** Called by `rmsgen build` right after writing generated/ from modules/: they agree now. */
+  readonly afterGenerate?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -74,11 +79,12 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
   const outputs = result.outputFiles.map((file) => toPosix(relative(SERVER_DIR, file.path)));
 
   const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
+  const bundled = stampInputs(PACKAGE_ROOT, [...inputs, ...RECIPE_FILES]);
   writeManifest(join(SERVER_DIR, MANIFEST_FILE), {
     version: MANIFEST_VERSION,
     builtAt: new Date().toISOString(),
-    inputs: stampInputs(PACKAGE_ROOT, [...inputs, ...RECIPE_FILES], INPUT_FOLDERS),
-    folders: INPUT_FOLDERS,
+    inputs: { ...bundled, ...moduleStamps(bundled, previous, options.afterGenerate === true) },
+    folders: [MODULES_FOLDER],
     outputs,
   });
 
@@ -91,6 +97,26 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
   const size = result.outputFiles.filter((file) => file.path.endsWith('.js')).reduce((sum, file) => sum + file.contents.length, 0);
   options.log?.(`server compiled: dist/server/ (${inputs.length} sources, ${(size / 1024).toFixed(0)} kB of JavaScript) in ${(milliseconds / 1000).toFixed(2)} s`);
   return { built: true, ...(problem !== undefined ? { reason: problem } : {}), milliseconds };
+}
+
+/**
+ * The stamps of modules/ the manifest vouches for. The server is compiled from generated/, not
+ * from modules/: stamping the definitions as they are now is right only when generated/ was made
+ * from them — just generated (`afterGenerate`), or changed since the last compile (a pull, a
+ * checkout, a first build: generated/ is committed together with modules/ and `npm test` checks
+ * they agree). Otherwise (modules/ edited, then only recompiled: `npm install`, the tests' setup)
+ * the previous stamps stay, so that `serve` keeps asking for `rmsgen build`.
+ */
+function moduleStamps(bundled: Record<string, InputStamp>, previous: BuildManifest | undefined, afterGenerate: boolean): Record<string, InputStamp> {
+  const isModule = (file: string) => file.startsWith(`${MODULES_FOLDER}/`);
+  const isGenerated = (file: string) => file.startsWith('generated/');
+  if (!afterGenerate && previous) {
+    const before = Object.entries(previous.inputs).filter(([file]) => isGenerated(file));
+    const now = Object.entries(bundled).filter(([file]) => isGenerated(file));
+    const generatedUnchanged = before.length === now.length && now.every(([file, stamp]) => previous.inputs[file]?.sha256 === stamp.sha256);
+    if (generatedUnchanged) return Object.fromEntries(Object.entries(previous.inputs).filter(([file]) => isModule(file)));
+  }
+  return stampInputs(PACKAGE_ROOT, [], [MODULES_FOLDER]);
 }
 
 /** The compiled server and the web app, each when stale (or always with `force`). */

@@ -6,7 +6,8 @@
  * And a stale build is refused with the command that rebuilds it: in a copy of the package (the
  * tests around this one run the real checkout's build), each kind of edit — runtime/, modules/,
  * web/src/ — makes `serve` exit 1 naming the changed file and `npx rmsgen build`; `--allow-stale`
- * starts anyway; and `npx rmsgen build` makes it start again.
+ * starts anyway; recompiling without regenerating (`npm install`) does not hide an edit of
+ * modules/; and `npx rmsgen build` makes it start again.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -171,10 +172,18 @@ describe('a stale build', () => {
       expect(refused.stderr).toContain('modules/crm/extra.md (added)');
       expect(refused.stderr).toContain('the web app (web/dist/) is older than its sources: web/src/main.tsx (changed)');
 
+      // Recompiling alone (what `npm install` does) leaves generated/ as it was: still refused.
+      const recompiled = spawnSync(process.execPath, ['--import', 'tsx', 'bin/compile.ts'], { cwd: copy, encoding: 'utf8', env: cleanEnv() });
+      expect(recompiled.status, recompiled.stderr).toBe(0);
+      expect(recompiled.stdout).toMatch(/web app built:/);
+      const stillRefused = run(copy, ['serve', '--port', '0', ...db]);
+      expect(stillRefused.status).toBe(1);
+      expect(stillRefused.stderr).toContain('modules/crm/extra.md (added)');
+      expect(stillRefused.stderr).not.toContain('web app');
+
       const build = run(copy, ['build']);
       expect(build.status, build.stderr).toBe(0);
       expect(build.stdout).toMatch(/server compiled: dist\/server\//);
-      expect(build.stdout).toMatch(/web app built:/);
       const rebuilt = await serve(copy, db);
       rebuilt.child.kill('SIGTERM');
       expect(await rebuilt.exited).toBe(0);
