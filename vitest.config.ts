@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds the compiled server and the web app when stale: the real `rmsgen serve` runs them.
+    globalSetup: ['./test/footprint/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests start real servers on loopback and real SQLite files; two cores here.

@@ -1,18 +1,39 @@
 /**
- * `rmsgen` command line. Each area registers its own subcommands; this file only wires them.
- * The generated registry is loaded lazily (`loadRegistry`) so that `rmsgen build` works even
- * when `generated/` is missing or stale.
+ * `rmsgen` command line in TypeScript, run through tsx by bin/rmsgen.js for everything but the
+ * server's commands (those run compiled: bin/server-main.ts). Each area registers its own
+ * subcommands; this file only wires them, importing an area only when its commands can run:
+ * `build` and `check` never load the runtime, and help lists everything.
  */
-import { Command } from 'commander';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { registerGeneratorCommands } from '../generator/cli.ts';
-import { registerRuntimeCommands } from '../runtime/cli.ts';
+import { PACKAGE_ROOT } from './outputs.ts';
+import { createProgram } from './program.ts';
 
-const program = new Command('rmsgen')
-  .description('Generate and serve a permission-aware record service from module definitions')
-  .showHelpAfterError()
-  .configureHelp({ sortSubcommands: false });
-
+const program = createProgram();
 registerGeneratorCommands(program);
-registerRuntimeCommands(program, async () => (await import('../generated/registry.ts')).registry);
+compileAfterBuild(program.commands.find((command) => command.name() === 'build'));
+
+const command = process.argv[2];
+if (command !== 'build' && command !== 'check') {
+  const { registerServerCommands } = await import('./server-cli.ts');
+  registerServerCommands(program, { checkBuild: false });
+}
 
 await program.parseAsync(process.argv);
+
+/**
+ * `rmsgen build` into this package's generated/ also brings what `serve` runs up to date: the
+ * compiled server and the web app (each only when stale). A build into another folder (a
+ * project of its own, a test's) is not what this package serves.
+ */
+function compileAfterBuild(build: Command | undefined): void {
+  if (!build) throw new Error('the generator registers no build command');
+  build.hook('postAction', async (buildCommand) => {
+    const options = buildCommand.opts<{ check?: boolean; out: string }>();
+    if (options.check || (process.exitCode !== undefined && process.exitCode !== 0)) return;
+    if (resolve(options.out) !== join(PACKAGE_ROOT, 'generated')) return;
+    const { buildServeOutputs } = await import('./compile.ts');
+    await buildServeOutputs({ afterGenerate: true, log: (line) => process.stdout.write(`${line}\n`) });
+  });
+}

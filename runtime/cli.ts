@@ -11,7 +11,6 @@ import { HttpError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
-import { buildWebApp } from '../web/build.ts';
 import { startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 interface ServeOptions extends DatabaseOptions {
@@ -49,8 +48,6 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
       const registry = await loadRegistry();
-      // `npm install` builds the web app; rebuild here only when its sources are newer (a developer editing web/).
-      await buildWebApp({ log: (line: string) => console.log(line) });
       // Signals are handled from the start: one that arrives while starting stops the server once it is up.
       let server: RunningServer | undefined;
       let stopRequested: string | undefined;

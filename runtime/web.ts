@@ -30,7 +30,7 @@ const HTML_HEADERS: Readonly<Record<string, string>> = {
 
 const NOT_BUILT_HTML = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Web app not built</title>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
-<h1>The web app is not built</h1><p>Build it with <code>node --import tsx web/build.ts</code> (or <code>npm install</code>), then reload.</p>`;
+<h1>The web app is not built</h1><p>Build it with <code>npx rmsgen build</code> (or <code>npm install</code>), then reload.</p>`;
 
 export function createWebAppRouter(options: WebAppRouterOptions = {}): Router {
   const distDir = resolve(options.distDir ?? DEFAULT_WEB_DIST);

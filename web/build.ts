@@ -1,9 +1,11 @@
 /**
  * Builds the web app: `web/src/main.tsx` (Preact, TSX) bundled by esbuild into one hashed JS file
- * and one hashed CSS file under `web/dist/assets/`, plus `web/dist/index.html` naming them.
+ * and one hashed CSS file under `web/dist/assets/`, plus `web/dist/index.html` naming them and
+ * `web/dist/build-manifest.json` stamping the sources it was built from (bin/freshness.ts).
  *
- * Run with `node --import tsx web/build.ts [--force]`; `npm install` (prepare) and the server's
- * start call `buildWebApp()`, which does nothing when the output is newer than every source.
+ * Run with `node --import tsx web/build.ts [--force]`; `npm install` (prepare, bin/compile.ts) and
+ * `rmsgen build` call `buildWebApp()`, which does nothing when the manifest says the output is
+ * current. `serve` never builds it: it refuses a stale one (bin/outputs.ts), naming the command.
  *
  * The swap is safe for a running server: new hashed assets are written first, then index.html is
  * replaced atomically (write + rename), and only then are assets no index refers to removed.
@@ -11,11 +13,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { changedInputs, MANIFEST_VERSION, readManifest, stampInputs, writeManifest } from '../bin/freshness.ts';
+import { MANIFEST_FILE } from '../bin/outputs.ts';
 
 const WEB_DIR = dirname(fileURLToPath(import.meta.url));
-/** Bundled sources outside `web/src`: the API's shapes, shared with the runtime (its filter operators are a value). */
-const SHARED_SOURCES = [join(WEB_DIR, '..', 'runtime', 'api-shapes.ts')];
+/** Input paths in the manifest are relative to the package. */
+const PACKAGE_ROOT = join(WEB_DIR, '..');
+/** Not bundled, but how the bundle is made: a change here must rebuild it. */
+const RECIPE_FILES = [fileURLToPath(import.meta.url), join(WEB_DIR, 'tsconfig.json')];
 
 export interface BuildWebAppOptions {
   /** Rebuild even when the output looks up to date. */
@@ -45,6 +50,8 @@ export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<Bui
 
   const assetsDir = join(outDir, 'assets');
   mkdirSync(assetsDir, { recursive: true });
+  // Loaded here only: checking freshness (what `serve` and the tests do) needs no bundler.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: { app: join(srcDir, 'main.tsx') },
     bundle: true,
@@ -81,22 +88,37 @@ export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<Bui
   for (const name of readdirSync(assetsDir)) {
     if (!keep.has(name)) rmSync(join(assetsDir, name), { force: true });
   }
+  // Node modules (preact) are left out: stamping them would cost every check for a rare upgrade.
+  const sources = Object.keys(result.metafile.inputs)
+    .map((file) => resolve(file))
+    .filter((file) => !file.split(/[\\/]/).includes('node_modules'));
+  writeManifest(join(outDir, MANIFEST_FILE), {
+    version: MANIFEST_VERSION,
+    builtAt: new Date().toISOString(),
+    inputs: stampInputs(PACKAGE_ROOT, [...sources, ...RECIPE_FILES].map((file) => relative(PACKAGE_ROOT, file))),
+    folders: [],
+    outputs: ['index.html', ...outputs],
+  });
   const files = ['index.html', ...outputs];
   log(`web app built: ${files.map((file) => `${file} (${formatSize(statSync(join(outDir, file)).size)})`).join(', ')}`);
   return { built: true, outDir, files };
 }
 
-/** True when `outDir/index.html` exists, names assets that exist, and is newer than every source. */
+/**
+ * True when `outDir` holds a build whose manifest matches the sources (see bin/freshness.ts) and
+ * whose index.html names assets that exist.
+ */
 export function isWebAppFresh(options: { srcDir?: string; outDir?: string } = {}): boolean {
-  const srcDir = resolve(options.srcDir ?? join(WEB_DIR, 'src'));
   const outDir = resolve(options.outDir ?? join(WEB_DIR, 'dist'));
   const indexFile = join(outDir, 'index.html');
-  if (!existsSync(indexFile)) return false;
+  const manifest = readManifest(join(outDir, MANIFEST_FILE));
+  if (!manifest || !existsSync(indexFile)) return false;
+  // A build from other sources (a test's own srcDir) is not this one's.
+  const srcDir = relative(PACKAGE_ROOT, resolve(options.srcDir ?? join(WEB_DIR, 'src'))).split('\\').join('/');
+  if (!Object.keys(manifest.inputs).some((file) => file.startsWith(`${srcDir}/`))) return false;
   const referenced = referencedAssets(readFileSync(indexFile, 'utf8'));
   if (referenced.length < 2 || referenced.some((file) => !existsSync(join(outDir, file)))) return false;
-  const builtAt = statSync(indexFile).mtimeMs;
-  const sources = [...walk(srcDir), ...SHARED_SOURCES, fileURLToPath(import.meta.url), join(WEB_DIR, 'tsconfig.json')];
-  return sources.every((file) => !existsSync(file) || statSync(file).mtimeMs <= builtAt);
+  return changedInputs(PACKAGE_ROOT, manifest, 1).length === 0;
 }
 
 function renderIndexHtml(assets: { script: string; style: string }): string {
@@ -125,15 +147,6 @@ function referencedAssets(html: string): string[] {
 
 function currentFiles(outDir: string): string[] {
   return ['index.html', ...referencedAssets(readFileSync(join(outDir, 'index.html'), 'utf8'))];
-}
-
-function* walk(dir: string): Generator<string> {
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else yield path;
-  }
 }
 
 function formatSize(bytes: number): string {

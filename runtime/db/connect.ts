@@ -4,10 +4,17 @@
  * cannot be avoided go through `dialectOf`.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import type Pg from 'pg';
+
+// Each driver is loaded when a database of its kind is opened (knex does the same for its own
+// use): a SQLite server never loads pg, a PostgreSQL one never loads better-sqlite3.
+const requireDriver = createRequire(import.meta.url);
+const loadPg = (): typeof Pg => requireDriver('pg') as typeof Pg;
+const loadBetterSqlite3 = (): typeof BetterSqlite3 => requireDriver('better-sqlite3') as typeof BetterSqlite3;
 
 export const DEFAULT_DB_URL = 'sqlite:./data/rms.sqlite';
 
@@ -50,6 +57,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
   const target = parseDatabaseUrl(url);
   if (target.dialect === 'postgres') {
     const statementTimeout = options.statementTimeoutMs ?? 30_000;
+    const pgTypeParser = pgTypeParserOf(loadPg());
     return knexFactory({
       client: 'pg',
       connection: { connectionString: target.location, types: { getTypeParser: pgTypeParser } },
@@ -123,6 +131,7 @@ export function sqliteReaderOf(db: Knex): SqliteReader | undefined {
  * refused on the very next request). It lives and dies with the pooled connection.
  */
 function attachReader(connection: SqliteConnection, filename: string, slot: ReaderSlot): void {
+  const Database = loadBetterSqlite3();
   const reader = new Database(filename, { readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
   cacheStatements(reader);
@@ -143,9 +152,11 @@ const PG_DATE_OID = 1082;
  * `date` columns come back as the `YYYY-MM-DD` text they hold (pg's default builds a local-time
  * Date, which shifts with the server's time zone). Everything else keeps pg's parsers.
  */
-function pgTypeParser(oid: number, format?: string): (value: string) => unknown {
-  if (oid === PG_DATE_OID) return (value: string) => value;
-  return (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format);
+function pgTypeParserOf(pg: typeof Pg): (oid: number, format?: string) => (value: string) => unknown {
+  return (oid, format) => {
+    if (oid === PG_DATE_OID) return (value: string) => value;
+    return (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format);
+  };
 }
 
 /** Statements kept per SQLite connection; past this the cache starts over. */

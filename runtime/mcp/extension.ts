@@ -1,11 +1,10 @@
 /** MCP as a server extension: `POST /mcp`, mounted before the `/api` JSON middleware (it parses its own body). */
 import { createRequire } from 'node:module';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Registry } from '../registry.ts';
 import type { ServerExtension } from '../extension.ts';
 import { ALLOWED_ORIGINS_ENV, parseAllowedOrigins } from './origins.ts';
-import { createMcpRouter } from './router.ts';
 import { createToolCatalogue } from './tools.ts';
 
 export interface McpExtensionOptions {
@@ -23,20 +22,55 @@ export const MCP_SERVER_INFO: Implementation = { name: 'rmsgen', title: 'rmsgen 
 export function createMcpExtension(options: McpExtensionOptions = {}): ServerExtension {
   return {
     name: 'mcp',
-    routes: (service, { site, callers }) => ({
-      beforeApi: [
-        createMcpRouter(
-          {
-            service,
-            catalogue: createToolCatalogue(service.registry),
-            info: MCP_SERVER_INFO,
-            instructions: instructionsFor(service.registry),
-            validator: new AjvJsonSchemaValidator(),
-          },
-          { allowedOrigins: options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]), site, callers },
-        ),
-      ],
-    }),
+    routes: (service, { site, callers }) => {
+      // Worked out at start, so that a bad registry or RMS_MCP_ALLOWED_ORIGINS stops the start.
+      const catalogue = createToolCatalogue(service.registry);
+      const instructions = instructionsFor(service.registry);
+      const allowedOrigins = options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]);
+      return {
+        beforeApi: [
+          loadedOnFirstRequest(async () => {
+            const [{ createMcpRouter }, { AjvJsonSchemaValidator }] = await Promise.all([
+              import('./router.ts'),
+              import('@modelcontextprotocol/sdk/validation/ajv'),
+            ]);
+            return createMcpRouter(
+              { service, catalogue, info: MCP_SERVER_INFO, instructions, validator: new AjvJsonSchemaValidator() },
+              { allowedOrigins, site, callers },
+            );
+          }),
+        ],
+      };
+    },
+  };
+}
+
+/** router.ts's MCP_PATH: the one path its router answers (any case, with or without a trailing slash, as Express matches). */
+const MCP_PATH_PATTERN = /^\/mcp\/?$/i;
+
+/**
+ * The MCP router, loaded by the first request it could answer. The SDK (its protocol schemas and
+ * ajv) is about a sixth of an idle server's memory and of its start-up, and a server that only
+ * people use never needs it. Until it is loaded, requests to other paths pass by untouched; once
+ * loaded, the router sees every request, as it would mounted directly.
+ */
+function loadedOnFirstRequest(load: () => Promise<Router>): RequestHandler {
+  let router: Router | undefined;
+  let loading: Promise<Router> | undefined;
+  return function mcpEndpoint(req: Request, res: Response, next: NextFunction) {
+    if (router) return router(req, res, next);
+    if (!MCP_PATH_PATTERN.test(req.path)) return next();
+    loading ??= load();
+    loading.then(
+      (loaded) => {
+        router = loaded;
+        loaded(req, res, next);
+      },
+      (error: unknown) => {
+        loading = undefined; // the next request tries again
+        next(error);
+      },
+    );
   };
 }
 

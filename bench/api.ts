@@ -1,0 +1,109 @@
+/**
+ * The bench's own calls to a server: signing in, creating the leads through the API, and checking
+ * that each target answers what it should before it is loaded. Not used for measuring (wrk is).
+ */
+import { Agent, request } from 'node:http';
+
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+export interface Answer {
+  readonly status: number;
+  readonly json: unknown;
+}
+
+export function post(url: string, body: unknown, headers: Readonly<Record<string, string>> = {}): Promise<Answer> {
+  const payload = JSON.stringify(body);
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error(`POST ${url} timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Closes the set-up connections (a server's keep-alive timeout would otherwise close them under a later call). */
+export function closeConnections(): void {
+  agent.destroy();
+}
+
+async function expectOk(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+  const answer = await post(url, body, token ? { authorization: `Bearer ${token}` } : {});
+  if (answer.status !== 200) throw new Error(`POST ${url} ${JSON.stringify(body)}: ${answer.status} ${JSON.stringify(answer.json)}`);
+  return answer.json as Record<string, unknown>;
+}
+
+export async function login(baseUrl: string, password: string): Promise<string> {
+  const answer = await expectOk(`${baseUrl}/api/auth/login`, { username: 'admin', password });
+  return answer.token as string;
+}
+
+export async function agentToken(baseUrl: string, personToken: string): Promise<string> {
+  const answer = await expectOk(`${baseUrl}/api/auth/agent-token`, { scopes: ['lead.*'], label: 'bench agent' }, personToken);
+  return answer.token as string;
+}
+
+export interface SeededLeads {
+  readonly ids: readonly string[];
+  /** How many are at stage `won` (every fourth). */
+  readonly won: number;
+}
+
+/**
+ * Creates `count` leads, `concurrency` calls at a time; every fourth is qualified and won, so that
+ * `stage = won` selects a quarter. Revenue varies so that ordering by it has work to do.
+ */
+export async function createLeads(baseUrl: string, token: string, count: number, concurrency = 16): Promise<SeededLeads> {
+  const ids: string[] = new Array<string>(count);
+  let next = 0;
+  let won = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const created = await expectOk(
+        `${baseUrl}/api/lead/create`,
+        {
+          title: `Lead ${i}`,
+          expected_revenue: ((i * 7919) % 100_000) * 100,
+          probability: i % 101,
+          close_date: `2027-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
+          hot: i % 3 === 0,
+          notes: `Call back about the renewal of contract ${i}`,
+        },
+        token,
+      );
+      const id = (created.value as { id: string }).id;
+      ids[i] = id;
+      if (i % 4 === 0) {
+        await expectOk(`${baseUrl}/api/lead/qualify`, { id }, token);
+        await expectOk(`${baseUrl}/api/lead/win`, { id }, token);
+        won++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { ids, won };
+}

@@ -1,0 +1,127 @@
+/**
+ * Processes the bench starts: a server is ready when it prints `listening on <url>`; its start-up
+ * time is from spawn to that line, and its memory is read from /proc (VmRSS now, VmHWM the peak
+ * since it started). Every process is stopped by the bench, and killed if it does not stop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface StartedProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly url: string;
+  readonly port: number;
+  /** Milliseconds from spawn to the `listening on` line. */
+  readonly startMs: number;
+  output(): string;
+  /** Resident set size now, in MiB. */
+  rssMiB(): number;
+  /** The most the resident set has been since the process started, in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts `node <args>` and waits for its `listening on` line. */
+export function startNode(name: string, args: readonly string[], options: StartOptions = {}): Promise<StartedProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => running.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not print "listening on" within ${options.timeoutMs ?? 30_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (!match) return;
+      const startMs = performance.now() - started;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stdout!.on('data', (more: Buffer) => (output += more.toString()));
+      const url = match[1]!;
+      resolve({
+        name,
+        pid: child.pid!,
+        url,
+        port: Number(new URL(url).port),
+        startMs,
+        output: () => output,
+        rssMiB: () => procStatusMiB(child.pid!, 'VmRSS'),
+        peakRssMiB: () => procStatusMiB(child.pid!, 'VmHWM'),
+        stop: () => stopChild(child, exited),
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${signal ?? code}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Stops every process still running (for the bench's `finally`). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((child) => stopChild(child, new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve()))))));
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+function procStatusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs `node <args>` to completion; milliseconds and output. */
+export function runNode(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<{ ms: number; code: number | null; output: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  running.add(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      running.delete(child);
+      resolve({ ms: performance.now() - started, code, output });
+    });
+  });
+}

@@ -1,0 +1,242 @@
+/**
+ * The bench's results: the raw figures (written as JSON) and the one table of targets made from
+ * them (printed, and kept in docs/performance.md).
+ */
+import type { WrkResult } from './wrk.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface BuildReport {
+  readonly sizes: readonly { readonly models: number; readonly buildMs: number; readonly checkMs: number }[];
+}
+
+export type DialectReport =
+  | { readonly skipped: string }
+  | {
+      readonly skipped?: undefined;
+      readonly leads: number;
+      readonly won: number;
+      readonly seedMs: number;
+      /** Start on an empty database (creates the tables). */
+      readonly firstStartMs: number;
+      /** Starts on the seeded database. */
+      readonly startMs: readonly number[];
+      readonly idleRssMiB: readonly number[];
+      /** VmHWM after one lead.get round on a server that had served nothing else. */
+      readonly peakLeadGetMiB: number;
+      /** VmHWM after every round of every target. */
+      readonly peakAllMiB: number;
+      readonly baselineIdleRssMiB: { readonly http: number; readonly express: number };
+      /** wrk results per target, one per round, in order. */
+      readonly rounds: Readonly<Record<string, readonly WrkResult[]>>;
+      readonly models?: ModelStarts;
+    };
+
+/** Starts of the generated project (see bench/model-project.ts). */
+export interface ModelStarts {
+  readonly count: number;
+  readonly firstStartMs: number;
+  readonly startMs: readonly number[];
+  readonly idleRssMiB: readonly number[];
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  finishedAt?: string;
+  readonly mode: 'full' | 'smoke';
+  readonly settings: unknown;
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly wrk: string;
+    readonly loadAverageAtStart: readonly number[];
+    loadAverageAtEnd?: readonly number[];
+    readonly commit: string;
+  };
+  build: BuildReport | undefined;
+  readonly dialects: Partial<Record<Dialect, DialectReport>>;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Median of the per-round ratios `numerator[i] / denominator[i]`. */
+export function pairedRatio(numerator: readonly WrkResult[], denominator: readonly WrkResult[]): number {
+  return median(numerator.map((result, i) => result.requestsPerSecond / denominator[i]!.requestsPerSecond));
+}
+
+interface Cell {
+  readonly text: string;
+  /** Whether the target is met; undefined where the row has no target. */
+  readonly met?: boolean;
+}
+
+interface Row {
+  readonly measure: string;
+  readonly cells: Partial<Record<Dialect, Cell>>;
+  readonly target: string;
+  /** One value for both databases (builds): shown once, across. */
+  readonly shared?: Cell;
+}
+
+const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+const DIALECT_NAMES: Record<Dialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
+export function renderTable(report: BenchReport): string {
+  const rows: Row[] = [];
+  const perDialect = (measure: string, target: string, cell: (dialect: Extract<DialectReport, { skipped?: undefined }>) => Cell | undefined) => {
+    const cells: Partial<Record<Dialect, Cell>> = {};
+    for (const dialect of DIALECTS) {
+      const result = report.dialects[dialect];
+      if (result && result.skipped === undefined) {
+        const value = cell(result);
+        if (value) cells[dialect] = value;
+      }
+    }
+    rows.push({ measure, cells, target });
+  };
+  const rps = (results: readonly WrkResult[] | undefined) => (results ? median(results.map((result) => result.requestsPerSecond)) : Number.NaN);
+  const errors = (results: readonly WrkResult[] | undefined) => {
+    const count = (results ?? []).reduce((sum, result) => sum + result.errorCount, 0);
+    return count > 0 ? ` ⚠ ${count} errors` : '';
+  };
+
+  perDialect('bare node:http + one prepared statement, lead.get (the machine\'s limit)', '—', (d) => ({
+    text: `${formatRps(rps(d.rounds.http))}${errors(d.rounds.http)}`,
+  }));
+  perDialect('bare Express 5 + one prepared statement, lead.get', '—', (d) => ({
+    text: `${formatRps(rps(d.rounds.express))} (${pairedRatio(d.rounds.express!, d.rounds.http!).toFixed(2)} of node:http)${errors(d.rounds.express)}`,
+  }));
+  perDialect('rmsgen lead.get as a person', '≥ 0.50 of node:http', (d) => {
+    const ratio = pairedRatio(d.rounds.person!, d.rounds.http!);
+    return { text: `${formatRps(rps(d.rounds.person))} (${ratio.toFixed(2)})${errors(d.rounds.person)}`, met: ratio >= 0.5 };
+  });
+  perDialect('rmsgen lead.get as an agent, notes masked', '≥ 0.80 of the person\'s', (d) => {
+    const ratio = pairedRatio(d.rounds.agent!, d.rounds.person!);
+    return { text: `${formatRps(rps(d.rounds.agent))} (${ratio.toFixed(2)})${errors(d.rounds.agent)}`, met: ratio >= 0.8 };
+  });
+  perDialect('MCP tools/call lead__get as an agent', '≥ 0.67 of the agent\'s REST call', (d) => {
+    const ratio = pairedRatio(d.rounds.mcp!, d.rounds.agent!);
+    return { text: `${formatRps(rps(d.rounds.mcp))} (${ratio.toFixed(2)})${errors(d.rounds.mcp)}`, met: ratio >= 0.67 };
+  });
+  perDialect('lead.search stage = won, expected_revenue desc, limit 50, with total', '≥ 2,000 req/s', (d) => {
+    const value = rps(d.rounds.search);
+    return { text: `${formatRps(value)} (${d.won.toLocaleString('en')} of ${d.leads.toLocaleString('en')} match)${errors(d.rounds.search)}`, met: value >= 2000 };
+  });
+  const hasBefore = DIALECTS.some((dialect) => {
+    const result = report.dialects[dialect];
+    return result !== undefined && result.skipped === undefined && result.rounds.before !== undefined;
+  });
+  if (hasBefore) {
+    perDialect('rmsgen lead.get as a person, --before checkout', '—', (d) =>
+      d.rounds.before ? { text: `${formatRps(rps(d.rounds.before))} (this / before: ${pairedRatio(d.rounds.person!, d.rounds.before).toFixed(2)})` } : undefined,
+    );
+  }
+  perDialect('RSS idle, demo modules', '< 80 MiB', (d) => {
+    const value = median(d.idleRssMiB);
+    return { text: formatMiB(value), met: value < 80 };
+  });
+  perDialect('RSS peak under lead.get load (wrk -t1 -c32)', '< 150 MiB', (d) => ({ text: formatMiB(d.peakLeadGetMiB), met: d.peakLeadGetMiB < 150 }));
+  perDialect('RSS peak over every target above', '—', (d) => ({ text: formatMiB(d.peakAllMiB) }));
+  perDialect('start to `listening`, demo modules, seeded database', '< 1 s', (d) => {
+    const value = median(d.startMs);
+    return { text: formatSeconds(value), met: value < 1000 };
+  });
+  perDialect('start to `listening`, generated models', '< 3 s (200 models)', (d) => {
+    if (!d.models) return undefined;
+    const value = median(d.models.startMs);
+    return {
+      text: `${formatSeconds(value)} (${d.models.count} models; first start ${formatSeconds(d.models.firstStartMs)})`,
+      ...(d.models.count === 200 ? { met: value < 3000 } : {}),
+    };
+  });
+  perDialect('RSS idle, generated models', '—', (d) => (d.models ? { text: `${formatMiB(median(d.models.idleRssMiB))} (${d.models.count} models)` } : undefined));
+
+  const sizes = report.build?.sizes ?? [];
+  if (sizes.length > 0) {
+    const largest = sizes[sizes.length - 1]!;
+    const linear = buildLinearity(sizes);
+    const under10 = largest.models === 200 ? largest.buildMs < 10_000 : undefined;
+    const met = under10 === undefined ? undefined : under10 && (linear === undefined || linear.linear);
+    rows.push({
+      measure: `rmsgen build, ${sizes.map((size) => size.models).join(' / ')} models`,
+      cells: {},
+      target: '200 under 10 s, linear',
+      shared: {
+        text: `${sizes.map((size) => formatSeconds(size.buildMs)).join(' / ')}${linear ? ` (per model past ${sizes[0]!.models}: ${linear.marginalMs.map((ms) => `${ms.toFixed(0)} ms`).join(', then ')})` : ''}`,
+        ...(met !== undefined ? { met } : {}),
+      },
+    });
+    rows.push({
+      measure: `rmsgen build --check, ${sizes.map((size) => size.models).join(' / ')} models`,
+      cells: {},
+      target: 'as fast as build',
+      shared: {
+        text: `${sizes.map((size) => formatSeconds(size.checkMs)).join(' / ')} (${(largest.checkMs / largest.buildMs).toFixed(2)} of build)`,
+        met: largest.checkMs <= largest.buildMs * 1.1,
+      },
+    });
+  }
+
+  const header = `| Measure | ${DIALECTS.map((dialect) => DIALECT_NAMES[dialect]).join(' | ')} | Target | Met |`;
+  const lines = [header, `|---|${DIALECTS.map(() => '---').join('|')}|---|---|`];
+  for (const row of rows) {
+    if (row.shared) {
+      lines.push(`| ${row.measure} | ${row.shared.text} | (same) | ${row.target} | ${metText(row.shared.met)} |`);
+      continue;
+    }
+    const cells = DIALECTS.map((dialect) => {
+      const result = report.dialects[dialect];
+      if (!result) return 'not run';
+      if (result.skipped !== undefined) return 'not run';
+      return row.cells[dialect]?.text ?? '—';
+    });
+    const met = DIALECTS.map((dialect) => row.cells[dialect]?.met).filter((value): value is boolean => value !== undefined);
+    lines.push(`| ${row.measure} | ${cells.join(' | ')} | ${row.target} | ${met.length === 0 ? '—' : met.map(metText).join(' / ')} |`);
+  }
+  const skipped = DIALECTS.flatMap((dialect) => {
+    const result = report.dialects[dialect];
+    return result?.skipped !== undefined ? [`${DIALECT_NAMES[dialect]} not run: ${result.skipped}.`] : [];
+  });
+  const m = report.machine;
+  const notes = [
+    `${report.mode === 'smoke' ? 'SMOKE RUN: checks the harness only; the figures mean nothing. ' : ''}` +
+      `${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, wrk ${m.wrk}; load average ${m.loadAverageAtStart.map((value) => value.toFixed(2)).join(' ')} at start` +
+      `${m.loadAverageAtEnd ? `, ${m.loadAverageAtEnd.map((value) => value.toFixed(2)).join(' ')} at end` : ''}; commit ${m.commit}; ${report.startedAt}.`,
+    ...skipped,
+  ];
+  return [...lines, '', ...notes].join('\n');
+}
+
+/**
+ * Marginal build time per model between successive sizes; linear when the last step costs no
+ * more than 1.5 times the first per model (start-up costs are paid once, so the first step is
+ * the cheapest a model can be).
+ */
+export function buildLinearity(sizes: BuildReport['sizes']): { marginalMs: number[]; linear: boolean } | undefined {
+  if (sizes.length < 3) return undefined;
+  const marginalMs = sizes.slice(1).map((size, i) => (size.buildMs - sizes[i]!.buildMs) / (size.models - sizes[i]!.models));
+  return { marginalMs, linear: marginalMs[marginalMs.length - 1]! <= 1.5 * Math.max(marginalMs[0]!, 1) };
+}
+
+function metText(met: boolean | undefined): string {
+  return met === undefined ? '—' : met ? 'yes' : '**no**';
+}
+
+function formatRps(value: number): string {
+  return Number.isNaN(value) ? '—' : `${Math.round(value).toLocaleString('en')} req/s`;
+}
+
+function formatMiB(value: number): string {
+  return `${value.toFixed(0)} MiB`;
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

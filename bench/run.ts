@@ -1,0 +1,384 @@
+/**
+ * `npm run bench`: every performance target of the service in one table, on SQLite and on
+ * PostgreSQL, with the raw figures as JSON under bench/results/ (git-ignored).
+ *
+ * Method (docs/performance.md): each server runs in a process of its own on 127.0.0.1 and the load
+ * comes from wrk (-t1 -c32), a C client that leaves the CPU to the servers. Targets are measured
+ * side by side in one run: after one warm-up round each, rounds alternate between them (a round is
+ * one wrk run on each target in turn), and a target's figure is the median of its rounds. Ratios
+ * are the median of the per-round ratios, so a slow patch on a shared machine affects both sides
+ * of a ratio alike.
+ *
+ *   npm run bench                      # the full run (about 6 minutes)
+ *   npm run bench -- --smoke           # seconds: checks the harness, its figures mean nothing
+ *   npm run bench -- --only sqlite     # or postgres; --no-pg is the same as --only sqlite
+ *   npm run bench -- --before <dir>    # also lead.get of another checkout (built, node_modules
+ *                                      # linked), on the same database: a change side by side
+ *
+ * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
+ * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
+ * the end. Without a reachable server the PostgreSQL column says so.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildServeOutputs } from '../bin/compile.ts';
+import { agentToken, closeConnections, createLeads, login, post, type SeededLeads } from './api.ts';
+import { createModelProject, type ModelProject } from './model-project.ts';
+import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
+import { renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
+import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const PASSWORD = 'bench-password-1';
+const DEFAULT_PG_URL = 'postgres://postgres:rmsgen@127.0.0.1:54329/postgres';
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-pg': { type: 'boolean', default: false },
+    before: { type: 'string' },
+  },
+});
+
+interface Settings {
+  readonly mode: 'full' | 'smoke';
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly connections: number;
+  readonly leads: number;
+  /** Starts measured per project (start-up and idle memory are their medians). */
+  readonly starts: number;
+  /** How long a started server sits before its idle memory is read. */
+  readonly idleSettleMs: number;
+  /** Project sizes `rmsgen build` is timed on; the largest is also started. */
+  readonly buildSizes: readonly number[];
+}
+
+const SETTINGS: Settings = flags.smoke
+  ? { mode: 'smoke', rounds: 1, seconds: 1, warmupSeconds: 0, connections: 32, leads: 100, starts: 1, idleSettleMs: 500, buildSizes: [3] }
+  : { mode: 'full', rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32, leads: 10_000, starts: 3, idleSettleMs: 2000, buildSizes: [50, 100, 200] };
+
+const dialects: Dialect[] = flags.only === 'postgres' ? ['postgres'] : flags.only === 'sqlite' || flags['no-pg'] ? ['sqlite'] : ['sqlite', 'postgres'];
+if (flags.only !== undefined && flags.only !== 'sqlite' && flags.only !== 'postgres') {
+  console.error(`--only takes sqlite or postgres, not ${flags.only}`);
+  process.exit(2);
+}
+
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+const wrk = wrkVersion();
+if (wrk === undefined) {
+  console.error('wrk is not installed: apt-get install wrk');
+  process.exit(1);
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'rmsgen-bench-'));
+const startedAt = new Date();
+const report: BenchReport = {
+  startedAt: startedAt.toISOString(),
+  mode: SETTINGS.mode,
+  settings: SETTINGS,
+  machine: {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    wrk,
+    loadAverageAtStart: loadavg(),
+    commit: gitDescribe(),
+  },
+  build: undefined,
+  dialects: {},
+};
+
+try {
+  await buildServeOutputs({ log });
+  const largest = await measureBuilds(report);
+  try {
+    for (const dialect of dialects) {
+      report.dialects[dialect] = await measureDialect(dialect, largest);
+    }
+  } finally {
+    largest?.remove();
+  }
+  report.machine.loadAverageAtEnd = loadavg();
+  report.finishedAt = new Date().toISOString();
+  const table = renderTable(report);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const jsonFile = join(RESULTS_DIR, `${stamp}-${SETTINGS.mode}.json`);
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(RESULTS_DIR, `${stamp}-${SETTINGS.mode}.md`), `${table}\n`);
+  console.log('');
+  console.log(table);
+  console.log('');
+  log(`raw results: ${jsonFile.slice(ROOT.length)}`);
+} finally {
+  closeConnections();
+  await stopAll();
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+/** `rmsgen build` and `build --check` of generated projects; returns the largest, built, for start-up. */
+async function measureBuilds(into: BenchReport): Promise<ModelProject | undefined> {
+  const builds: { models: number; buildMs: number; checkMs: number }[] = [];
+  let largest: ModelProject | undefined;
+  for (const models of SETTINGS.buildSizes) {
+    const project = createModelProject(models, join(workDir, `models-${models}`));
+    log(`rmsgen build: ${models} models`);
+    const build = await runNode(['bin/rmsgen.js', 'build'], { cwd: project.dir });
+    if (build.code !== 0) throw new Error(`rmsgen build of ${models} models failed:\n${build.output}`);
+    const check = await runNode(['bin/rmsgen.js', 'build', '--check'], { cwd: project.dir });
+    if (check.code !== 0) throw new Error(`rmsgen build --check of ${models} models failed:\n${check.output}`);
+    builds.push({ models, buildMs: build.ms, checkMs: check.ms });
+    largest?.remove();
+    largest = project;
+  }
+  into.build = { sizes: builds };
+  return largest;
+}
+
+async function measureDialect(dialect: Dialect, modelProject: ModelProject | undefined): Promise<DialectReport> {
+  const database = await openBenchDatabase(dialect, 'demo');
+  if (typeof database === 'string') {
+    log(`${dialect}: not run (${database})`);
+    return { skipped: database };
+  }
+  const cleanups: (() => Promise<void>)[] = [database.drop];
+  try {
+    const serveArgs = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url];
+    const env = { RMS_ADMIN_PASSWORD: PASSWORD };
+
+    // Seeding: a server of its own, so that the measured one has served nothing but the load.
+    log(`${dialect}: seeding ${SETTINGS.leads} leads through the API`);
+    const seeder = await startNode('rmsgen (seeding)', serveArgs, { cwd: ROOT, env });
+    const firstStartMs = seeder.startMs;
+    const personToken = await login(seeder.url, PASSWORD);
+    const seedStarted = performance.now();
+    const leads = await createLeads(seeder.url, personToken, SETTINGS.leads);
+    const seedMs = performance.now() - seedStarted;
+    const agent = await agentToken(seeder.url, personToken);
+    closeConnections();
+    await seeder.stop();
+
+    // Start-up and idle memory: starts on the seeded database; the last one is measured under load.
+    const demoStarts = await measureStarts(`${dialect} demo`, serveArgs, ROOT, env);
+    const rms = demoStarts.last;
+    cleanups.push(rms.stop);
+
+    const [httpPort, expressPort] = [await freePort(), await freePort()];
+    const baselineUrl = database.url;
+    const bareHttp = await startNode('bare node:http', ['--import', 'tsx', 'bench/baseline-server.ts', 'http', baselineUrl, String(httpPort)], { cwd: ROOT });
+    cleanups.push(bareHttp.stop);
+    const bareExpress = await startNode('bare Express', ['--import', 'tsx', 'bench/baseline-server.ts', 'express', baselineUrl, String(expressPort)], { cwd: ROOT });
+    cleanups.push(bareExpress.stop);
+    let before: StartedProcess | undefined;
+    if (flags.before !== undefined) {
+      before = await startNode('rmsgen (before)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url], { cwd: flags.before, env });
+      cleanups.push(before.stop);
+    }
+
+    const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before }, leads, personToken, agent);
+
+    // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
+    log(`${dialect}: lead.get load on a fresh server for its peak memory`);
+    await runWrk(targets.person!, { seconds: SETTINGS.seconds, connections: SETTINGS.connections });
+    const peakLeadGetMiB = rms.peakRssMiB();
+
+    if (SETTINGS.warmupSeconds > 0) {
+      log(`${dialect}: warm-up round`);
+      for (const target of Object.values(targets)) await runWrk(target, { seconds: SETTINGS.warmupSeconds, connections: SETTINGS.connections });
+    }
+    const rounds: Record<string, WrkResult[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+    for (let round = 0; round < SETTINGS.rounds; round++) {
+      log(`${dialect}: round ${round + 1} of ${SETTINGS.rounds}`);
+      for (const [name, target] of Object.entries(targets)) {
+        rounds[name]!.push(await runWrk(target, { seconds: SETTINGS.seconds, connections: SETTINGS.connections }));
+      }
+    }
+    const peakAllMiB = rms.peakRssMiB();
+
+    let models: ModelStarts | undefined;
+    if (modelProject) {
+      const modelDatabase = await openBenchDatabase(dialect, `models${modelProject.models}`);
+      if (typeof modelDatabase === 'string') throw new Error(modelDatabase);
+      try {
+        const args = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', modelDatabase.url];
+        const first = await startNode(`rmsgen (${modelProject.models} models, first start)`, args, { cwd: modelProject.dir, env });
+        await first.stop();
+        const starts = await measureStarts(`${dialect} ${modelProject.models} models`, args, modelProject.dir, env);
+        await starts.last.stop();
+        models = { count: modelProject.models, firstStartMs: first.startMs, startMs: starts.startMs, idleRssMiB: starts.idleRssMiB };
+      } finally {
+        await modelDatabase.drop();
+      }
+    }
+
+    return {
+      leads: SETTINGS.leads,
+      won: leads.won,
+      seedMs,
+      firstStartMs,
+      startMs: demoStarts.startMs,
+      idleRssMiB: demoStarts.idleRssMiB,
+      peakLeadGetMiB,
+      peakAllMiB,
+      baselineIdleRssMiB: { http: bareHttp.rssMiB(), express: bareExpress.rssMiB() },
+      rounds,
+      ...(models ? { models } : {}),
+    };
+  } finally {
+    closeConnections();
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+/** `SETTINGS.starts` starts, one after another; all but the last are stopped. Medians of start-up and idle memory. */
+async function measureStarts(
+  label: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ startMs: number[]; idleRssMiB: number[]; last: StartedProcess }> {
+  const startMs: number[] = [];
+  const idleRssMiB: number[] = [];
+  let last: StartedProcess | undefined;
+  for (let i = 0; i < SETTINGS.starts; i++) {
+    if (last) await last.stop();
+    last = await startNode(`rmsgen (${label})`, args, { cwd, env });
+    await sleep(SETTINGS.idleSettleMs);
+    startMs.push(last.startMs);
+    idleRssMiB.push(last.rssMiB());
+  }
+  log(`${label}: start-up ${startMs.map((ms) => `${Math.round(ms)} ms`).join(', ')}; idle ${idleRssMiB.map((mib) => `${mib.toFixed(1)} MiB`).join(', ')}`);
+  return { startMs, idleRssMiB, last: last! };
+}
+
+interface Servers {
+  readonly rms: StartedProcess;
+  readonly bareHttp: StartedProcess;
+  readonly bareExpress: StartedProcess;
+  readonly before: StartedProcess | undefined;
+}
+
+/** Every target's requests, each checked once to answer what it should before it is loaded. */
+async function prepareTargets(dialect: Dialect, servers: Servers, leads: SeededLeads, personToken: string, agent: string): Promise<Record<string, WrkTarget>> {
+  const dir = join(workDir, dialect);
+  mkdirSync(dir, { recursive: true });
+  const ids = leads.ids;
+  const getBodies = ids.map((id) => ({ id }));
+  const person = { authorization: `Bearer ${personToken}` };
+  const asAgent = { authorization: `Bearer ${agent}` };
+  const mcpHeaders = { ...asAgent, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const mcpBodies = ids.map((id, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'lead__get', arguments: { id } } }));
+  const searchBody = {
+    filter: [{ field: 'stage', op: 'eq', value: 'won' }],
+    order: [{ field: 'expected_revenue', dir: 'desc' }],
+    limit: 50,
+  };
+
+  const targets: Record<string, WrkTarget> = {
+    http: prepareTarget(dir, 'http', `${servers.bareHttp.url}/api/lead/get`, getBodies, {}),
+    express: prepareTarget(dir, 'express', `${servers.bareExpress.url}/api/lead/get`, getBodies, {}),
+    person: prepareTarget(dir, 'person', `${servers.rms.url}/api/lead/get`, getBodies, person),
+    agent: prepareTarget(dir, 'agent', `${servers.rms.url}/api/lead/get`, getBodies, asAgent),
+    mcp: prepareTarget(dir, 'mcp', `${servers.rms.url}/mcp`, mcpBodies, mcpHeaders),
+    search: prepareTarget(dir, 'search', `${servers.rms.url}/api/lead/search`, [searchBody], person),
+  };
+  if (servers.before) targets.before = prepareTarget(dir, 'before', `${servers.before.url}/api/lead/get`, getBodies, person);
+
+  const id = ids[1]!;
+  const value = (answer: { json: unknown }) => (answer.json as { value?: Record<string, unknown> }).value;
+  const checks: [string, Promise<boolean>][] = [
+    ['bare node:http', post(`${servers.bareHttp.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
+    ['bare Express', post(`${servers.bareExpress.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
+    ['lead.get as a person', post(`${servers.rms.url}/api/lead/get`, { id }, person).then((a) => a.status === 200 && String(value(a)?.notes).startsWith('Call back'))],
+    ['lead.get as an agent', post(`${servers.rms.url}/api/lead/get`, { id }, asAgent).then((a) => a.status === 200 && /^NOTES_\d+$/.test(String(value(a)?.notes)))],
+    [
+      'MCP lead__get',
+      post(`${servers.rms.url}/mcp`, mcpBodies[1], mcpHeaders).then((a) => {
+        const result = (a.json as { result?: { isError?: boolean; structuredContent?: { value?: { notes?: unknown } } } }).result;
+        return a.status === 200 && result !== undefined && result.isError !== true && /^NOTES_\d+$/.test(String(result.structuredContent?.value?.notes));
+      }),
+    ],
+    [
+      'lead.search',
+      post(`${servers.rms.url}/api/lead/search`, searchBody, person).then((a) => {
+        const page = value(a) as { rows?: unknown[]; total?: number } | undefined;
+        return a.status === 200 && page?.total === leads.won && page.rows?.length === Math.min(50, leads.won);
+      }),
+    ],
+  ];
+  for (const [name, check] of checks) {
+    if (!(await check)) throw new Error(`${dialect}: ${name} does not answer as expected; not measuring it`);
+  }
+  closeConnections();
+  return targets;
+}
+
+interface BenchDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for one part of the run: a SQLite file in the work folder, or a new PostgreSQL database. */
+async function openBenchDatabase(dialect: Dialect, name: string): Promise<BenchDatabase | string> {
+  if (dialect === 'sqlite') {
+    const file = join(workDir, `${name}.sqlite`);
+    return { url: `sqlite:${file}`, drop: async () => rmSync(file, { force: true }) };
+  }
+  const adminUrl = process.env.RMS_BENCH_PG_URL ?? DEFAULT_PG_URL;
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return `PostgreSQL at ${redact(adminUrl)} unreachable: ${(error as Error).message}`;
+  }
+  const database = `rmsgen_bench_${process.pid}_${name}`;
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+    await admin.query(`CREATE DATABASE ${database} ENCODING 'UTF8' TEMPLATE template0`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+function gitDescribe(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${commit} (with uncommitted changes)` : commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

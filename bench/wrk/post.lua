@@ -1,0 +1,36 @@
+-- wrk script for `npm run bench`: POSTs the request bodies of a file (one JSON body per line) in
+-- turn, with the headers of another file (one `name: value` per line), and prints one JSON line
+-- with the counts and latency percentiles at the end (after the marker, for bench/wrk.ts).
+--
+--   wrk -t1 -c32 -d5s -s bench/wrk/post.lua http://127.0.0.1:PORT/api/lead/get -- BODIES HEADERS
+
+local bodies = {}
+local headers = {}
+local next_body = 0
+
+function init(args)
+  for line in io.lines(args[1]) do
+    if line ~= "" then bodies[#bodies + 1] = line end
+  end
+  for line in io.lines(args[2]) do
+    local name, value = line:match("^([^:]+):%s*(.*)$")
+    if name then headers[name] = value end
+  end
+  if #bodies == 0 then error("no request bodies in " .. args[1]) end
+  -- Threads start at different places, so that they do not ask for the same records in step.
+  next_body = math.random(0, #bodies - 1)
+end
+
+function request()
+  next_body = next_body % #bodies + 1
+  return wrk.format("POST", nil, headers, bodies[next_body])
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {"requests":%d,"duration_us":%d,"bytes":%d,"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"mean":%.1f,"p50":%d,"p90":%d,"p99":%d,"max":%d}}\n',
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+end

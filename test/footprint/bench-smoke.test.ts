@@ -1,0 +1,45 @@
+/**
+ * `npm run bench -- --smoke`: the harness runs end to end in seconds (every target, the build and
+ * start-up measurements, the table and the JSON), on SQLite, or on PostgreSQL in the PostgreSQL
+ * pass (RMS_TEST_PG_URL). Its figures mean nothing and are not checked; wrk is needed (Debian's
+ * `wrk`), and the test is skipped, saying so, without it.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { wrkVersion } from '../../bench/wrk.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const PG_URL = process.env.RMS_TEST_PG_URL;
+const hasWrk = wrkVersion() !== undefined;
+if (!hasWrk) console.warn('bench smoke test skipped: wrk is not installed (apt-get install wrk)');
+
+describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
+  it(`measures every target on ${PG_URL ? 'PostgreSQL' : 'SQLite'} and writes the table and the raw results`, async () => {
+    const args = ['--import', 'tsx', 'bench/run.ts', '--smoke', '--only', PG_URL ? 'postgres' : 'sqlite'];
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...(PG_URL ? { RMS_BENCH_PG_URL: PG_URL } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, output).toBe(0);
+    for (const measure of ['bare node:http', 'bare Express 5', 'lead.get as a person', 'as an agent, notes masked', 'MCP tools/call lead__get', 'lead.search', 'RSS idle', 'RSS peak under lead.get load', 'start to `listening`', 'rmsgen build', 'rmsgen build --check']) {
+      expect(output).toContain(measure);
+    }
+    expect(output).toContain('SMOKE RUN');
+    const results = /raw results: (\S+\.json)/.exec(output);
+    expect(results, output).not.toBeNull();
+    const file = join(ROOT, results![1]!);
+    expect(existsSync(file)).toBe(true);
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    expect(report.mode).toBe('smoke');
+    const dialect = report.dialects[PG_URL ? 'postgres' : 'sqlite'];
+    expect(dialect.skipped).toBeUndefined();
+    expect(Object.keys(dialect.rounds).sort()).toEqual(['agent', 'express', 'http', 'mcp', 'person', 'search']);
+  }, 180_000);
+});
