@@ -3,7 +3,7 @@
  * depends on (so a helpdesk module can let its role read parties without editing the CRM module);
  * grants of one role from several modules add up. `admin` needs no grant.
  */
-import { GENERATED_COMMANDS } from '../define.ts';
+import { GENERATED_COMMANDS, RECORD_HISTORY_COMMANDS } from '../define.ts';
 import { IDENTIFIER } from '../names.ts';
 import { unknownNameHint } from '../suggest.ts';
 import type { ModelDraft, ProjectDraft } from './drafts.ts';
@@ -73,9 +73,11 @@ export function checkGrants(
   return { granted, byModule };
 }
 
-/** The generated commands, then the actions (once each, should an action repeat a generated name: that has its own problem). */
+/** The model's commands in catalogue order: the generated ones, the actions, then history and revert (once each, should an action repeat a generated name: that has its own problem). */
 function commandNames(model: ModelDraft): string[] {
-  return [...new Set([...GENERATED_COMMANDS, ...model.actions.map((action) => action.name)])];
+  const history = new Set<string>(RECORD_HISTORY_COMMANDS);
+  const [first, last] = [GENERATED_COMMANDS.filter((name) => !history.has(name)), RECORD_HISTORY_COMMANDS];
+  return [...new Set([...first, ...model.actions.map((action) => action.name), ...last])];
 }
 
 function isStringList(value: unknown): value is string[] {

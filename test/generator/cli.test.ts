@@ -158,7 +158,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'modules/: 3 modules, 4 models, 31 commands, 4 roles; no problems',
+      'modules/: 3 modules, 4 models, 39 commands, 4 roles; no problems',
       '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
       '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
       '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
@@ -200,9 +200,11 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       'ticket.update',
       'ticket.delete',
       'ticket.close',
+      'ticket.history',
+      'ticket.revert',
     ]);
     expect(registry.roles.support).toEqual(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.')));
-    expect(registry.roles.sales?.slice(-3)).toEqual(['ticket.get', 'ticket.list', 'ticket.close']);
+    expect(registry.roles.sales?.slice(-4)).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history']);
     expect(registry.models.party?.referencedBy).toContainEqual({ model: 'ticket', field: 'party' });
     expect(registry.tools.ticket__close?.title).toBe('Close ticket');
 

@@ -43,7 +43,7 @@ it('every file under generated/ is imported from generated/registry.ts, directly
 });
 
 it('the server entry point loads generated/registry.ts; the runtime imports nothing from generated/', () => {
-  expect(importsOf(join(ROOT, 'bin/cli.ts'))).toContain('../generated/registry.ts');
+  expect(importsOf(join(ROOT, 'bin/server-cli.ts'))).toContain('../generated/registry.ts');
   for (const path of sources(join(ROOT, 'runtime'))) {
     const intoGenerated = importsOf(path).filter((specifier) => resolve(dirname(path), specifier).startsWith(GENERATED));
     expect(intoGenerated, relative(ROOT, path)).toEqual([]);

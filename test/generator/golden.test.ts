@@ -74,7 +74,7 @@ describe('generated/ for the demo modules', () => {
   it('imports the runtime relative to the output folder', () => {
     const elsewhere = generate(ir, '/tmp/somewhere/out');
     expect(elsewhere.get('crm/lead.schemas.ts')).toContain(`from '${relative('/tmp/somewhere/out/crm', join(ROOT, 'runtime/kinds.ts'))}'`);
-    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import { kinds, listInput, recordId, unknownFieldError } from '../../runtime/kinds.ts';");
+    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import { historyInput, kinds, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';");
     expect(emit(ir).get('registry.ts')).toContain("import type { Registry } from '../runtime/registry.ts';");
     expect(emit(ir).get('crm/lead.queries.ts')).toContain("import { fromDb, toDb } from '../../runtime/query/values.ts';");
   });
@@ -106,14 +106,14 @@ describe('the generated registry', () => {
   it('has every command in catalogue order, with approval rules', () => {
     const ids = Object.keys(registry.commands).filter(isDemoCommand);
     expect(ids).toEqual([
-      ...['get', 'list', 'search', 'create', 'update', 'delete'].map((name) => `party.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose'].map((name) => `lead.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert'].map((name) => `party.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((name) => `lead.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert'].map((name) => `invoice.${name}`),
     ]);
     const needsApproval = Object.values(registry.commands)
       .filter((command) => command.needsApproval && isDemoCommand(command.id))
       .map((command) => command.id);
-    expect(needsApproval).toEqual(['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay']);
+    expect(needsApproval).toEqual(['party.delete', 'party.revert', 'lead.delete', 'lead.revert', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.revert']);
     expect(registry.commands['lead.qualify']).toMatchObject({ kind: 'action', description: 'Mark a new lead as qualified', action: { field: 'stage', from: ['new'], to: 'qualified' } });
     expect(registry.commands['lead.lose']?.action?.required).toEqual(['lost_reason']);
     expect(registry.commands['party.get']).toMatchObject({ id: 'party.get', description: 'Read one party by id', needsApproval: false });
@@ -126,11 +126,12 @@ describe('the generated registry', () => {
     expect(Object.keys(roles).filter((role) => ['admin', 'accountant', 'sales'].includes(role))).toEqual(['admin', 'accountant', 'sales']);
     expect(Object.keys(roles)[0]).toBe('admin');
     expect(registry.roles.admin).toEqual(Object.keys(registry.commands));
-    expect(roles.sales).toEqual([...demoCommands.filter((id) => !id.startsWith('invoice.')), 'invoice.get', 'invoice.list', 'invoice.search']);
+    // history comes with get, revert with update.
+    expect(roles.sales).toEqual([...demoCommands.filter((id) => !id.startsWith('invoice.')), 'invoice.get', 'invoice.list', 'invoice.search', 'invoice.history']);
     expect(roles.accountant).toEqual([
-      ...['get', 'list', 'search', 'create', 'update'].map((name) => `party.${name}`),
-      ...['get', 'list', 'search'].map((name) => `lead.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'history', 'revert'].map((name) => `party.${name}`),
+      ...['get', 'list', 'search', 'history'].map((name) => `lead.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert'].map((name) => `invoice.${name}`),
     ]);
   });
 
