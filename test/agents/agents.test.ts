@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { startServer } from '../../runtime/server.ts';
 import { postgresInspector } from '../helpers/postgres.ts';

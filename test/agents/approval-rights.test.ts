@@ -3,11 +3,11 @@
  * may write a field that the person asked to approve may not read.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { registry as generated } from '../../generated/registry.ts';
+import { registry as generated } from '../fixtures/generated/registry.ts';
 import type { ModelMeta, Registry } from '../../runtime/registry.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The demo registry, with `invoice.internal_note` readable by admins only and visible to agents. */
+/** The fixture registry, with `invoice.internal_note` readable by admins only and visible to agents. */
 function variant(): Registry {
   const invoice = generated.models.invoice!;
   const changed: ModelMeta = {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { MigrationRefusedError, migrate } from '../../runtime/db/migrate.ts';
 import type { ModelMeta, Registry, TableMeta } from '../../runtime/registry.ts';
@@ -48,7 +48,7 @@ function withTable(base: Registry, name: string, change: (table: TableMeta) => T
   return { ...base, models: { ...base.models, [name]: { ...model, table: change(model.table) } } };
 }
 
-/** The demo as a release before invoice.number was unique and lead.title searchable. */
+/** The fixture modules as a release before invoice.number was unique and lead.title searchable. */
 const before = withTable(
   withTable(registry, 'invoice', (table) => ({ ...table, indexes: table.indexes.filter((index) => typeof index === 'string' || !index.unique || index.fields[0] !== 'number') })),
   'lead',

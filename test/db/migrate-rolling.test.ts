@@ -2,8 +2,8 @@
  * Rolling deploys: `serve` migrates additively on start, so an older release that (re)starts after a
  * newer one migrated leaves the newer columns, tables and indexes alone, and says so; `rmsgen
  * migrate` stays the full tool. Two releases, old → new → old → new, on SQLite and (with
- * RMS_TEST_PG_URL) PostgreSQL: the demo, and the demo with a new field and model generated into a
- * temp folder; variants of the demo registry for what serve refuses.
+ * RMS_TEST_PG_URL) PostgreSQL: the fixture modules, and the fixture modules with a new field and
+ * model generated into a temp folder; variants of their registry for what serve refuses.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registry as v1 } from '../../generated/registry.ts';
+import { registry as v1 } from '../fixtures/generated/registry.ts';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
@@ -62,11 +62,11 @@ const WIDGETS = `export default {
 
 /**
  * v2 = v1 + optional `lead.foo`, an index on `lead.probability`, and a model `widget` (ref to lead),
- * with commands. Generated from the demo's modules with those changes, as a release is: the server
+ * with commands. Generated from the fixture modules with those changes, as a release is: the server
  * reads and writes records through the generated queries the registry hands it.
  */
 async function release2(): Promise<Registry> {
-  const project = moduleTree({ widgets: WIDGETS }, { copyDemo: true });
+  const project = moduleTree({ widgets: WIDGETS }, { copyFixtures: true });
   const crm = join(project, 'modules/crm/module.ts');
   const lostReason = "lost_reason: { kind: 'text', label: 'Lost reason' },";
   const source = readFileSync(crm, 'utf8');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { ensureAuthTables } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { MigrationRefusedError, SCHEMA_TABLE, migrate } from '../../runtime/db/migrate.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { dialectOf, openDatabase } from '../../runtime/db/connect.ts';
 import { migrate } from '../../runtime/db/migrate.ts';
 import type { ModelMeta } from '../../runtime/registry.ts';

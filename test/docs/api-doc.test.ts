@@ -4,7 +4,8 @@
  * FILTER_OPERATORS (both ways), and each error provoked over HTTP on a real server with a real
  * SQLite file, its status and body compared with the page's table. The few errors no client can
  * provoke on purpose (a bug's 500, a client that goes away mid-body) are matched against the
- * runtime's sources instead.
+ * runtime's sources instead. The server serves the fixture modules (test/fixtures/modules), the
+ * crm and accounting modules the page's examples are written against.
  *
  * The record history commands (`<model>.history`, `<model>.revert`) are documented before the
  * registry has them: their checks are skipped, saying so, until it does, and run from then on.
@@ -12,7 +13,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { FILTER_OPERATORS } from '../../runtime/api-shapes.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts';
 

@@ -3,8 +3,11 @@
  * every module it loads (record-modules.mjs), loads no TypeScript compiler, ts-morph, esbuild,
  * tsx, generator or `.ts` file; on SQLite no pg, and no MCP SDK until the first `/mcp` request.
  *
- * And a stale build is refused with the command that rebuilds it: in a copy of the package (the
- * tests around this one run the real checkout's build), each kind of edit — runtime/, modules/,
+ * The package served is the fixture package (test/helpers/fixtures.ts): this package's build, made
+ * the same way (`rmsgen build`), of the fixture modules rather than the demo.
+ *
+ * And a stale build is refused with the command that rebuilds it: in a copy of that package (the
+ * tests around this one run its build as it is), each kind of edit — runtime/, modules/,
  * web/src/ — makes `serve` exit 1 naming the changed file and `npx rmsgen build`; `--allow-stale`
  * starts anyway; recompiling without regenerating (`npm install`) does not hide an edit of
  * modules/; and `npx rmsgen build` makes it start again.
@@ -14,8 +17,8 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PACKAGE, ROOT } from '../helpers/fixtures.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
 const RECORDER = join(import.meta.dirname, 'record-modules.mjs');
 const PASSWORD = 'footprint-test-password';
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-footprint-'));
@@ -82,7 +85,7 @@ async function recorded(file: string, snapshot: number): Promise<string[]> {
 describe('the serve process', () => {
   it('loads no TypeScript, ts-morph, esbuild, tsx or generator, no pg on SQLite, and the MCP SDK only for /mcp', async () => {
     const modulesFile = join(dir, 'modules.txt');
-    const served = await serve(ROOT, ['--db', `sqlite:${join(dir, 'footprint.sqlite')}`], {
+    const served = await serve(FIXTURE_PACKAGE, ['--db', `sqlite:${join(dir, 'footprint.sqlite')}`], {
       nodeArgs: ['--import', RECORDER],
       env: { RMS_RECORD_MODULES: modulesFile },
     });
@@ -121,7 +124,7 @@ describe('the serve process', () => {
   });
 
   it('says in --help that it refuses a stale build unless --allow-stale', () => {
-    const help = spawnSync(process.execPath, [join(ROOT, 'bin/rmsgen.js'), 'serve', '--help'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+    const help = spawnSync(process.execPath, [join(FIXTURE_PACKAGE, 'bin/rmsgen.js'), 'serve', '--help'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--allow-stale/);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/npx rmsgen build/);
@@ -129,11 +132,11 @@ describe('the serve process', () => {
 });
 
 describe('a stale build', () => {
-  /** A copy of the package whose build outputs are current (copied with their timestamps). */
+  /** A copy of the fixture package whose build outputs are current (copied with their timestamps). */
   function copyPackage(): string {
     const copy = mkdtempSync(join(tmpdir(), 'rmsgen-footprint-copy-'));
     for (const entry of ['bin', 'generator', 'runtime', 'generated', 'modules', 'web', 'dist', 'package.json', 'tsconfig.json']) {
-      cpSync(join(ROOT, entry), join(copy, entry), { recursive: true, preserveTimestamps: true });
+      cpSync(join(FIXTURE_PACKAGE, entry), join(copy, entry), { recursive: true, preserveTimestamps: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
     return copy;

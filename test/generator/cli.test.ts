@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
+import { FIXTURE_GENERATED_DIR } from '../helpers/fixtures.ts';
 import { moduleTree, removeModuleTrees, rmsgen, ROOT, snapshotFolder } from './fixtures.ts';
 
 afterAll(removeModuleTrees);
@@ -153,7 +154,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
   });
 
   it('check: a summary per module, with the grants a module gives on models of the modules it depends on', async () => {
-    const dir = moduleTree({ helpdesk: HELPDESK.replace("roles: { sales:", "roles: { support: { ticket: '*', party: ['get', 'search'] }, sales:").replace(", support: { ticket: '*' } }", ' }') }, { copyDemo: true });
+    const dir = moduleTree({ helpdesk: HELPDESK.replace("roles: { sales:", "roles: { support: { ticket: '*', party: ['get', 'search'] }, sales:").replace(", support: { ticket: '*' } }", ' }') }, { copyFixtures: true });
     const result = await rmsgen(['check', '--modules', 'modules'], dir);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -167,7 +168,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
   it('build with a broken module leaves the existing output untouched', async () => {
     const dir = moduleTree({ crm: BROKEN });
-    cpSync(join(ROOT, 'generated'), join(dir, 'generated'), { recursive: true });
+    cpSync(FIXTURE_GENERATED_DIR, join(dir, 'generated'), { recursive: true });
     const before = snapshotFolder(join(dir, 'generated'));
     const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(result.status).toBe(1);
@@ -176,7 +177,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
   });
 
   it('a module added under a copy of modules/ appears after build; --check then tracks the output', async () => {
-    const dir = moduleTree({ helpdesk: HELPDESK }, { copyDemo: true });
+    const dir = moduleTree({ helpdesk: HELPDESK }, { copyFixtures: true });
     const out = join(dir, 'generated');
     const build = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(build.stderr).toBe('');
@@ -237,7 +238,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
   }, 120_000);
 
   it('refuses to write into a folder holding files it did not generate', async () => {
-    const dir = moduleTree({}, { copyDemo: true });
+    const dir = moduleTree({}, { copyFixtures: true });
     const out = join(dir, 'src');
     mkdirSync(out);
     writeFileSync(join(out, 'index.ts'), 'export const handWritten = true;\n');

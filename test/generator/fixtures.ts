@@ -3,15 +3,12 @@
  * test states the definition it is about. Also runs the real `rmsgen` CLI.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { copyFixtureModules, ROOT } from '../helpers/fixtures.ts';
 
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-/** The demo's modules: what `copyDemo` copies, whatever else a project adds under modules/. */
-export const DEMO_MODULES = ['crm', 'accounting'] as const;
+export { ROOT };
 
 const created: string[] = [];
 
@@ -20,19 +17,26 @@ export function removeModuleTrees(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+export interface ModuleTreeOptions {
+  /** First copy the fixture modules (test/fixtures/modules: crm and accounting, see test/helpers/fixtures.ts). */
+  readonly copyFixtures?: boolean;
+  /** @deprecated The same as `copyFixtures`: the tests' crm and accounting are the fixture modules, not the demo's. */
+  readonly copyDemo?: boolean;
+}
+
 /**
- * A temp project folder holding `modules/<name>/module.ts` for each entry, after the demo's modules
- * with `copyDemo` (plus a package.json with `"type": "module"`, and links to node_modules and
- * generator/ so that copied demo modules load and generated code there can import zod).
+ * A temp project folder holding `modules/<name>/module.ts` for each entry, after the fixture modules
+ * with `copyFixtures` (plus a package.json with `"type": "module"`, and links to node_modules and
+ * generator/ so that copied fixture modules load and generated code there can import zod).
  */
-export function moduleTree(modules: Record<string, string>, options: { copyDemo?: boolean } = {}): string {
+export function moduleTree(modules: Record<string, string>, options: ModuleTreeOptions = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-fixture-'));
   created.push(dir);
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  // The demo modules import '../../generator/define.ts'.
+  // The fixture modules, copied here, import '../../generator/define.ts'.
   symlinkSync(join(ROOT, 'generator'), join(dir, 'generator'), 'dir');
-  if (options.copyDemo) for (const name of DEMO_MODULES) cpSync(join(ROOT, 'modules', name), join(dir, 'modules', name), { recursive: true });
+  if (options.copyFixtures || options.copyDemo) copyFixtureModules(join(dir, 'modules'));
   for (const [name, text] of Object.entries(modules)) {
     mkdirSync(join(dir, 'modules', name), { recursive: true });
     writeFileSync(join(dir, 'modules', name, 'module.ts'), text);

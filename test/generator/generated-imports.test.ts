@@ -2,12 +2,14 @@
  * Everything under generated/ is production code: each file is imported, directly or through other
  * generated files, by generated/registry.ts, the one file the server's entry point loads and hands
  * to the runtime (which never imports generated/ itself). A generated file that nothing imports
- * would be decoration; this fails instead.
+ * would be decoration; this fails instead. The same holds of the fixture modules' generated code
+ * (test/fixtures/generated), which the tests run against.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
+import { FIXTURE_GENERATED_DIR } from '../helpers/fixtures.ts';
 import { ROOT, snapshotFolder } from './fixtures.ts';
 
 const GENERATED = join(ROOT, 'generated');
@@ -25,14 +27,17 @@ function sources(dir: string): string[] {
     .map((name) => join(dir, name));
 }
 
-it('every file under generated/ is imported from generated/registry.ts, directly or transitively', () => {
-  const files = Object.keys(snapshotFolder(GENERATED)).map((path) => path.split('\\').join(posix.sep));
+it.each([
+  ['generated/', GENERATED],
+  ['test/fixtures/generated/', FIXTURE_GENERATED_DIR],
+])('every file under %s is imported from its registry.ts, directly or transitively', (_name, folder) => {
+  const files = Object.keys(snapshotFolder(folder)).map((path) => path.split('\\').join(posix.sep));
   const reached = new Set<string>();
   const visit = (path: string): void => {
     if (reached.has(path)) return;
     reached.add(path);
-    for (const specifier of importsOf(join(GENERATED, path))) {
-      const target = relative(GENERATED, resolve(dirname(join(GENERATED, path)), specifier)).split('\\').join(posix.sep);
+    for (const specifier of importsOf(join(folder, path))) {
+      const target = relative(folder, resolve(dirname(join(folder, path)), specifier)).split('\\').join(posix.sep);
       if (target.startsWith('..')) continue;
       expect(files, `${path} imports ${specifier}`).toContain(target);
       visit(target);

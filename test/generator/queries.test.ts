@@ -2,26 +2,28 @@
  * The generated queries (`generated/<module>/<model>.queries.ts`), as the registry hands them to the
  * record service, against a real database migrated from that registry: what they store (checked in
  * the raw rows), what they read back (the runtime's conversions), compiled lists and counts,
- * updates, locks, referrers and deletes. Every expectation is derived from the registry, so every
- * model is covered, including those of a module added under modules/; and from a generated fixture
- * with self-references and names like the generated code's imports. On SQLite always; on
- * PostgreSQL too when `RMS_TEST_PG_URL` names a server.
+ * updates, locks, referrers and deletes. Every expectation is derived from the registry, so that the
+ * same tests run on the fixture modules' registry (test/fixtures/generated), on the project's own
+ * generated/ (whatever modules/ holds: the demo, a module added there — every model is covered),
+ * and on a generated fixture with self-references and names like the generated code's imports. On
+ * SQLite always; on PostgreSQL too when `RMS_TEST_PG_URL` names a server.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { insertLead, leadQueries, updateLead, type LeadChanges } from '../../generated/crm/lead.queries.ts';
-import type { Lead } from '../../generated/crm/lead.schemas.ts';
-import { findParty, partyQueries } from '../../generated/crm/party.queries.ts';
-import type { Party } from '../../generated/crm/party.schemas.ts';
-import { registry as demo } from '../../generated/registry.ts';
+import { registry as project } from '../../generated/registry.ts';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import { openDatabase, type Dialect } from '../../runtime/db/connect.ts';
 import { migrate } from '../../runtime/db/migrate.ts';
 import { compileList, compileModelQuery } from '../../runtime/query/list-query.ts';
 import type { FieldMeta, ModelMeta, ModelQueries, Referrer, Registry, StoredRecord } from '../../runtime/registry.ts';
+import { insertLead, leadQueries, updateLead, type LeadChanges } from '../fixtures/generated/crm/lead.queries.ts';
+import type { Lead } from '../fixtures/generated/crm/lead.schemas.ts';
+import { findParty, partyQueries } from '../fixtures/generated/crm/party.queries.ts';
+import type { Party } from '../fixtures/generated/crm/party.schemas.ts';
+import { registry as fixtures } from '../fixtures/generated/registry.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
 import { moduleTree, removeModuleTrees, UNUSUAL } from './fixtures.ts';
 
@@ -61,7 +63,9 @@ function sampleValue(field: FieldMeta, variant: 0 | 1, target: (model: string) =
   }
 }
 
-describe.each(dialects.flatMap((dialect) => [`demo on ${dialect}`, `unusual fixture on ${dialect}`]))('generated queries: %s', (target) => {
+const TARGETS = ['fixture modules', "the project's generated/", 'unusual fixture'] as const;
+
+describe.each(dialects.flatMap((dialect) => TARGETS.map((registry) => `${registry} on ${dialect}`)))('generated queries: %s', (target) => {
   const dialect: Dialect = target.endsWith('postgres') ? 'postgres' : 'sqlite';
   let registry: Registry;
   let db: Knex;
@@ -70,7 +74,7 @@ describe.each(dialects.flatMap((dialect) => [`demo on ${dialect}`, `unusual fixt
   let counter = 0;
 
   beforeAll(async () => {
-    registry = target.startsWith('demo') ? demo : await unusualRegistry();
+    registry = target.startsWith('fixture modules') ? fixtures : target.startsWith('the project') ? project : await unusualRegistry();
     models = Object.values(registry.models);
     if (dialect === 'postgres') {
       database = await createTestDatabase(testPostgresUrl() as string, 'rms_queries');

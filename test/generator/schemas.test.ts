@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { invoiceCreateInput, invoicePostInput } from '../../generated/accounting/invoice.schemas.ts';
-import { leadCreateInput, leadGetInput, leadListInput, leadLoseInput, leadUpdateInput } from '../../generated/crm/lead.schemas.ts';
-import { partyCreateInput } from '../../generated/crm/party.schemas.ts';
+import { invoiceCreateInput, invoicePostInput } from '../fixtures/generated/accounting/invoice.schemas.ts';
+import { leadCreateInput, leadGetInput, leadListInput, leadLoseInput, leadUpdateInput } from '../fixtures/generated/crm/lead.schemas.ts';
+import { partyCreateInput } from '../fixtures/generated/crm/party.schemas.ts';
 
 function firstError(schema: z.ZodType, input: unknown): string | undefined {
   const result = schema.safeParse(input);

@@ -1,6 +1,7 @@
 /**
  * Starts the real server (runtime/server.ts) on loopback with a fresh SQLite file in a temp
- * folder, and gives tests small helpers for real HTTP calls. No mocks: everything goes over
+ * folder, serving the fixture modules (test/fixtures) unless told another registry, and gives
+ * tests small helpers for real HTTP calls. No mocks: everything goes over
  * the wire and into the database file, which tests may also open to check its contents.
  * With `RMS_TEST_PG_URL` set (`.ci/run` does, for its second pass) the server runs on a fresh
  * PostgreSQL database on that server instead, dropped on close.
@@ -9,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
@@ -56,7 +57,7 @@ export interface TestResponse {
 
 export interface TestServerOptions {
   readonly dbUrl?: string;
-  /** Defaults to the generated registry. */
+  /** Defaults to the fixture modules' registry (test/fixtures/generated: see test/helpers/fixtures.ts), not the demo's. */
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
   /** Unexpected server errors; by default they fail loudly on stderr. */

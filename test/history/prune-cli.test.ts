@@ -4,12 +4,12 @@
  * many, and refuses a date that is not one, or one after today, changing nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'bin/rmsgen.js');
+/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
+const CLI = FIXTURE_CLI;
 
 let t: TestServer;
 let admin: string;

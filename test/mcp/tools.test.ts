@@ -5,7 +5,7 @@
  */
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentToken, connectClient, type ConnectedClient } from './clients.ts';
 

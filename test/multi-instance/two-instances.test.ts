@@ -23,11 +23,13 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
+import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { PG_SKIP_NOTE, PG_URL } from '../pg/pg-env.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'bin/rmsgen.js');
+/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
+const CLI = FIXTURE_CLI;
 const ADMIN_PASSWORD = 'multi-instance-admin-password';
 
 interface Instance {

@@ -11,17 +11,19 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { migrate } from '../../runtime/db/migrate.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { systemTableSetups } from '../../runtime/server.ts';
+import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { PG_SKIP_NOTE, PG_URL } from './pg-env.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'bin/rmsgen.js');
+/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
+const CLI = FIXTURE_CLI;
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {

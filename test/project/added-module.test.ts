@@ -1,9 +1,10 @@
 /**
  * A module added under modules/ never breaks the project's own checks: in a copy of the project
- * (its sources, tests and configs; node_modules linked), a module whose model refers to `party`
- * and `lead` (and to itself) is added and built, and then what `npm test` checks still passes
- * there: `rmsgen build --check`, both type-checks, and the generator's tests, whose queries test
- * then exercises the new model's generated queries against a real database too.
+ * (its sources, tests and configs; node_modules linked) whose modules/ are the fixture modules
+ * (test/fixtures/modules, so that this holds whatever the demo becomes), a module whose model
+ * refers to `party` and `lead` (and to itself) is added and built, and then what `npm test` checks
+ * still passes there: `rmsgen build --check`, both type-checks, and the generator's tests, whose
+ * queries test then exercises the new model's generated queries against a real database too.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ROOT } from '../generator/fixtures.ts';
+import { copyFixtureModules, ROOT } from '../helpers/fixtures.ts';
 
 const COPIED = ['bin', 'bench', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'package.json', 'tsconfig.json', 'vitest.config.ts'];
 
@@ -68,6 +69,8 @@ it('a module with refs to existing models, added to a copy of the project: build
     cpSync(join(ROOT, name), join(project, name), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'web/dist')) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+  rmSync(join(project, 'modules'), { recursive: true });
+  copyFixtureModules(join(project, 'modules'));
   mkdirSync(join(project, 'modules/support'));
   writeFileSync(join(project, 'modules/support/module.ts'), SUPPORT);
 

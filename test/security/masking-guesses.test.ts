@@ -6,12 +6,12 @@
  * in its plans, in the numbering of its tokens — while what agents rely on keeps working.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry as generated } from '../../generated/registry.ts';
+import { registry as generated } from '../fixtures/generated/registry.ts';
 import type { ModelMeta, Registry } from '../../runtime/registry.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentToken, connectClient } from '../mcp/clients.ts';
 
-/** The demo, with `lead.lost_reason` personal (token LOST_REASON) and `lead.lose` held for approval. */
+/** The fixture modules' registry, with `lead.lost_reason` personal (token LOST_REASON) and `lead.lose` held for approval. */
 function variant(): Registry {
   const lead = generated.models.lead!;
   const changed: ModelMeta = {

@@ -4,12 +4,12 @@
  * invoices but not post them must not see it, and approve/reject are 404 and leave it pending.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry as generated } from '../../generated/registry.ts';
+import { registry as generated } from '../fixtures/generated/registry.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentToken, connectClient } from '../mcp/clients.ts';
 
-/** The demo registry plus two roles: `clerk` updates invoices but may not post; `poster` posts but may not update. */
+/** The fixture registry plus two roles: `clerk` updates invoices but may not post; `poster` posts but may not update. */
 function withRoles(): Registry {
   const reads = ['invoice.get', 'invoice.list', 'invoice.search'];
   return {

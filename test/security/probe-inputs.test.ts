@@ -249,7 +249,7 @@ describe('7. MCP polish', () => {
 
 describe('7. MCP descriptions name no withheld field, whichever field a module withholds', () => {
   it('words a tool again for a caller who may not read a personal, required or referring field', async () => {
-    const { registry: generated } = await import('../../generated/registry.ts');
+    const { registry: generated } = await import('../fixtures/generated/registry.ts');
     const party = generated.models.party!;
     const lead = generated.models.lead!;
     // party.email: personal and read by admins and accountants only; party.phone: hidden from agents; lead.party (refers to party): admins only.

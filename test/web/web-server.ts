@@ -1,5 +1,6 @@
 /**
- * The real server on a temporary SQLite file, serving the web app, for the browser tests.
+ * The real server on a temporary SQLite file, serving the web app and the fixture modules
+ * (test/fixtures: see test/helpers/fixtures.ts), for the browser tests.
  *
  * Until the server mounts the web app itself (see `webAppExtension` in runtime/web.ts), this
  * helper adds it: the server is probed once and restarted with the extension when `/` is not
@@ -8,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registry } from '../../generated/registry.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
 import { SERVER_EXTENSIONS, startServer, type RunningServer } from '../../runtime/server.ts';
 import { webAppExtension } from '../../runtime/web.ts';

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../../runtime/auth/index.ts';
 import { openDatabase } from '../../../runtime/db/connect.ts';
+import { FIXTURE_CLI } from '../../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -231,7 +232,7 @@ function sha256(text: string): string {
 
 function runCli(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/rmsgen.js', ...args], { cwd: ROOT, env: withoutRmsDb() });
+    const child = spawn(process.execPath, [FIXTURE_CLI, ...args], { cwd: ROOT, env: withoutRmsDb() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

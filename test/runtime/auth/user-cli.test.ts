@@ -1,6 +1,6 @@
 /**
- * `rmsgen user …` through the real CLI (`node bin/rmsgen.js`), passwords piped on standard input,
- * against a temporary SQLite file.
+ * `rmsgen user …` through the real CLI (`node bin/rmsgen.js`, of the fixture package: see
+ * test/helpers/fixtures.ts), passwords piped on standard input, against a temporary SQLite file.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPerson, hashToken, signIn } from '../../../runtime/auth/index.ts';
 import { openDatabase } from '../../../runtime/db/connect.ts';
+import { FIXTURE_CLI } from '../../helpers/fixtures.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -39,7 +40,7 @@ function rmsgen(args: string[], input = '', env: NodeJS.ProcessEnv = {}): Promis
   return new Promise((resolve, reject) => {
     const base = { ...process.env };
     delete base.RMS_DB;
-    const child = spawn(process.execPath, ['bin/rmsgen.js', ...args], { cwd: ROOT, env: { ...base, ...env } });
+    const child = spawn(process.execPath, [FIXTURE_CLI, ...args], { cwd: ROOT, env: { ...base, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -3,7 +3,7 @@
  * tests run them on SQLite (and on PostgreSQL under RMS_TEST_PG_URL); these pin the text.
  */
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../../generated/registry.ts';
+import { registry } from '../../fixtures/generated/registry.ts';
 import type { ListInput } from '../../../runtime/kinds.ts';
 import { compileList, compileModelQuery } from '../../../runtime/query/list-query.ts';
 

@@ -4,13 +4,13 @@
  * be filtered, ordered or written).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registry } from '../../../generated/registry.ts';
+import { registry } from '../../fixtures/generated/registry.ts';
 import type { PersonCaller } from '../../../runtime/caller.ts';
 import type { Registry } from '../../../runtime/registry.ts';
 import { allowedCommands, fieldRights, rightsOf } from '../../../runtime/rights.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
-/** The demo registry plus a role that may update leads but run none of their actions. */
+/** The fixture registry plus a role that may update leads but run none of their actions. */
 const withClerk: Registry = { ...registry, roles: { ...registry.roles, clerk: ['lead.get', 'lead.list', 'lead.create', 'lead.update'] } };
 
 let srv: TestServer;

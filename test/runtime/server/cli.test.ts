@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURE_CLI } from '../../helpers/fixtures.ts';
 
-const ROOT = join(import.meta.dirname, '../../..');
-const CLI = join(ROOT, 'bin/rmsgen.js');
+/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
+const CLI = FIXTURE_CLI;
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registry } from '../../../generated/registry.ts';
+import { registry } from '../../fixtures/generated/registry.ts';
 import type { NextFunction, Request, Response } from 'express';
 import { authenticate } from '../../../runtime/auth/index.ts';
 import { executeCommand } from '../../../runtime/commands/pipeline.ts';
