@@ -226,7 +226,9 @@ async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, pr
     return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
   };
   if (outer) return body(outer);
-  if (!TRANSACTIONAL[kind]) return body(service.db);
+  // PostgreSQL reads a search's count and page in one repeatable read transaction (see transactionConfig).
+  const transactional = TRANSACTIONAL[kind] || (kind === 'search' && service.dialect === 'postgres');
+  if (!transactional) return body(service.db);
   return retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
 }
 

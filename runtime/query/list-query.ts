@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { dialectOf, type Dialect } from '../db/connect.ts';
-import { runSelect, sqlIdentifier } from '../db/statements.ts';
+import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
@@ -311,12 +311,12 @@ function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlF
  */
 export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
   const { sql, bindings } = listStatement(select, list, dialectOf(db));
-  return runSelect(db, sql, bindings);
+  return selectRows(db, sql, bindings);
 }
 
 /** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
 export async function countList(db: Knex, count: string, list: CompiledList): Promise<number> {
   const where = whereClause(list);
-  const [row] = await runSelect<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
+  const [row] = await selectRows<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
   return Number(row?.n ?? 0);
 }
