@@ -14,6 +14,7 @@
  *   npm run bench -- --only sqlite     # or postgres; --no-pg is the same as --only sqlite
  *   npm run bench -- --before <dir>    # also lead.get of another checkout (built, node_modules
  *                                      # linked), on the same database: a change side by side
+ *   npm run bench -- --rows 1000000    # the service at a million leads instead (bench/scale.ts)
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -30,6 +31,7 @@ import { agentToken, closeConnections, createLeads, login, post, type SeededLead
 import { createModelProject, type ModelProject } from './model-project.ts';
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
+import { runScaleBench } from './scale.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +45,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
     'no-pg': { type: 'boolean', default: false },
     before: { type: 'string' },
+    rows: { type: 'string' },
   },
 });
 
@@ -97,6 +100,24 @@ const report: BenchReport = {
   build: undefined,
   dialects: {},
 };
+
+if (flags.rows !== undefined) {
+  // At scale (issue 13): a mode of its own, see bench/scale.ts.
+  const rows = /^\d+$/.test(flags.rows) ? Number(flags.rows) : Number.NaN;
+  if (!Number.isInteger(rows) || rows < 1000 || rows > 10_000_000) {
+    console.error(`--rows takes a whole number from 1000 to 10000000, not ${flags.rows}`);
+    process.exit(2);
+  }
+  try {
+    await buildServeOutputs({ log });
+    await runScaleBench({ rows, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 
 try {
   await buildServeOutputs({ log });

@@ -26,6 +26,7 @@ import { openDatabase, type OpenOptions } from './db/connect.ts';
 import { isAddedIndex, migrate, type SystemTableSetup } from './db/migrate.ts';
 import type { ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
+import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
 import type { Registry } from './registry.ts';
@@ -104,7 +105,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const app = createApp({ service, callers, beforeApi, api, isClosing: () => closing, ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}) });
 
-    const httpServer = createServer(app);
+    // Plain command calls are answered before Express (see http/command-route.ts); the rest is the app's.
+    const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });
+    const httpServer = createServer((req, res) => {
+      if (!commandRoute(req, res)) app(req, res);
+    });
     server = httpServer;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

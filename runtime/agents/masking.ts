@@ -23,6 +23,7 @@ import type { Knex } from 'knex';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import type { AgentCaller } from '../caller.ts';
 import { dialectOf } from '../db/connect.ts';
+import { selectRows } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
 
@@ -105,24 +106,61 @@ export async function sharedTokens(db: Knex, agentTokenId: string, requests: rea
     for (const value of values) hashes.set(hashValue(value), value);
     await lookupTokens(db, agentTokenId, label, hashes, tokens);
     if (hashes.size === 0) continue;
+    const issued: [string, number][] = [];
     await numbered(db, agentTokenId, label, async (trx) => {
       await lookupTokens(trx, agentTokenId, label, hashes, tokens);
-      for (const [valueHash, value] of hashes) tokens.set(maskKey(label, value), token(label, await insertNext(trx, agentTokenId, label, valueHash, value)));
+      for (const [valueHash, value] of hashes) {
+        const n = await insertNext(trx, agentTokenId, label, valueHash, value);
+        tokens.set(maskKey(label, value), token(label, n));
+        issued.push([valueHash, n]);
+      }
     });
+    // Committed by now unless `db` is a transaction of the caller's (then nothing is kept).
+    for (const [valueHash, n] of issued) rememberToken(db, agentTokenId, label, valueHash, n);
   }
   return tokens;
 }
 
+/**
+ * Issued tokens never change: a token keeps its number and value as long as it exists, and nothing
+ * renumbers or deletes them. So a token that a committed read found is true on every instance
+ * for good, and this process keeps the last ones it found (bounded; oldest out first), sparing
+ * reads of an agent's masked records a round trip to the database. Only reads outside a
+ * transaction fill it: inside one, a row may be the transaction's own and roll back. Keys are
+ * agent, label and the value's hash; no clear value is kept.
+ */
+const KNOWN_TOKENS_MAX = 20_000;
+const knownTokens = new Map<string, number>();
+
+function knownTokenKey(agentTokenId: string, label: string, valueHash: string): string {
+  return `${agentTokenId}\u0000${label}\u0000${valueHash}`;
+}
+
+function rememberToken(db: Knex, agentTokenId: string, label: string, valueHash: string, n: number): void {
+  if ((db as { isTransaction?: boolean }).isTransaction === true) return;
+  if (knownTokens.size >= KNOWN_TOKENS_MAX) knownTokens.delete(knownTokens.keys().next().value as string);
+  knownTokens.set(knownTokenKey(agentTokenId, label, valueHash), n);
+}
+
 /** Finds the tokens this agent already has for `missing` (value hash → value); found ones move to `tokens`. */
 async function lookupTokens(db: Knex, agentTokenId: string, label: string, missing: Map<string, string>, tokens: Map<string, string>): Promise<void> {
+  for (const [valueHash, value] of missing) {
+    const n = knownTokens.get(knownTokenKey(agentTokenId, label, valueHash));
+    if (n === undefined) continue;
+    tokens.set(maskKey(label, value), token(label, n));
+    missing.delete(valueHash);
+  }
   const allHashes = [...missing.keys()];
   for (let i = 0; i < allHashes.length; i += CHUNK) {
-    const rows: { n: number | string; value_hash: string }[] = await db(MASK_TABLE)
-      .select('n', 'value_hash')
-      .where({ agent_token_id: agentTokenId, label })
-      .whereIn('value_hash', allHashes.slice(i, i + CHUNK));
+    const chunk = allHashes.slice(i, i + CHUNK);
+    const rows = await selectRows<{ n: number | string; value_hash: string }>(
+      db,
+      `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and value_hash in (${chunk.map(() => '?').join(', ')})`,
+      [agentTokenId, label, ...chunk],
+    );
     for (const row of rows) {
       tokens.set(maskKey(label, missing.get(row.value_hash)!), token(label, row.n));
+      rememberToken(db, agentTokenId, label, row.value_hash, Number(row.n));
       missing.delete(row.value_hash);
     }
   }
@@ -378,10 +416,12 @@ async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: re
   const bound = new Map<string, Binding>();
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += CHUNK) {
-    const rows: { record_id: string; field: string; label: string; n: number | string; value_hash: string }[] = await db(MASK_BINDINGS_TABLE)
-      .select('record_id', 'field', 'label', 'n', 'value_hash')
-      .where({ agent_token_id: agentTokenId, model })
-      .whereIn('record_id', unique.slice(i, i + CHUNK));
+    const chunk = unique.slice(i, i + CHUNK);
+    const rows = await selectRows<{ record_id: string; field: string; label: string; n: number | string; value_hash: string }>(
+      db,
+      `select record_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and record_id in (${chunk.map(() => '?').join(', ')})`,
+      [agentTokenId, model, ...chunk],
+    );
     for (const row of rows) bound.set(`${row.record_id}\u0000${row.field}`, { label: row.label, n: Number(row.n), valueHash: row.value_hash });
   }
   return bound;

@@ -47,11 +47,11 @@ export type RunResult =
 
 type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedList) => Promise<RunResult>;
 
-/** Which kinds need a transaction (the rest are single reads). */
+/** Which kinds need a transaction (the rest are single reads; `search` is two, see its handler). */
 export const TRANSACTIONAL: Record<CommandKind, boolean> = {
   get: false,
   list: false,
-  search: true,
+  search: false,
   create: true,
   update: true,
   delete: true,
@@ -73,8 +73,12 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async search(ctx, db, prepared) {
     const list = prepared.list!;
-    const total = await ctx.command.model.queries.count(db, list);
-    const { records, next } = await page(ctx, db, list);
+    // The count and the page must see one state of the table. On PostgreSQL `db` is a repeatable
+    // read transaction (see pipeline.ts). On SQLite it is the database itself: both statements
+    // then run on the read-only connection, synchronously, one right after the other in this same
+    // turn of the event loop (neither function awaits before its statement runs), so no write of
+    // this process can commit between them; and SQLite serves one instance only.
+    const [total, { records, next }] = await Promise.all([ctx.command.model.queries.count(db, list), page(ctx, db, list)]);
     return { shape: 'search', records: records.map(projectionFor(ctx.fields)), total, ...(next ? { next } : {}) };
   },
 

@@ -8,7 +8,7 @@
  * Each step is a named function. Failures are audited too (refused: 4xx; failed: a bug).
  */
 import type { Knex } from 'knex';
-import { auditActor, writeAuditEvent, type AuditActor } from '../agents/audit.ts';
+import { accessOf, auditActor, writeAuditEvent, type AuditActor } from '../agents/audit.ts';
 import { forgetRecord, maskRecords, rebindAfterWrite, restoreBindings, unmaskInput } from '../agents/masking.ts';
 import { insertPlan } from '../agents/plans.ts';
 import type { Caller } from '../caller.ts';
@@ -212,6 +212,10 @@ export interface Proposal {
 async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, proposal?: Proposal): Promise<CommandEnvelope> {
   const { service } = ctx;
   const kind = ctx.command.meta.kind;
+  // PostgreSQL reads a search's count and page in one repeatable read transaction (see transactionConfig).
+  const transactional = TRANSACTIONAL[kind] || (kind === 'search' && service.dialect === 'postgres');
+  const deferAudit = transactional && !outer && accessOf(kind) === 'read';
+  let afterCommit: (() => Promise<void>) | undefined;
   const body = async (db: Knex): Promise<CommandEnvelope> => {
     const result = await handlers[kind](ctx, db, prepared);
     let changeId: string | undefined;
@@ -221,13 +225,19 @@ async function run(ctx: CommandContext, prepared: PreparedList, outer?: Knex, pr
       await keepBindings(ctx, db, result, prepared, proposal?.by.agentTokenId ?? undefined);
     }
     const value = await present(ctx, result, db);
-    await writeAuditEvent(ctx, { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result), changeId }, db);
+    const executed = { outcome: 'executed', prepared: withoutList(prepared), recordId: recordIdOf(result), changeId } as const;
+    // A write's audit row commits with it; a read's joins the next group commit, outside any
+    // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
+    if (deferAudit) afterCommit = () => writeAuditEvent(ctx, executed, service.db);
+    else await writeAuditEvent(ctx, executed, db);
     const next = 'next' in result ? result.next : undefined;
     return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
   };
   if (outer) return body(outer);
-  if (!TRANSACTIONAL[kind]) return body(service.db);
-  return retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
+  if (!transactional) return body(service.db);
+  const envelope = await retryRaces(service, () => service.db.transaction(body, transactionConfig(ctx)));
+  await afterCommit?.();
+  return envelope;
 }
 
 /** The kind of change history records for each kind of write; a revert is an update. */

@@ -85,10 +85,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
           connection.pragma('synchronous = NORMAL');
           connection.pragma('busy_timeout = 5000');
           connection.pragma('foreign_keys = ON');
-          // SQLite's lower() and LIKE fold ASCII only; `contains` must be case-insensitive for all of Unicode.
-          connection.function('rms_lower', { deterministic: true }, (value: unknown) =>
-            typeof value === 'string' ? value.toLowerCase() : value,
-          );
+          defineFunctions(connection);
           cacheStatements(connection);
           // An in-memory database exists only on its own connection: a second one would be empty.
           if (target.location !== ':memory:') attachReader(connection, target.location, reader);
@@ -134,6 +131,7 @@ function attachReader(connection: SqliteConnection, filename: string, slot: Read
   const Database = loadBetterSqlite3();
   const reader = new Database(filename, { readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
+  defineFunctions(reader);
   cacheStatements(reader);
   slot.current = {
     all: (sql, bindings) => reader.prepare(sql).all(...bindings),
@@ -157,6 +155,12 @@ function pgTypeParserOf(pg: typeof Pg): (oid: number, format?: string) => (value
     if (oid === PG_DATE_OID) return (value: string) => value;
     return (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format);
   };
+}
+
+/** The functions our SQL calls, on each SQLite connection (the read-only one serves lists and searches too). */
+function defineFunctions(connection: Pick<SqliteConnection, 'function'>): void {
+  // SQLite's lower() and LIKE fold ASCII only; `contains` must be case-insensitive for all of Unicode.
+  connection.function('rms_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
 }
 
 /** Statements kept per SQLite connection; past this the cache starts over. */

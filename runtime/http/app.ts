@@ -4,12 +4,11 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { createAuthRouter } from '../auth/index.ts';
-import { WRITING_KINDS } from '../auth/rate-limits.ts';
-import { dryRunCommand, executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import { jsonBody } from './body.ts';
 import type { Callers } from './callers.ts';
+import { answerCommand } from './command-route.ts';
 import { createCatalogueRouter } from './catalogue.ts';
 import { errorHandler } from './error-handler.ts';
 import { sendJson } from './send.ts';
@@ -75,18 +74,12 @@ export function createApp(options: AppOptions): Express {
   });
 
   async function command(req: Request, res: Response) {
-    const id = commandIdOf(req);
-    const dryRun = dryRunOf(req);
-    const writes = !dryRun && WRITING_KINDS.has(service.commands.get(id)?.meta.kind ?? 'get');
-    const caller = await callers.of(req.headers.authorization, res, id, writes ? ONE_WRITE : ONE_READ);
-    const input = req.body === undefined ? {} : req.body;
-    if (dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, id, input));
-    const outcome = await executeCommand(service, caller, id, input);
-    sendJson(res, outcome.status, outcome.body);
+    const call = { id: commandIdOf(req), authorization: req.headers.authorization, input: req.body === undefined ? {} : req.body, dryRun: dryRunOf(req) };
+    await answerCommand(service, callers, call, res);
   }
 
-  // The hot path: a call of an existing command is routed first, so it does not walk the routers
-  // of every other endpoint. None of them can answer such a call: their first path segments
+  // Plain calls never get here (`fastCommandRoute` answers them before Express); the others: a
+  // call of an existing command is routed first, so it does not walk the routers of every other endpoint. None of them can answer such a call: their first path segments
   // (`auth`, `approve`, `plans`, …) are reserved model names, and `beforeApi` handlers serve their
   // own paths (`/mcp`, the web app's GETs). Any other path goes on to them (`next('route')`).
   app.post(
@@ -120,9 +113,6 @@ export function createApp(options: AppOptions): Express {
   app.use(errorHandler(service.logError));
   return app;
 }
-
-const ONE_READ = { requests: 1, writes: 0 } as const;
-const ONE_WRITE = { requests: 1, writes: 1 } as const;
 
 /** `?dry_run=true`: run the checks and the command, change nothing (see `dryRunCommand`). */
 function dryRunOf(req: Request): boolean {

@@ -3,6 +3,7 @@
  * 400/413/415; anything else is a bug: logged server-side, answered with a bare 500. No stack,
  * SQL text or path ever reaches the client.
  */
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { INVALID_TOKEN } from '../auth/authenticate.ts';
 import { HttpError } from '../errors.ts';
@@ -49,14 +50,25 @@ export function errorResponse(error: unknown, logError: (error: unknown) => void
 export function errorHandler(logError: (error: unknown) => void): ErrorRequestHandler {
   return function handleError(error, _req, res, next) {
     if (res.headersSent) return next(error);
-    const { status, body } = errorResponse(error, logError);
-    if (status === 413 || status === 415) {
-      // The unread rest of the body would otherwise be parsed as the next request.
-      res.setHeader('Connection', 'close');
-    }
-    if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(body.error));
-    sendJson(res, status, body);
+    sendError(res, error, logError);
   };
+}
+
+/** Answers an error as the error handler does (the fast command route has no Express to call it). */
+export function sendError(res: ServerResponse, error: unknown, logError: (error: unknown) => void): void {
+  if (res.headersSent) {
+    // Too late to answer: the connection cannot carry a second response.
+    logError(error);
+    res.destroy();
+    return;
+  }
+  const { status, body } = errorResponse(error, logError);
+  if (status === 413 || status === 415) {
+    // The unread rest of the body would otherwise be parsed as the next request.
+    res.setHeader('Connection', 'close');
+  }
+  if (status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(body.error));
+  sendJson(res, status, body);
 }
 
 /**

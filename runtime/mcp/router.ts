@@ -24,7 +24,7 @@ import type { Callers } from '../http/callers.ts';
 import type { Site } from '../http/site.ts';
 import { createOriginPolicy } from './origins.ts';
 import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
-import { createToolServer, type ToolServerDeps } from './tool-server.ts';
+import { JsonRpcError, answerRequest, createToolServer, type ToolServerDeps } from './tool-server.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -100,14 +100,16 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
       return sendJson(res, 200, { jsonrpc: '2.0', id: malformed.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${malformed.method} needs params, an object` } });
     }
 
+    // Records may hold personal data: no caching anywhere on the way (as REST).
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const direct = directToolRequest(body);
+    if (direct) return answerDirectly(deps, caller, direct, res);
     const server = createToolServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void server.close();
     });
-    // Records may hold personal data: no caching anywhere on the way (as REST).
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -138,6 +140,42 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
 }
 
 const BODY_REFUSED = Symbol('body refused');
+
+/** The methods answered without the SDK's `Server` and transport when they come alone (see `directToolRequest`). */
+const DIRECT_METHODS = new Set(['tools/call', 'tools/list']);
+
+/**
+ * A lone `tools/call` or `tools/list` request, which is nearly every request an agent sends. The
+ * SDK would build a `Server`, a transport and a web `Request`/`Response` pair for it only to call
+ * our handler (tool-server.ts `answerRequest`) and write its answer as JSON; here the handler is
+ * called and the answer written as the SDK writes it. Anything else — batches, notifications,
+ * `initialize`, a message that is not exactly a JSON-RPC request — goes through the SDK.
+ */
+function directToolRequest(body: unknown): { id: string | number; method: string; params?: Record<string, unknown> } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as Record<string, unknown>;
+  for (const key of Object.keys(message)) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
+  const { jsonrpc, id, method, params } = message;
+  if (jsonrpc !== '2.0' || typeof method !== 'string' || !DIRECT_METHODS.has(method)) return undefined;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
+  return { id, method, ...(params !== undefined ? { params: params as Record<string, unknown> } : {}) };
+}
+
+/** Answers a direct request as the SDK's protocol does: `{result, jsonrpc, id}` or `{jsonrpc, id, error}`, as application/json. */
+async function answerDirectly(deps: ToolServerDeps, caller: Caller, request: { id: string | number; method: string; params?: Record<string, unknown> }, res: Response): Promise<void> {
+  let message: unknown;
+  try {
+    const result = await answerRequest(deps, caller, request);
+    message = { result, jsonrpc: '2.0', id: request.id };
+  } catch (error) {
+    if (!(error instanceof JsonRpcError)) throw error;
+    message = { jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message } };
+  }
+  const text = JSON.stringify(message);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
 
 /**
  * The request's protocol revision, and whether we take the request at all. `initialize` carries

@@ -61,8 +61,7 @@ export const APPROVAL_REQUIRED = 'approval_required';
 const CAPABILITIES = { tools: { listChanged: false } } as const;
 
 export function createToolServer(deps: ToolServerDeps, caller: Caller): Server {
-  const { catalogue, info, instructions } = deps;
-  const rights = rightsOf(deps.service.registry, caller);
+  const { info, instructions } = deps;
   const server = new Server(info, {
     capabilities: CAPABILITIES,
     instructions,
@@ -73,35 +72,43 @@ export function createToolServer(deps: ToolServerDeps, caller: Caller): Server {
   // issues; ours are -32602 with one short line. The SDK's own `initialize` handler goes too: it
   // echoes any revision the SDK knows (2024-11-05 included).
   server.removeRequestHandler('initialize');
-  server.fallbackRequestHandler = async function answer(request): Promise<ServerResult> {
-    switch (request.method) {
-      case 'initialize': {
-        const params = paramsOf(request, 'initialize', true);
-        return {
-          protocolVersion: negotiateRevision(params.protocolVersion),
-          capabilities: CAPABILITIES,
-          serverInfo: info,
-          instructions,
-        } satisfies InitializeResult;
-      }
-      case 'tools/list':
-        paramsOf(request, 'tools/list', false);
-        return catalogue.listFor(rights) as ListToolsResult;
-      case 'tools/call': {
-        const params = paramsOf(request, 'tools/call', true);
-        if (typeof params.name !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params.name, the name of a tool');
-        const args = params.arguments;
-        if (args !== undefined && !isObject(args)) throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object');
-        return runTool(deps, caller, params.name, args);
-      }
-      default:
-        throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
-    }
-  };
+  server.fallbackRequestHandler = (request) => answerRequest(deps, caller, request);
   // Transport-level noise (a client gone before its answer was written); our own failures are
   // logged where they happen.
   server.onerror = () => {};
   return server;
+}
+
+/**
+ * The answer to one request of ours: `initialize`, `tools/list` and `tools/call`; anything else
+ * is -32601. Throws JsonRpcError for the error answers. Used by the SDK's `Server` and by the
+ * router's direct path for single tool requests (router.ts).
+ */
+export async function answerRequest(deps: ToolServerDeps, caller: Caller, request: Pick<JSONRPCRequest, 'method' | 'params'>): Promise<ServerResult> {
+  const { catalogue, info, instructions } = deps;
+  switch (request.method) {
+    case 'initialize': {
+      const params = paramsOf(request, 'initialize', true);
+      return {
+        protocolVersion: negotiateRevision(params.protocolVersion),
+        capabilities: CAPABILITIES,
+        serverInfo: info,
+        instructions,
+      } satisfies InitializeResult;
+    }
+    case 'tools/list':
+      paramsOf(request, 'tools/list', false);
+      return catalogue.listFor(rightsOf(deps.service.registry, caller)) as ListToolsResult;
+    case 'tools/call': {
+      const params = paramsOf(request, 'tools/call', true);
+      if (typeof params.name !== 'string') throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params.name, the name of a tool');
+      const args = params.arguments;
+      if (args !== undefined && !isObject(args)) throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object');
+      return runTool(deps, caller, params.name, args);
+    }
+    default:
+      throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -109,7 +116,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The request's params as an object; -32602 when they are missing (and `required`) or not an object. */
-function paramsOf(request: JSONRPCRequest, method: string, required: boolean): Record<string, unknown> {
+function paramsOf(request: Pick<JSONRPCRequest, 'params'>, method: string, required: boolean): Record<string, unknown> {
   const params: unknown = request.params;
   if (params === undefined && !required) return {};
   if (!isObject(params)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${method} needs params, an object`);

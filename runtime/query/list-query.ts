@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { dialectOf, type Dialect } from '../db/connect.ts';
-import { runSelect, sqlIdentifier } from '../db/statements.ts';
+import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
@@ -286,17 +286,19 @@ function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlF
       bindings: [...where.bindings, ...(limit === undefined ? [] : [limit])],
     };
   };
-  const byId = `${id.sortable} ASC`;
+  // Every part in the index's whole order, the key too, NULLS LAST as in the index: where the key
+  // is one value (or empty) that orders by id alone, but PostgreSQL matches an index's order only
+  // to the order as written (for `IS NULL` it would rather sort every empty row).
+  const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ASC`;
   const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.toDb(lastId)] };
   const parts: SqlFragment[] = [];
   if (value !== null) {
     const bound = key.toDb(value);
-    parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], byId));
-    // NULLS LAST as in the index (PostgreSQL matches the index's order only with it).
-    parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${byId}`));
-    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], byId));
+    parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], order));
+    parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], order));
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], order));
   } else {
-    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }, idAfter], byId));
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }, idAfter], order));
   }
   const union = parts.map((fragment) => fragment.sql).join(' union all ');
   return {
@@ -306,17 +308,17 @@ function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlF
 }
 
 /**
- * Runs a list page (see `listStatement`). Through knex on the pooled connection: `contains` calls
- * `rms_lower`, which SQLite's read-only connection lacks.
+ * Runs a list page (see `listStatement`): on SQLite's read-only connection when `db` is the
+ * database itself (it defines `rms_lower` too), else in the caller's transaction.
  */
 export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
   const { sql, bindings } = listStatement(select, list, dialectOf(db));
-  return runSelect(db, sql, bindings);
+  return selectRows(db, sql, bindings);
 }
 
 /** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
 export async function countList(db: Knex, count: string, list: CompiledList): Promise<number> {
   const where = whereClause(list);
-  const [row] = await runSelect<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
+  const [row] = await selectRows<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
   return Number(row?.n ?? 0);
 }

@@ -1,0 +1,225 @@
+/**
+ * `npm run bench -- --rows 1000000`: the service at a million records (issue 13's targets). Per
+ * database: `rmsgen seed` fills the demo's lead table (and its parties), `rmsgen serve` serves it,
+ * and wrk at one connection (so that the figures are latencies, not queueing) measures each kind
+ * of request for a few seconds, cycling through varied inputs. Each target is checked first to
+ * answer what it should (statuses, totals within the range the target names).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { registry } from '../generated/registry.ts';
+import { openDatabase } from '../runtime/db/connect.ts';
+import { encodeCursor } from '../runtime/query/cursor.ts';
+import { compileList, compileModelQuery } from '../runtime/query/list-query.ts';
+import { closeConnections, login, post } from './api.ts';
+import { startNode, type StartedProcess } from './processes.ts';
+import { prepareTarget, runWrk, type WrkResult } from './wrk.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PASSWORD = 'bench-password-1';
+
+export interface ScaleOptions {
+  readonly rows: number;
+  readonly dialects: readonly ('sqlite' | 'postgres')[];
+  readonly seconds: number;
+  readonly workDir: string;
+  readonly openDatabase: (dialect: 'sqlite' | 'postgres', name: string) => Promise<{ url: string; drop(): Promise<void> } | string>;
+  readonly log: (line: string) => void;
+}
+
+interface Measure {
+  readonly name: string;
+  /** What the target says, e.g. `p50 < 2 ms`. */
+  readonly target: string;
+  readonly limitMs?: number;
+  readonly result?: WrkResult;
+  readonly note?: string;
+}
+
+interface ScaleReport {
+  readonly dialect: string;
+  readonly rows: number;
+  readonly seedSeconds?: number;
+  readonly seedOutput?: string;
+  readonly measures: Measure[];
+  readonly skipped?: string;
+}
+
+/** Runs every database in turn; prints a table and writes it with the raw figures under bench/results/. */
+export async function runScaleBench(options: ScaleOptions): Promise<void> {
+  const reports: ScaleReport[] = [];
+  for (const dialect of options.dialects) reports.push(await measureAtScale(dialect, options));
+  const table = renderScaleTable(reports, options.rows);
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  writeFileSync(join(dir, `${stamp}-rows-${options.rows}.json`), `${JSON.stringify(reports, null, 2)}\n`);
+  writeFileSync(join(dir, `${stamp}-rows-${options.rows}.md`), `${table}\n`);
+  console.log('');
+  console.log(table);
+}
+
+async function measureAtScale(dialect: 'sqlite' | 'postgres', options: ScaleOptions): Promise<ScaleReport> {
+  const { log } = options;
+  const database = await options.openDatabase(dialect, `rows${options.rows}`);
+  if (typeof database === 'string') return { dialect, rows: options.rows, measures: [], skipped: database };
+  let server: StartedProcess | undefined;
+  try {
+    log(`${dialect}: seeding ${options.rows.toLocaleString('en-US')} leads with rmsgen seed`);
+    const seedStarted = performance.now();
+    const seedOutput = execFileSync(process.execPath, ['bin/rmsgen.js', 'seed', '--model', 'lead', '--count', String(options.rows), '--db', database.url], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, RMS_ADMIN_PASSWORD: PASSWORD },
+      timeout: 30 * 60_000,
+    }).trim();
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    log(`${dialect}: ${seedOutput.split('\n').at(-1)}`);
+
+    server = await startNode(`rmsgen (${dialect}, ${options.rows} rows)`, ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url], {
+      cwd: ROOT,
+      env: { RMS_ADMIN_PASSWORD: PASSWORD },
+      timeoutMs: 120_000,
+    });
+    const token = await login(server.url, PASSWORD);
+    const inputs = await sampleInputs(database.url, dialect);
+    const headers = { authorization: `Bearer ${token}` };
+    const url = (command: string) => `${server!.url}/api/lead/${command}`;
+
+    const cases: { name: string; target: string; limitMs?: number; command: string; bodies: unknown[]; check?: (body: any) => string | undefined }[] = [
+      { name: 'get', target: 'p50 < 2 ms', limitMs: 2, command: 'get', bodies: inputs.ids.map((id) => ({ id })) },
+      {
+        name: 'search hot = true, close_date in a two-day range, order by close_date, limit 50, total (index hot, close_date)',
+        target: 'p50 < 3 ms (at most 1,000 match)',
+        limitMs: 3,
+        command: 'search',
+        bodies: inputs.days.map((day) => ({
+          filter: [
+            { field: 'hot', op: 'eq', value: true },
+            { field: 'close_date', op: 'gte', value: day[0] },
+            { field: 'close_date', op: 'lte', value: day[1] },
+          ],
+          order: [{ field: 'close_date', dir: 'asc' }],
+          limit: 50,
+        })),
+        check: (body) => (body.value.total > 0 && body.value.total <= 1000 ? undefined : `total ${body.value.total} is not 1 to 1,000`),
+      },
+      {
+        name: 'search stage = won, order by expected_revenue desc, limit 50, total (index stage, expected_revenue)',
+        target: 'p50 < 20 ms (about 250,000 match)',
+        limitMs: 20,
+        command: 'search',
+        bodies: [{ filter: [{ field: 'stage', op: 'eq', value: 'won' }], order: [{ field: 'expected_revenue', dir: 'desc' }], limit: 50 }],
+        check: (body) => (body.value.total > options.rows / 5 ? undefined : `total ${body.value.total} is not about a quarter of the rows`),
+      },
+      {
+        name: 'search title contains "lead 99999" (at a million rows) and others like it (search: true)',
+        target: 'p50 < 30 ms',
+        limitMs: 30,
+        command: 'search',
+        // At a million rows the first is "lead 99999", the issue's example (11 titles hold it).
+        bodies: [`lead ${Math.floor(options.rows / 10) - 1}`, 'Lead 12345:', 'northwind renewal', 'lead 4242', 'ACME PILOT'].map((value) => ({ filter: [{ field: 'title', op: 'contains', value }], limit: 50 })),
+        check: (body) => (body.value.total > 0 ? undefined : 'nothing found'),
+      },
+      {
+        name: 'list by close_date desc, keyset page at 10%, 50% and 90% depth',
+        target: 'p50 < 3 ms',
+        limitMs: 3,
+        command: 'list',
+        bodies: inputs.cursors.map((after) => ({ order: [{ field: 'close_date', dir: 'desc' }], limit: 50, after })),
+        check: (body) => (Array.isArray(body.value) && body.value.length === 50 ? undefined : 'not a page of 50'),
+      },
+      {
+        name: 'list by close_date desc, offset page at 90% depth (for comparison: offsets count their way)',
+        target: '—',
+        command: 'list',
+        bodies: [{ order: [{ field: 'close_date', dir: 'desc' }], limit: 50, offset: Math.floor(options.rows * 0.9) }],
+      },
+    ];
+
+    const measures: Measure[] = [];
+    for (const item of cases) {
+      const first = await post(url(item.command), item.bodies[0], headers);
+      const problem = first.status !== 200 ? `answered ${first.status}: ${JSON.stringify(first.json).slice(0, 200)}` : item.check?.(first.json);
+      if (problem) {
+        measures.push({ name: item.name, target: item.target, note: `not measured: ${problem}` });
+        continue;
+      }
+      const target = prepareTarget(options.workDir, `${dialect}-${measures.length}`, url(item.command), item.bodies, headers);
+      log(`${dialect}: ${item.name}`);
+      const result = await runWrk(target, { seconds: options.seconds, connections: 1 });
+      measures.push({ name: item.name, target: item.target, ...(item.limitMs !== undefined ? { limitMs: item.limitMs } : {}), result });
+    }
+    return { dialect, rows: options.rows, seedSeconds, seedOutput, measures };
+  } finally {
+    closeConnections();
+    await server?.stop();
+    await database.drop();
+  }
+}
+
+/** Lead ids, two-day ranges and keyset cursors at several depths, read from the seeded database. */
+async function sampleInputs(url: string, dialect: 'sqlite' | 'postgres'): Promise<{ ids: string[]; days: [string, string][]; cursors: string[] }> {
+  const db = openDatabase(url);
+  try {
+    const rows = async <Row>(sql: string, bindings: unknown[] = []): Promise<Row[]> => {
+      const result = (await db.raw(sql, bindings as never[])) as unknown;
+      return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+    };
+    const [counted] = await rows<{ n: number | string }>('select count(*) as n from lead');
+    const total = Number(counted?.n ?? 0);
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const [row] = await rows<{ id: string }>('select id from lead order by id limit 1 offset ?', [Math.floor((i * 7919 * 104729) % total)]);
+      if (row) ids.push(row.id);
+    }
+    const days: [string, string][] = [];
+    for (let i = 0; i < 20; i++) {
+      const start = new Date(Date.UTC(2023, 0, 1) + ((i * 71) % 1400) * 86_400_000);
+      days.push([start.toISOString().slice(0, 10), new Date(start.getTime() + 86_400_000).toISOString().slice(0, 10)]);
+    }
+    const lead = registry.models.lead!;
+    const query = compileModelQuery(lead, dialect);
+    const list = compileList(query, new Set(lead.fields.map((field) => field.name)), { order: [{ field: 'close_date', dir: 'desc' }], limit: 50, after: '' });
+    const cursors: string[] = [];
+    for (const depth of [0.1, 0.5, 0.9]) {
+      const [row] = await rows<Record<string, unknown>>(
+        `select id, close_date from lead order by close_date desc nulls last, id asc limit 1 offset ?`,
+        [Math.floor(total * depth)],
+      );
+      const closeDate = row?.close_date instanceof Date ? row.close_date.toISOString().slice(0, 10) : row?.close_date;
+      if (row) cursors.push(encodeCursor(list.keyset!.keys, { ...row, close_date: closeDate ?? null }));
+    }
+    return { ids, days, cursors };
+  } finally {
+    await db.destroy();
+  }
+}
+
+function renderScaleTable(reports: readonly ScaleReport[], rows: number): string {
+  const lines = [`## ${rows.toLocaleString('en-US')} leads`, ''];
+  for (const report of reports) {
+    lines.push(`### ${report.dialect}`, '');
+    if (report.skipped) {
+      lines.push(`not run: ${report.skipped}`, '');
+      continue;
+    }
+    lines.push(`Seeding with \`rmsgen seed\`: ${report.seedSeconds?.toFixed(1)} s (${report.seedOutput?.split('\n').at(-1) ?? ''}); target on SQLite: under 60 s.`, '');
+    lines.push('| request (one connection) | p50 | p90 | req/s | target | met |', '|---|---|---|---|---|---|');
+    for (const measure of report.measures) {
+      if (!measure.result) {
+        lines.push(`| ${measure.name} | — | — | — | ${measure.target} | ${measure.note ?? ''} |`);
+        continue;
+      }
+      const { latencyMs, requestsPerSecond, errorCount } = measure.result;
+      const met = measure.limitMs === undefined ? '—' : latencyMs.p50 < measure.limitMs ? 'yes' : '**no**';
+      lines.push(
+        `| ${measure.name}${errorCount > 0 ? ` (${errorCount} errors)` : ''} | ${latencyMs.p50.toFixed(2)} ms | ${latencyMs.p90.toFixed(2)} ms | ${Math.round(requestsPerSecond).toLocaleString('en-US')} | ${measure.target} | ${met} |`,
+      );
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
