@@ -2,12 +2,13 @@
  * `rmsgen` command line in TypeScript, run through tsx by bin/rmsgen.js for everything but the
  * server's commands (those run compiled: bin/server-main.ts). Each area registers its own
  * subcommands; this file only wires them, importing an area only when its commands can run:
- * `build`, `check` and `dev` never load the runtime, and help lists everything.
+ * `build`, `check`, `dev` and `init` never load the runtime, and help lists everything.
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { registerGeneratorCommands } from '../generator/cli.ts';
 import { registerDevCommand } from './dev.ts';
+import { registerInitCommand } from './init.ts';
 import { PROJECT } from './outputs.ts';
 import { createProgram } from './program.ts';
 
@@ -15,9 +16,10 @@ const program = createProgram();
 registerGeneratorCommands(program);
 compileAfterBuild(program.commands.find((command) => command.name() === 'build'));
 registerDevCommand(program);
+registerInitCommand(program);
 
 const command = process.argv[2];
-if (command !== 'build' && command !== 'check' && command !== 'dev') {
+if (command !== 'build' && command !== 'check' && command !== 'dev' && command !== 'init') {
   const { registerServerCommands } = await import('./server-cli.ts');
   registerServerCommands(program, { checkBuild: false });
 }
