@@ -107,6 +107,8 @@ class DevSession {
   /** A server started but not yet listening. */
   private starting: ChildProcess | undefined;
   private initial = true;
+  /** The last build's server did not start: the next good build tries again, changed or not. */
+  private retryServer = false;
   private stopping = false;
 
   constructor(
@@ -169,7 +171,7 @@ class DevSession {
     const webRebuilt = readText(join(WEB_DIST_DIR, MANIFEST_FILE)) !== webBefore;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
-    if (serverRebuilt || !this.server) {
+    if (serverRebuilt || !this.server || this.retryServer) {
       const previous = this.server;
       let next: Served;
       try {
@@ -177,7 +179,8 @@ class DevSession {
       } catch (error) {
         if (this.stopping) return;
         const reason = (error as Error).message;
-        this.front.problems([reason]);
+        this.retryServer = true;
+        this.front.problems([...(error instanceof StartFailed ? error.output : []), reason]);
         say(`${reason}; ${previous ? `still serving the last good build at ${this.front.url}` : 'no server yet: fix the problem and save'}`);
         if (!previous) this.front.setTarget(undefined, 'the server did not start: see the terminal');
         return;
@@ -187,6 +190,7 @@ class DevSession {
         return;
       }
       this.server = next;
+      this.retryServer = false;
       this.front.setTarget(next.port);
       if (previous) await stopServer(previous);
       this.builds += 1;
@@ -273,7 +277,7 @@ class DevSession {
         clearTimeout(timer);
         this.starting = undefined;
         const status = child.signalCode ?? `exit status ${child.exitCode}`;
-        reject(new Error(`the new server did not start (${status})${output.length > 0 ? '' : ': it printed nothing'}`));
+        reject(new StartFailed(`the new server did not start (${status})${output.length > 0 ? '' : ': it printed nothing'}`, output));
       });
     });
   }
@@ -305,6 +309,16 @@ class DevSession {
     await this.front.close();
     say('stopped');
     process.exit(0);
+  }
+}
+
+/** A server that exited before it listened, with what it printed (its reason: a migration refused …). */
+class StartFailed extends Error {
+  constructor(
+    message: string,
+    readonly output: readonly string[],
+  ) {
+    super(message);
   }
 }
 

@@ -247,7 +247,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
     }
   });
 
-  it('a save rebuilds and restarts behind the same port on the same database; a broken module keeps the last good server; pages reload', async () => {
+  it('a save rebuilds and restarts behind the same port on the same database; a broken module or a server that does not start keeps the last good server; pages reload', async () => {
     const project = copyProject();
     const db = join(project, 'data/dev.sqlite');
     const dev = new Dev(project, ['--port', '0', '--db', `sqlite:${db}`]);
@@ -320,11 +320,28 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
         ['Before the change', null],
       ]);
 
+      // A build whose server does not start (serve refuses a new required field on a table with
+      // rows): its refusal is printed, the last good server answers on; making it optional recovers.
+      const withVat = (vat: string) => fixed.replace("        tax_id: {", `        vat: ${vat},\n        tax_id: {`);
+      writeFileSync(join(project, CRM), withVat("{ kind: 'text', required: true, label: 'VAT' }"));
+      await dev.line(new RegExp(`^dev: the new server did not start \\(exit status 1\\); still serving the last good build at ${escaped}$`));
+      const refusal = [
+        'migration refused; nothing was changed:',
+        '  - party.vat is new and required, but party has 2 row(s) and the field has no default: add it as optional, fill it in, then make it required',
+      ];
+      expect(dev.stderr).toBe(`${[...problem, ...refusal].join('\n')}\n`);
+      expect(await events.next('problems', 2)).toEqual({ problems: [...refusal, 'the new server did not start (exit status 1)'] });
+      expect(await partyFields(url, token)).toEqual(['name', 'email', 'phone', 'kind', 'website', 'twitter', 'tax_id', 'notes']);
+      writeFileSync(join(project, CRM), withVat("{ kind: 'text', label: 'VAT' }"));
+      await dev.line(new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`), 3);
+      expect(await events.next('reload', 3)).toEqual({ build: 4 });
+      expect(await partyFields(url, token)).toEqual(['name', 'email', 'phone', 'kind', 'website', 'twitter', 'vat', 'tax_id', 'notes']);
+
       // The web app's sources: rebuilt, the server left running, pages reload.
       const app = join(project, 'web/src/app.tsx');
       writeFileSync(app, `${readFileSync(app, 'utf8')}\n// edited by the dev test\n`);
       await dev.line(new RegExp(`^dev: rebuilt in ${NUMBER} s; web app rebuilt; pages reload$`));
-      expect(await events.next('reload', 3)).toEqual({ build: 4 });
+      expect(await events.next('reload', 4)).toEqual({ build: 5 });
       expect((await get(url, '/')).text).toBe(readFileSync(join(project, 'web/dist/index.html'), 'utf8').replace('</head>', `${RELOAD_TAG}\n</head>`));
       events.close();
 
@@ -346,6 +363,14 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
         new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`),
         'dev: modules/crm/module.ts changed; rebuilding',
         `dev: build failed; still serving the last good build at ${url}`,
+        'dev: modules/crm/module.ts changed; rebuilding',
+        'generated 17 files (4 changed) in generated/',
+        compiled,
+        new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`),
+        'dev: modules/crm/module.ts changed; rebuilding',
+        'generated 17 files (4 changed) in generated/',
+        compiled,
+        `dev: the new server did not start (exit status 1); still serving the last good build at ${url}`,
         'dev: modules/crm/module.ts changed; rebuilding',
         'generated 17 files (4 changed) in generated/',
         compiled,
