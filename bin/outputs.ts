@@ -2,7 +2,7 @@
  * The build outputs `serve` runs from, and whether they are current.
  *
  * `serve`, `migrate` and `user …` run the compiled server in `dist/server/` (JavaScript bundled
- * from bin/, runtime/ and generated/ by bin/compile-server.ts) and serve the web app from
+ * from bin/, runtime/ and generated/ by bin/compile.ts) and serve the web app from
  * `web/dist/` (bundled by web/build.ts). Both are built by `npm install` (prepare) and by
  * `rmsgen build`, never by `serve`: a server process loads neither the TypeScript compiler nor
  * esbuild. Each output carries a manifest of its inputs; an output whose inputs changed is stale,
