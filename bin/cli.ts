@@ -2,20 +2,24 @@
  * `rmsgen` command line in TypeScript, run through tsx by bin/rmsgen.js for everything but the
  * server's commands (those run compiled: bin/server-main.ts). Each area registers its own
  * subcommands; this file only wires them, importing an area only when its commands can run:
- * `build` and `check` never load the runtime, and help lists everything.
+ * `build`, `check`, `dev` and `init` never load the runtime, and help lists everything.
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { registerGeneratorCommands } from '../generator/cli.ts';
-import { PACKAGE_ROOT } from './outputs.ts';
+import { registerDevCommand } from './dev.ts';
+import { registerInitCommand } from './init.ts';
+import { PROJECT } from './outputs.ts';
 import { createProgram } from './program.ts';
 
 const program = createProgram();
 registerGeneratorCommands(program);
 compileAfterBuild(program.commands.find((command) => command.name() === 'build'));
+registerDevCommand(program);
+registerInitCommand(program);
 
 const command = process.argv[2];
-if (command !== 'build' && command !== 'check') {
+if (command !== 'build' && command !== 'check' && command !== 'dev' && command !== 'init') {
   const { registerServerCommands } = await import('./server-cli.ts');
   registerServerCommands(program, { checkBuild: false });
 }
@@ -23,16 +27,16 @@ if (command !== 'build' && command !== 'check') {
 await program.parseAsync(process.argv);
 
 /**
- * `rmsgen build` into this package's generated/ also brings what `serve` runs up to date: the
- * compiled server and the web app (each only when stale). A build into another folder (a
- * project of its own, a test's) is not what this package serves.
+ * `rmsgen build` into the project's generated/ (this package's, or a service's: bin/project.js)
+ * also brings what `serve` runs up to date: the compiled server and the web app (each only when
+ * stale). A build into another folder (a test's) is not what the project serves.
  */
 function compileAfterBuild(build: Command | undefined): void {
   if (!build) throw new Error('the generator registers no build command');
   build.hook('postAction', async (buildCommand) => {
     const options = buildCommand.opts<{ check?: boolean; out: string }>();
     if (options.check || (process.exitCode !== undefined && process.exitCode !== 0)) return;
-    if (resolve(options.out) !== join(PACKAGE_ROOT, 'generated')) return;
+    if (resolve(options.out) !== join(PROJECT.root, 'generated')) return;
     const { buildServeOutputs } = await import('./compile.ts');
     await buildServeOutputs({ afterGenerate: true, log: (line) => process.stdout.write(`${line}\n`) });
   });

@@ -7,22 +7,30 @@
  *   imports, so what the server loads lazily (the MCP endpoint and its SDK) is a chunk of its own.
  * - the web app, `web/dist/` (web/build.ts).
  *
+ * For a service of its own (bin/project.js) the compiled server goes to the service's
+ * `dist/server/`: this package's bin/ and runtime/ with the service's generated/, its manifest's
+ * inputs relative to the service, and a `node_modules` link there to this package's, where the
+ * packages the bundle leaves external are installed (npm links a `file:` dependency without
+ * installing its dependencies into the service).
+ *
  *   node --import tsx bin/compile.ts [--force]     # npm install runs this (prepare)
  *
  * `rmsgen build` runs the same after writing generated/. Each does nothing for an output whose
  * manifest says it is current.
  */
 import { readFile } from 'node:fs/promises';
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { buildWebApp } from '../web/build.ts';
 import { MANIFEST_VERSION, readManifest, stampInputs, writeManifest, type BuildManifest, type InputStamp } from './freshness.ts';
-import { MANIFEST_FILE, PACKAGE_ROOT, SERVER_DIR, SERVER_ENTRY_FILE, serverBuildProblem } from './outputs.ts';
+import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, SERVER_ENTRY_FILE, serverBuildProblem } from './outputs.ts';
 
-/** Not bundled, but how the bundle is made: a change here must rebuild it. */
+/** Not bundled, but how the bundle is made: a change here must rebuild it (paths in this package). */
 const RECIPE_FILES = ['bin/compile.ts', 'tsconfig.json'];
+/** In a service's dist/server/: the link to this package's node_modules (see above). */
+const PACKAGES_LINK = 'node_modules';
 /**
  * Every file here is an input, so that editing a module definition makes the build stale until
  * `rmsgen build` has regenerated generated/ (see `moduleStamps`).
@@ -49,10 +57,11 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
   const problem = serverBuildProblem();
   if (!options.force && problem === undefined) return { built: false, milliseconds: performance.now() - started };
 
+  const root = PROJECT.root;
   const { build } = await import('esbuild');
   const result = await build({
-    absWorkingDir: PACKAGE_ROOT,
-    entryPoints: { [basename(SERVER_ENTRY_FILE, '.js')]: 'bin/server-main.ts' },
+    absWorkingDir: root,
+    entryPoints: { [basename(SERVER_ENTRY_FILE, '.js')]: join(PACKAGE_ROOT, 'bin/server-main.ts') },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -67,7 +76,7 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceLocationPlugin(SERVER_DIR)],
+    plugins: [sourceLocationPlugin(SERVER_DIR), ...(PROJECT.service ? [serviceRegistryPlugin(join(root, 'generated', 'registry.ts'))] : [])],
   });
 
   mkdirSync(SERVER_DIR, { recursive: true });
@@ -77,9 +86,14 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
   const ordered = [...result.outputFiles].sort((a, b) => Number(a.path === entryPath) - Number(b.path === entryPath));
   for (const file of ordered) writeAtomically(file.path, file.contents);
   const outputs = result.outputFiles.map((file) => toPosix(relative(SERVER_DIR, file.path)));
+  if (PROJECT.service) {
+    linkPackages(join(SERVER_DIR, PACKAGES_LINK));
+    outputs.push(PACKAGES_LINK);
+  }
 
   const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
-  const bundled = stampInputs(PACKAGE_ROOT, [...inputs, ...RECIPE_FILES]);
+  const recipe = RECIPE_FILES.map((file) => toPosix(relative(root, join(PACKAGE_ROOT, file))));
+  const bundled = stampInputs(root, [...inputs, ...recipe]);
   writeManifest(join(SERVER_DIR, MANIFEST_FILE), {
     version: MANIFEST_VERSION,
     builtAt: new Date().toISOString(),
@@ -116,13 +130,44 @@ function moduleStamps(bundled: Record<string, InputStamp>, previous: BuildManife
     const generatedUnchanged = before.length === now.length && now.every(([file, stamp]) => previous.inputs[file]?.sha256 === stamp.sha256);
     if (generatedUnchanged) return Object.fromEntries(Object.entries(previous.inputs).filter(([file]) => isModule(file)));
   }
-  return stampInputs(PACKAGE_ROOT, [], [MODULES_FOLDER]);
+  return stampInputs(PROJECT.root, [], [MODULES_FOLDER]);
 }
 
 /** The compiled server and the web app, each when stale (or always with `force`). */
 export async function buildServeOutputs(options: CompileOptions = {}): Promise<void> {
   await compileServer(options);
   await buildWebApp({ ...(options.force ? { force: true } : {}), ...(options.log ? { log: options.log } : {}) });
+}
+
+/**
+ * A service's compiled server loads the service's generated/registry.ts where this package's
+ * server loads its own (bin/server-cli.ts imports `../generated/registry.ts`).
+ */
+function serviceRegistryPlugin(registry: string): Plugin {
+  const packaged = realpathSync(join(PACKAGE_ROOT, 'generated')) + sep + 'registry.ts';
+  return {
+    name: 'service-registry',
+    setup(build) {
+      build.onResolve({ filter: /[/\\]generated[/\\]registry\.ts$/ }, (args) => {
+        const wanted = join(realpathSync(args.resolveDir), args.path);
+        return wanted === packaged ? { path: registry } : undefined;
+      });
+    },
+  };
+}
+
+/** Points `link` (relative, so that moving the two folders together keeps it) at this package's node_modules. */
+function linkPackages(link: string): void {
+  const target = relative(dirname(link), realpathSync(join(PACKAGE_ROOT, 'node_modules')));
+  let current: string | undefined;
+  try {
+    current = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : undefined;
+  } catch {
+    current = undefined;
+  }
+  if (current === target) return;
+  rmSync(link, { force: true, recursive: true });
+  symlinkSync(target, link, 'dir');
 }
 
 /**

@@ -4,17 +4,24 @@
 // no TypeScript compiler, generator or esbuild in the process, and nothing compiled at start. The
 // rest (`build`, `check`, help) is the TypeScript CLI, bin/cli.ts, which tsx runs as it is so that
 // module definitions load without a separate compile step.
+//
+// The compiled server run is the project's (bin/project.js): this package's, or, in a service of its
+// own (a folder whose package.json depends on rmsgen, made by `rmsgen init`), the service's.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { findProject } from './project.js';
 
 const SERVER_COMMANDS = new Set(['serve', 'migrate', 'seed', 'history', 'user']);
 
 if (SERVER_COMMANDS.has(process.argv[2])) {
-  const entry = new URL('../dist/server/rmsgen-server.js', import.meta.url);
+  const project = findProject(process.cwd(), fileURLToPath(new URL('..', import.meta.url)));
+  const entry = pathToFileURL(join(project.root, 'dist', 'server', 'rmsgen-server.js'));
   if (!existsSync(fileURLToPath(entry))) {
     console.error('the compiled server (dist/server/) is not built.');
-    console.error('Run `npx rmsgen build` (or `npm install`) to build it.');
+    // npm install builds this package's (prepare), not a service's.
+    console.error(project.service ? 'Run `npx rmsgen build` to build it.' : 'Run `npx rmsgen build` (or `npm install`) to build it.');
     process.exit(1);
   }
   const restore = applyMemoryPolicy();

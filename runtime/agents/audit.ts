@@ -11,8 +11,8 @@ import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.t
 import type { AuditAnswer, AuditOutcome, AuditTrailRow, CommandKind } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { AuditEvent, CommandContext, PreparedCommand } from '../commands/types.ts';
-import type { Dialect } from '../db/connect.ts';
-import { sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { dialectOf, type Dialect } from '../db/connect.ts';
+import { runPrepared, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import type { ListInput } from '../kinds.ts';
 import { applyWhere, compileList, compileModelQuery, type ModelQuery } from '../query/list-query.ts';
@@ -142,7 +142,9 @@ function insertSql(rows: number): string {
 }
 
 async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
-  await db.raw(insertSql(rows.length), rows.flat() as Knex.RawBinding[]);
+  // One text per row count: on PostgreSQL each runs prepared (see runPrepared).
+  if (dialectOf(db) === 'postgres') await runPrepared(db, insertSql(rows.length), rows.flat());
+  else await db.raw(insertSql(rows.length), rows.flat() as Knex.RawBinding[]);
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import { badRequest } from '../errors.ts';
 import { uniqueIndexName } from './migrate/index-design.ts';
-import { sqliteReaderOf } from './connect.ts';
+import { dialectOf, sqliteReaderOf } from './connect.ts';
 
 /** A double-quoted SQL identifier (SQLite and PostgreSQL both read it so). */
 export function sqlIdentifier(name: string): string {
@@ -32,9 +32,47 @@ export async function selectRows<Row>(db: Knex, sql: string, bindings: readonly 
   return runSelect<Row>(db, sql, bindings);
 }
 
-/** The first row of a `select` written in SQL, or undefined. */
+/**
+ * The first row of a `select` written in SQL, or undefined. These are the lookups every request
+ * makes (its token, a record by id): on PostgreSQL they run as prepared statements (see `runPrepared`).
+ */
 export async function selectFirst<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
-  return (await selectRows<Row>(db, sql, bindings))[0];
+  const reader = sqliteReaderOf(db);
+  if (reader) return reader.all(sql, bindings)[0] as Row | undefined;
+  if (dialectOf(db) === 'postgres') return (await runPrepared<Row>(db, sql, bindings))[0];
+  return (await runSelect<Row>(db, sql, bindings))[0];
+}
+
+/** Prepared statements by SQL text; past this many, statements run unnamed (pg keeps each one per connection). */
+const MAX_PREPARED = 200;
+const preparedStatements = new Map<string, { readonly name: string; readonly text: string }>();
+
+/**
+ * PostgreSQL: runs a statement written once (a fixed text, values bound) by name, so that each
+ * connection parses and plans it once rather than on every call — for a lookup by key that is
+ * most of the server's work — and without knex's query builder and runner. In the transaction
+ * when `db` is one (knex hands out the transaction's connection). Errors are pg's own, as knex's.
+ */
+export async function runPrepared<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  let statement = preparedStatements.get(sql);
+  if (statement === undefined) {
+    if (preparedStatements.size >= MAX_PREPARED) return runSelect<Row>(db, sql, bindings);
+    let n = 0;
+    statement = { name: `rms_${preparedStatements.size + 1}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    preparedStatements.set(sql, statement);
+  }
+  const client = db.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> | unknown };
+  const connection = await client.acquireConnection();
+  try {
+    const result = await connection.query({ name: statement.name, text: statement.text, values: bindings as unknown[] });
+    return result.rows as Row[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
