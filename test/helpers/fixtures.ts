@@ -61,6 +61,26 @@ export function copyFixtureModules(modulesDir: string): void {
   }
 }
 
+/**
+ * Makes `project`, a copy of this package (or a project laid out like it), a project of the fixture
+ * modules: its modules/ become exactly the fixture modules, and its generated/ what `rmsgen build`
+ * writes there from them (so that its first build changes nothing). For tests of commands that run
+ * on a project's modules/, such as `rmsgen dev`, so that they do not depend on the demo.
+ */
+export async function useFixtureModules(project: string): Promise<void> {
+  // Loaded here only: the global setup imports this file and needs no generator.
+  const [{ emit }, { loadProject }, { writeOutput }] = await Promise.all([
+    import('../../generator/emit/index.ts'),
+    import('../../generator/pipeline.ts'),
+    import('../../generator/write.ts'),
+  ]);
+  rmSync(join(project, 'modules'), { recursive: true, force: true });
+  copyFixtureModules(join(project, 'modules'));
+  rmSync(join(project, 'generated'), { recursive: true, force: true });
+  // Generated code imports the runtime relative to its folder: `../runtime/` from <project>/generated, emit's default.
+  writeOutput(join(project, 'generated'), emit(await loadProject(FIXTURE_MODULES_DIR)));
+}
+
 /** What the fixture package copies of this package: what `rmsgen build` and the server's commands need. */
 const PACKAGE_ENTRIES = ['bin', 'generator', 'runtime', 'web', 'package.json', 'tsconfig.json'] as const;
 

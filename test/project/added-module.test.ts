@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { copyFixtureModules, ROOT } from '../helpers/fixtures.ts';
+import { ROOT, useFixtureModules } from '../helpers/fixtures.ts';
 
 const COPIED = ['bin', 'bench', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'package.json', 'tsconfig.json', 'vitest.config.ts'];
 
@@ -69,8 +69,7 @@ it('a module with refs to existing models, added to a copy of the project: build
     cpSync(join(ROOT, name), join(project, name), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'web/dist')) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
-  rmSync(join(project, 'modules'), { recursive: true });
-  copyFixtureModules(join(project, 'modules'));
+  await useFixtureModules(project);
   mkdirSync(join(project, 'modules/support'));
   writeFileSync(join(project, 'modules/support/module.ts'), SUPPORT);
 

@@ -1,5 +1,6 @@
 /**
- * `rmsgen dev`, the real binary, on a copy of the project (its sources; node_modules linked), on a
+ * `rmsgen dev`, the real binary, on a copy of the project (its sources; node_modules linked) whose
+ * modules/ are the fixture modules (test/fixtures/modules, whatever the demo becomes), on a
  * free port on 127.0.0.1 and a SQLite file: each save of a module rebuilds and restarts the server
  * behind the same port, on the same database; a broken module prints its problem as `rmsgen check`
  * does while the last good server keeps answering; a fix recovers; open pages are told to reload
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../generator/fixtures.ts';
+import { ROOT, useFixtureModules } from '../helpers/fixtures.ts';
 
 /** Debian's Chromium, as the web app's tests use; the browser test is skipped, saying so, without it. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -31,14 +32,18 @@ afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A copy of the project's sources with node_modules linked; web/dist/ and dist/ are built by dev. */
-function copyProject(): string {
+/**
+ * A copy of the project's sources with node_modules linked, its modules/ the fixture modules with
+ * their generated/; web/dist/ and dist/ are built by dev.
+ */
+async function copyProject(): Promise<string> {
   const project = mkdtempSync(join(tmpdir(), 'rmsgen-dev-'));
   folders.push(project);
   for (const name of COPIED) {
     cpSync(join(ROOT, name), join(project, name), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'web/dist')) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+  await useFixtureModules(project);
   return project;
 }
 
@@ -179,7 +184,7 @@ const PARTY_FIELDS = ['name', 'email', 'phone', 'kind', 'tax_id', 'notes'];
 
 describe('rmsgen dev', { timeout: 400_000 }, () => {
   it('bad options: one line each, exit 1, nothing built; a port in use is refused the same way', async () => {
-    const project = copyProject();
+    const project = await copyProject();
     const blocker = createServer();
     const taken = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
     const run = (args: string[]) => {
@@ -209,7 +214,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
   });
 
   it('starting on a broken module: no server yet (503 saying why), then a fix starts one', async () => {
-    const project = copyProject();
+    const project = await copyProject();
     const source = readFileSync(join(project, CRM), 'utf8');
     writeFileSync(join(project, CRM), source.replace("kind: { kind: 'select',", "kind: { kind: 'selct',"));
     const port = await freePort();
@@ -248,7 +253,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
   });
 
   it('a save rebuilds and restarts behind the same port on the same database; a broken module or a server that does not start keeps the last good server; pages reload', async () => {
-    const project = copyProject();
+    const project = await copyProject();
     const db = join(project, 'data/dev.sqlite');
     const dev = new Dev(project, ['--port', '0', '--db', `sqlite:${db}`]);
     try {
@@ -395,7 +400,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
   });
 
   it.skipIf(!existsSync(CHROMIUM))('in Chromium, the web app reloads itself after a rebuild and shows a broken module over the page', async () => {
-    const project = copyProject();
+    const project = await copyProject();
     const dev = new Dev(project, ['--port', '0', '--db', `sqlite:${join(project, 'data/dev.sqlite')}`]);
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
