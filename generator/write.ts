@@ -4,7 +4,7 @@
  * refuses to touch a folder holding files rmsgen did not write (they lack the banner).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { BANNER_PREFIX, type FileMap } from './emit/index.ts';
 import { RmsgenError } from './errors.ts';
 
@@ -88,9 +88,11 @@ export function writeOutput(outDir: string, files: FileMap, shownAs = outDir): O
   return diff;
 }
 
+/** Removes the folders a removed file left empty, up to (not including) `root`; both compared as absolute paths (`./generated` and `generated/crm` are one tree). */
 function removeEmptyParents(root: string, dir: string): void {
-  let current = dir;
-  while (current.startsWith(root) && current !== root && readdirSync(current).length === 0) {
+  const top = resolve(root);
+  let current = resolve(dir);
+  while (current.startsWith(`${top}${sep}`) && readdirSync(current).length === 0) {
     rmdirSync(current);
     current = dirname(current);
   }

@@ -3,7 +3,7 @@
  * exit status, output left intact on failure, a new module showing up, `--check`, and the
  * refusal to write into a folder that does not look generated.
  */
-import { appendFileSync, cpSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,21 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const currency = await rmsgen(['check', '--modules', 'modules'], moduleCurrency);
     expect(currency.status).toBe(1);
     expect(currency.stderr).toBe('modules/shop/module.ts: "currency" must be an ISO 4217 currency code of three capital letters, e.g. "EUR" (got "euro")\n');
+  });
+
+  it('build with the default --out: a removed module leaves neither its files nor its folder', async () => {
+    const dir = moduleTree({
+      crm: `export default { models: { party: { fields: { name: { kind: 'text', required: true } } } } };`,
+      desk: `export default { models: { ticket: { fields: { subject: { kind: 'text', required: true } } } } };`,
+    });
+    expect((await rmsgen(['build'], dir)).status).toBe(0);
+    expect(existsSync(join(dir, 'generated/desk/ticket.model.ts'))).toBe(true);
+    rmSync(join(dir, 'modules/desk'), { recursive: true });
+    const rebuilt = await rmsgen(['build'], dir);
+    expect(rebuilt.stderr).toBe('');
+    expect(rebuilt.status).toBe(0);
+    expect(existsSync(join(dir, 'generated/desk'))).toBe(false);
+    expect(existsSync(join(dir, 'generated/crm/party.model.ts'))).toBe(true);
   });
 
   it('check: history and revert are generated for every model, so no action may take their names', async () => {
