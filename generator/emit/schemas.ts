@@ -2,7 +2,7 @@
 import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { pascalCase } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { commandInput, inputSchemaName, inputTypeName, kindsImports, printInput } from './inputs.ts';
+import { commandInput, inputSchemaName, inputTypeName, kindsImports, printLazyInput } from './inputs.ts';
 import { neverEmpty } from './model.ts';
 import { quote } from './print.ts';
 import type { SourceText } from './source.ts';
@@ -74,7 +74,7 @@ function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, fi
       name,
       isExported: true,
       docs: `Input of \`${command.id}\`.`,
-      initializer: input.kind === 'list' ? 'listInput' : printInput(model, input, prefix).text,
+      initializer: printLazyInput(model, input, prefix).text,
     });
     file.addTypeAlias({ name: inputTypeName(model, command), isExported: true, type: `z.infer<typeof ${name}>` });
   }
