@@ -25,7 +25,7 @@ export interface Invoice {
 }
 
 /** Input of `invoice.get`. */
-export const invoiceGetInput = z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') });
+export const invoiceGetInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') }));
 export type InvoiceGetInput = z.infer<typeof invoiceGetInput>;
 
 /** Input of `invoice.list`. */
@@ -37,57 +37,65 @@ export const invoiceSearchInput = listInput;
 export type InvoiceSearchInput = z.infer<typeof invoiceSearchInput>;
 
 /** Input of `invoice.create`. */
-export const invoiceCreateInput = z.strictObject(
-  {
-    number: kinds.text('invoice.number'),
-    party: kinds.ref('invoice.party', 'party'),
-    lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
-    amount: kinds.money('invoice.amount'),
-    issue_date: kinds.date('invoice.issue_date'),
-    due_date: kinds.date('invoice.due_date').nullable().optional(),
-    internal_note: kinds.longtext('invoice.internal_note').nullable().optional(),
-  },
-  { error: unknownFieldError('invoice') },
+export const invoiceCreateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      number: kinds.text('invoice.number'),
+      party: kinds.ref('invoice.party', 'party'),
+      lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
+      amount: kinds.money('invoice.amount'),
+      issue_date: kinds.date('invoice.issue_date'),
+      due_date: kinds.date('invoice.due_date').nullable().optional(),
+      internal_note: kinds.longtext('invoice.internal_note').nullable().optional(),
+    },
+    { error: unknownFieldError('invoice') },
+  ),
 );
 export type InvoiceCreateInput = z.infer<typeof invoiceCreateInput>;
 
 /** Input of `invoice.update`. */
-export const invoiceUpdateInput = z.strictObject(
-  {
-    id: recordId,
-    number: kinds.text('invoice.number').optional(),
-    party: kinds.ref('invoice.party', 'party').optional(),
-    lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
-    amount: kinds.money('invoice.amount').optional(),
-    issue_date: kinds.date('invoice.issue_date').optional(),
-    due_date: kinds.date('invoice.due_date').nullable().optional(),
-    state: kinds.select('invoice.state', ['draft', 'posted', 'paid', 'cancelled']).optional(),
-    internal_note: kinds.longtext('invoice.internal_note').nullable().optional(),
-  },
-  { error: unknownFieldError('invoice') },
+export const invoiceUpdateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      id: recordId,
+      number: kinds.text('invoice.number').optional(),
+      party: kinds.ref('invoice.party', 'party').optional(),
+      lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
+      amount: kinds.money('invoice.amount').optional(),
+      issue_date: kinds.date('invoice.issue_date').optional(),
+      due_date: kinds.date('invoice.due_date').nullable().optional(),
+      state: kinds.select('invoice.state', ['draft', 'posted', 'paid', 'cancelled']).optional(),
+      internal_note: kinds.longtext('invoice.internal_note').nullable().optional(),
+    },
+    { error: unknownFieldError('invoice') },
+  ),
 );
 export type InvoiceUpdateInput = z.infer<typeof invoiceUpdateInput>;
 
 /** Input of `invoice.delete`. */
-export const invoiceDeleteInput = z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') });
+export const invoiceDeleteInput = z.lazy(() =>
+  z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') }),
+);
 export type InvoiceDeleteInput = z.infer<typeof invoiceDeleteInput>;
 
 /** Input of `invoice.post`. */
-export const invoicePostInput = z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') });
+export const invoicePostInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') }));
 export type InvoicePostInput = z.infer<typeof invoicePostInput>;
 
 /** Input of `invoice.pay`. */
-export const invoicePayInput = z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') });
+export const invoicePayInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') }));
 export type InvoicePayInput = z.infer<typeof invoicePayInput>;
 
 /** Input of `invoice.cancel`. */
-export const invoiceCancelInput = z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') });
+export const invoiceCancelInput = z.lazy(() =>
+  z.strictObject({ id: recordId }, { error: unknownFieldError('invoice') }),
+);
 export type InvoiceCancelInput = z.infer<typeof invoiceCancelInput>;
 
 /** Input of `invoice.history`. */
-export const invoiceHistoryInput = historyInput('invoice');
+export const invoiceHistoryInput = z.lazy(() => historyInput('invoice'));
 export type InvoiceHistoryInput = z.infer<typeof invoiceHistoryInput>;
 
 /** Input of `invoice.revert`. */
-export const invoiceRevertInput = revertInput('invoice');
+export const invoiceRevertInput = z.lazy(() => revertInput('invoice'));
 export type InvoiceRevertInput = z.infer<typeof invoiceRevertInput>;

@@ -27,7 +27,7 @@ export interface Lead {
 }
 
 /** Input of `lead.get`. */
-export const leadGetInput = z.strictObject({ id: recordId }, { error: unknownFieldError('lead') });
+export const leadGetInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
 export type LeadGetInput = z.infer<typeof leadGetInput>;
 
 /** Input of `lead.list`. */
@@ -39,62 +39,65 @@ export const leadSearchInput = listInput;
 export type LeadSearchInput = z.infer<typeof leadSearchInput>;
 
 /** Input of `lead.create`. */
-export const leadCreateInput = z.strictObject(
-  {
-    title: kinds.text('lead.title'),
-    party: kinds.ref('lead.party', 'party').nullable().optional(),
-    expected_revenue: kinds.money('lead.expected_revenue').nullable().optional(),
-    probability: kinds.number('lead.probability').nullable().optional(),
-    close_date: kinds.date('lead.close_date').nullable().optional(),
-    hot: kinds.bool('lead.hot').nullable().optional(),
-    notes: kinds.longtext('lead.notes').nullable().optional(),
-    lost_reason: kinds.text('lead.lost_reason').nullable().optional(),
-  },
-  { error: unknownFieldError('lead') },
+export const leadCreateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      title: kinds.text('lead.title'),
+      party: kinds.ref('lead.party', 'party').nullable().optional(),
+      expected_revenue: kinds.money('lead.expected_revenue').nullable().optional(),
+      probability: kinds.number('lead.probability').nullable().optional(),
+      close_date: kinds.date('lead.close_date').nullable().optional(),
+      hot: kinds.bool('lead.hot').nullable().optional(),
+      notes: kinds.longtext('lead.notes').nullable().optional(),
+      lost_reason: kinds.text('lead.lost_reason').nullable().optional(),
+    },
+    { error: unknownFieldError('lead') },
+  ),
 );
 export type LeadCreateInput = z.infer<typeof leadCreateInput>;
 
 /** Input of `lead.update`. */
-export const leadUpdateInput = z.strictObject(
-  {
-    id: recordId,
-    title: kinds.text('lead.title').optional(),
-    party: kinds.ref('lead.party', 'party').nullable().optional(),
-    stage: kinds.select('lead.stage', ['new', 'qualified', 'won', 'lost']).optional(),
-    expected_revenue: kinds.money('lead.expected_revenue').nullable().optional(),
-    probability: kinds.number('lead.probability').nullable().optional(),
-    close_date: kinds.date('lead.close_date').nullable().optional(),
-    hot: kinds.bool('lead.hot').nullable().optional(),
-    notes: kinds.longtext('lead.notes').nullable().optional(),
-    lost_reason: kinds.text('lead.lost_reason').nullable().optional(),
-  },
-  { error: unknownFieldError('lead') },
+export const leadUpdateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      id: recordId,
+      title: kinds.text('lead.title').optional(),
+      party: kinds.ref('lead.party', 'party').nullable().optional(),
+      stage: kinds.select('lead.stage', ['new', 'qualified', 'won', 'lost']).optional(),
+      expected_revenue: kinds.money('lead.expected_revenue').nullable().optional(),
+      probability: kinds.number('lead.probability').nullable().optional(),
+      close_date: kinds.date('lead.close_date').nullable().optional(),
+      hot: kinds.bool('lead.hot').nullable().optional(),
+      notes: kinds.longtext('lead.notes').nullable().optional(),
+      lost_reason: kinds.text('lead.lost_reason').nullable().optional(),
+    },
+    { error: unknownFieldError('lead') },
+  ),
 );
 export type LeadUpdateInput = z.infer<typeof leadUpdateInput>;
 
 /** Input of `lead.delete`. */
-export const leadDeleteInput = z.strictObject({ id: recordId }, { error: unknownFieldError('lead') });
+export const leadDeleteInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
 export type LeadDeleteInput = z.infer<typeof leadDeleteInput>;
 
 /** Input of `lead.qualify`. */
-export const leadQualifyInput = z.strictObject({ id: recordId }, { error: unknownFieldError('lead') });
+export const leadQualifyInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
 export type LeadQualifyInput = z.infer<typeof leadQualifyInput>;
 
 /** Input of `lead.win`. */
-export const leadWinInput = z.strictObject({ id: recordId }, { error: unknownFieldError('lead') });
+export const leadWinInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
 export type LeadWinInput = z.infer<typeof leadWinInput>;
 
 /** Input of `lead.lose`. */
-export const leadLoseInput = z.strictObject(
-  { id: recordId, lost_reason: kinds.text('lead.lost_reason') },
-  { error: unknownFieldError('lead') },
+export const leadLoseInput = z.lazy(() =>
+  z.strictObject({ id: recordId, lost_reason: kinds.text('lead.lost_reason') }, { error: unknownFieldError('lead') }),
 );
 export type LeadLoseInput = z.infer<typeof leadLoseInput>;
 
 /** Input of `lead.history`. */
-export const leadHistoryInput = historyInput('lead');
+export const leadHistoryInput = z.lazy(() => historyInput('lead'));
 export type LeadHistoryInput = z.infer<typeof leadHistoryInput>;
 
 /** Input of `lead.revert`. */
-export const leadRevertInput = revertInput('lead');
+export const leadRevertInput = z.lazy(() => revertInput('lead'));
 export type LeadRevertInput = z.infer<typeof leadRevertInput>;

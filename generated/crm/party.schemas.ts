@@ -21,7 +21,7 @@ export interface Party {
 }
 
 /** Input of `party.get`. */
-export const partyGetInput = z.strictObject({ id: recordId }, { error: unknownFieldError('party') });
+export const partyGetInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('party') }));
 export type PartyGetInput = z.infer<typeof partyGetInput>;
 
 /** Input of `party.list`. */
@@ -33,42 +33,46 @@ export const partySearchInput = listInput;
 export type PartySearchInput = z.infer<typeof partySearchInput>;
 
 /** Input of `party.create`. */
-export const partyCreateInput = z.strictObject(
-  {
-    name: kinds.text('party.name'),
-    email: kinds.text('party.email').nullable().optional(),
-    phone: kinds.text('party.phone').nullable().optional(),
-    kind: kinds.select('party.kind', ['person', 'company']).nullable().optional(),
-    tax_id: kinds.text('party.tax_id').nullable().optional(),
-    notes: kinds.longtext('party.notes').nullable().optional(),
-  },
-  { error: unknownFieldError('party') },
+export const partyCreateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      name: kinds.text('party.name'),
+      email: kinds.text('party.email').nullable().optional(),
+      phone: kinds.text('party.phone').nullable().optional(),
+      kind: kinds.select('party.kind', ['person', 'company']).nullable().optional(),
+      tax_id: kinds.text('party.tax_id').nullable().optional(),
+      notes: kinds.longtext('party.notes').nullable().optional(),
+    },
+    { error: unknownFieldError('party') },
+  ),
 );
 export type PartyCreateInput = z.infer<typeof partyCreateInput>;
 
 /** Input of `party.update`. */
-export const partyUpdateInput = z.strictObject(
-  {
-    id: recordId,
-    name: kinds.text('party.name').optional(),
-    email: kinds.text('party.email').nullable().optional(),
-    phone: kinds.text('party.phone').nullable().optional(),
-    kind: kinds.select('party.kind', ['person', 'company']).nullable().optional(),
-    tax_id: kinds.text('party.tax_id').nullable().optional(),
-    notes: kinds.longtext('party.notes').nullable().optional(),
-  },
-  { error: unknownFieldError('party') },
+export const partyUpdateInput = z.lazy(() =>
+  z.strictObject(
+    {
+      id: recordId,
+      name: kinds.text('party.name').optional(),
+      email: kinds.text('party.email').nullable().optional(),
+      phone: kinds.text('party.phone').nullable().optional(),
+      kind: kinds.select('party.kind', ['person', 'company']).nullable().optional(),
+      tax_id: kinds.text('party.tax_id').nullable().optional(),
+      notes: kinds.longtext('party.notes').nullable().optional(),
+    },
+    { error: unknownFieldError('party') },
+  ),
 );
 export type PartyUpdateInput = z.infer<typeof partyUpdateInput>;
 
 /** Input of `party.delete`. */
-export const partyDeleteInput = z.strictObject({ id: recordId }, { error: unknownFieldError('party') });
+export const partyDeleteInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('party') }));
 export type PartyDeleteInput = z.infer<typeof partyDeleteInput>;
 
 /** Input of `party.history`. */
-export const partyHistoryInput = historyInput('party');
+export const partyHistoryInput = z.lazy(() => historyInput('party'));
 export type PartyHistoryInput = z.infer<typeof partyHistoryInput>;
 
 /** Input of `party.revert`. */
-export const partyRevertInput = revertInput('party');
+export const partyRevertInput = z.lazy(() => revertInput('party'));
 export type PartyRevertInput = z.infer<typeof partyRevertInput>;

@@ -1,12 +1,12 @@
 /** `<module>/<model>.commands.ts`: the model's commands (catalogue entry, approval rule, input schema). */
-import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import type { ModelIR } from '../ir.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { inputSchemaName } from './inputs.ts';
 import { actionConstName } from './model.ts';
 import { code, literal } from './print.ts';
+import type { SourceText } from './source.ts';
 
-function buildCommandsFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+function buildCommandsFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: ['CommandMeta'] });
   if (model.actions.length > 0) {
     file.addImportDeclaration({ moduleSpecifier: `./${model.name}.model.ts`, namedImports: model.actions.map((action) => actionConstName(model, action)) });
@@ -25,11 +25,10 @@ function buildCommandsFile(context: EmitContext, model: ModelIR, path: string, f
     input: code(inputSchemaName(model, command)),
     action: command.action ? code(actionConstName(model, command.action)) : undefined,
   }));
-  file.addVariableStatement({
+  file.addConst({
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`The commands of \`${model.name}\`: the generated ones, its actions, then history and revert.`],
-    declarations: [{ name: modelExports(model).commands, type: 'readonly CommandMeta[]', initializer: literal(commands) }],
+    docs: `The commands of \`${model.name}\`: the generated ones, its actions, then history and revert.`,
+    name: modelExports(model).commands, type: 'readonly CommandMeta[]', initializer: literal(commands),
   });
 }
 

@@ -1,8 +1,8 @@
 /** What every emitter receives, with every default resolved once. */
 import { posix } from 'node:path';
-import type { SourceFile } from 'ts-morph';
 import type { ModelIR, ModuleIR, ProjectIR } from '../ir.ts';
 import { camelCase } from '../names.ts';
+import type { SourceText } from './source.ts';
 
 export interface EmitOptions {
   /** The runtime folder relative to the output folder, POSIX style. Default `../runtime`. */
@@ -20,7 +20,7 @@ export interface PlannedFile {
   readonly path: string;
   /** Shown in the banner: a module file, or `modules/*\/module.ts` for project-wide files. */
   readonly source: string;
-  build(file: SourceFile): void;
+  build(file: SourceText): void;
 }
 
 export type Emitter = (context: EmitContext) => PlannedFile[];

@@ -1,18 +1,17 @@
 /**
  * Stage 3: emit. Pure: IR in, file map out (relative path → content). Each emitter plans its
- * files; this renders them through one in-memory ts-morph project, formats them the same way
- * and adds the banner in one pass. Nothing here touches the disk.
+ * files; this prints each one (source.ts lays every file out the same way) and adds the banner.
+ * Nothing here touches the disk.
  */
-import { IndentationText, Project, QuoteKind, ts } from 'ts-morph';
 import type { ProjectIR } from '../ir.ts';
 import { emitCommands } from './commands.ts';
 import { createContext, type EmitOptions, type Emitter } from './context.ts';
 import { emitModels } from './model.ts';
 import { emitQueries } from './queries.ts';
 import { emitSchemas } from './schemas.ts';
-import { separateStatements, wrapLongImports } from './print.ts';
 import { emitRegistry } from './registry.ts';
 import { emitRoles } from './roles.ts';
+import { SourceText } from './source.ts';
 import { emitTools } from './tools.ts';
 
 export type { EmitOptions };
@@ -29,27 +28,13 @@ const EMITTERS: readonly Emitter[] = [emitSchemas, emitModels, emitCommands, emi
 
 export function emit(ir: ProjectIR, options: EmitOptions = {}): FileMap {
   const context = createContext(ir, options);
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    skipLoadingLibFiles: true,
-    manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Single, useTrailingCommas: true },
-  });
   const files = new Map<string, string>();
   const planned = EMITTERS.flatMap((emitter) => emitter(context)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const plan of planned) {
     if (files.has(plan.path)) throw new Error(`two emitters planned ${plan.path}`);
-    const file = project.createSourceFile(`/out/${plan.path}`, '', { overwrite: true });
+    const file = new SourceText();
     plan.build(file);
-    file.formatText({
-      indentSize: 2,
-      tabSize: 2,
-      convertTabsToSpaces: true,
-      newLineCharacter: '\n',
-      semicolons: ts.SemicolonPreference.Insert,
-      insertSpaceAfterOpeningAndBeforeClosingNonemptyBraces: true,
-    });
-    const text = separateStatements(wrapLongImports(file.getFullText().trimEnd()));
-    files.set(plan.path, `${banner(plan.source)}\n${text}\n`);
+    files.set(plan.path, `${banner(plan.source)}\n${file.getText()}\n`);
   }
   return files;
 }

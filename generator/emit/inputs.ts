@@ -114,12 +114,30 @@ function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
   return schema;
 }
 
-/** The zod expression of a command's input, e.g. `z.strictObject({ id: recordId }, { error: unknownFieldError('lead') })`. */
-export function printInput(model: ModelIR, input: CommandInput, prefix = 0): Code {
+/**
+ * The zod expression of a command's input, e.g. `z.strictObject({ id: recordId }, { error: unknownFieldError('lead') })`.
+ * `indent` is the nesting level of the line it starts on, `prefix` the characters before it there
+ * and `suffix` those after it.
+ */
+export function printInput(model: ModelIR, input: CommandInput, indent = 0, prefix = 0, suffix = 0): Code {
   if (input.kind === 'list') return code('listInput');
   if (input.kind !== 'object') return code(`${input.kind}Input(${quote(model.name)})`);
   const shape = Object.fromEntries(input.properties.map((property) => [property.name, code(printProperty(model, property))]));
-  return call('z.strictObject', [shape, { error: code(`unknownFieldError(${quote(model.name)})`) }], 0, prefix);
+  return call('z.strictObject', [shape, { error: code(`unknownFieldError(${quote(model.name)})`) }], indent, prefix + suffix);
+}
+
+/**
+ * The input schema as `<model>.schemas.ts` declares it: built on first use (`z.lazy`), so that
+ * loading the registry builds no schema and a server holds only those of the commands called.
+ * The shared list input (`listInput`) is built once by the runtime and stays as it is.
+ */
+export function printLazyInput(model: ModelIR, input: CommandInput, prefix = 0): Code {
+  if (input.kind === 'list') return code('listInput');
+  const head = 'z.lazy(() => ';
+  // On one line when it fits, `)` and `;` after it.
+  const flat = printInput(model, input, 0, prefix + head.length, 1);
+  if (!flat.text.includes('\n')) return code(`${head}${flat.text})`);
+  return code(`z.lazy(() =>\n  ${printInput(model, input, 1).text},\n)`);
 }
 
 /** The same schema, live. */

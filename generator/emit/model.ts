@@ -1,10 +1,10 @@
 /** `<module>/<model>.model.ts`: the model's metadata (fields, actions, table) for the runtime. */
-import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import type { ColumnType } from '../../runtime/registry.ts';
 import type { ActionIR, FieldIR, FieldKind, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { code, literal } from './print.ts';
+import type { SourceText } from './source.ts';
 
 /** Database column type per field kind. */
 const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
@@ -84,7 +84,7 @@ function tableMeta(model: ModelIR) {
   };
 }
 
-function buildModelFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+function buildModelFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   const types = model.actions.length > 0 ? ['ActionMeta', 'ModelMeta'] : ['ModelMeta'];
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: types });
   for (const action of model.actions) {
@@ -97,11 +97,10 @@ function buildModelFile(context: EmitContext, model: ModelIR, path: string, file
       required: action.required,
       needsApproval: action.needsApproval,
     };
-    file.addVariableStatement({
+    file.addConst({
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`\`${model.name}.${action.name}\`: ${action.field} ${action.from.join(' | ')} → ${action.to}.`],
-      declarations: [{ name: actionConstName(model, action), type: 'ActionMeta', initializer: literal(meta) }],
+      docs: `\`${model.name}.${action.name}\`: ${action.field} ${action.from.join(' | ')} → ${action.to}.`,
+      name: actionConstName(model, action), type: 'ActionMeta', initializer: literal(meta),
     });
   }
   const meta = {
@@ -116,11 +115,10 @@ function buildModelFile(context: EmitContext, model: ModelIR, path: string, file
     referencedBy: model.referencedBy,
     list: model.list.length > 0 ? model.list : undefined,
   };
-  file.addVariableStatement({
+  file.addConst({
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`Model \`${model.name}\` of module ${model.module}.`],
-    declarations: [{ name: modelExports(model).model, type: 'ModelMeta', initializer: literal(meta) }],
+    docs: `Model \`${model.name}\` of module ${model.module}.`,
+    name: modelExports(model).model, type: 'ModelMeta', initializer: literal(meta),
   });
 }
 

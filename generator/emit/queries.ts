@@ -5,13 +5,13 @@
  * record service, which reads and writes records only through them: what is the same for every
  * call is written out here; what depends on the call (filters, order, paging) the runtime compiles.
  */
-import { VariableDeclarationKind, type ImportSpecifierStructure, type OptionalKind, type ParameterDeclarationStructure, type SourceFile } from 'ts-morph';
 import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { neverEmpty, tableName } from './model.ts';
 import { code, docComment, literal, quote } from './print.ts';
 import { absentForSomeCallers, valueType } from './schemas.ts';
+import type { ImportedName, Parameter, SourceText } from './source.ts';
 
 /** The exported names of a model's queries file. */
 export function queryNames(model: ModelIR) {
@@ -70,7 +70,7 @@ function readValue(field: FieldIR): string {
   return `${read} as ${valueType(field)}${neverEmpty(field) ? '' : ' | null'}`;
 }
 
-function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   const names = queryNames(model);
   const pascal = pascalCase(model.name);
   const phrase = inSentence(model.label);
@@ -88,7 +88,14 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   });
   const dialectBound = model.fields.some(boundByDialect);
 
-  const namedImport = (name: string, isTypeOnly = false): OptionalKind<ImportSpecifierStructure> =>
+  file.addLeadingComment(
+    docComment(
+      `How ${plural(phrase)} are stored: the statements of table ${table}, written once, and its rows as \`${pascal}\` records. ` +
+        `The record service reads and writes ${plural(phrase)} only through these; rights, checks, masking and the audit trail are the command path's. ` +
+        'Scripts may use them too (pass a transaction as `db` to group calls).',
+    ),
+  );
+  const namedImport = (name: string, isTypeOnly = false): ImportedName =>
     alias(name) === name ? { name, isTypeOnly } : { name, alias: alias(name), isTypeOnly };
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [namedImport('Knex')] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/connect.ts'), namedImports: ['dialectOf'] });
@@ -106,22 +113,22 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: `./${model.name}.schemas.ts`, namedImports: [pascal] });
 
-  file.addVariableStatement({
+  file.addConst({
+    name: names.columns,
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`The columns of table ${table}: \`id\`, then one per field.`],
-    declarations: [{ name: names.columns, initializer: `${literal(columns, 0, `export const ${names.columns} = `.length + ' as const'.length)} as const` }],
+    docs: `The columns of table ${table}: \`id\`, then one per field.`,
+    initializer: `${literal(columns, 0, `export const ${names.columns} = `.length + ' as const'.length)} as const`,
   });
   file.addTypeAlias({
     name: names.changes,
     isExported: true,
-    docs: [`Fields to write with \`${names.update}\`; null empties a field.`],
+    docs: `Fields to write with \`${names.update}\`; null empties a field.`,
     type: `Partial<Omit<${record}, 'id'>>`,
   });
 
   const select = `select ${columns.map(sqlName).join(', ')} from ${table}`;
   const statement = (name: string, initializer: string, doc?: string) =>
-    file.addVariableStatement({ declarationKind: VariableDeclarationKind.Const, docs: doc ? [doc] : [], declarations: [{ name, initializer }] });
+    file.addConst({ name, docs: doc, initializer });
   statement(
     'SELECT',
     quote(select),
@@ -151,16 +158,14 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     'Checking the target of a ref being written: PostgreSQL keeps the row from deletion until the transaction ends.',
   );
 
-  const db: OptionalKind<ParameterDeclarationStructure> = { name: 'db', type: knex };
-  const id: OptionalKind<ParameterDeclarationStructure> = { name: 'id', type: 'string' };
-  const list: OptionalKind<ParameterDeclarationStructure> = { name: 'list', type: alias('CompiledList') };
+  const db: Parameter = { name: 'db', type: knex };
+  const id: Parameter = { name: 'id', type: 'string' };
+  const list: Parameter = { name: 'list', type: alias('CompiledList') };
 
   file.addFunction({
     name: names.fromRow,
     isExported: true,
-    docs: [
-      `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).`,
-    ],
+    docs: `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).`,
     parameters: [{ name: 'row', type: 'Record<string, unknown>' }],
     returnType: record,
     statements: [`return {\n${['  id: fromDb.id(row.id),', ...model.fields.map((field) => `  ${field.name}: ${readValue(field)},`)].join('\n')}\n};`],
@@ -170,7 +175,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.find,
     isExported: true,
     isAsync: true,
-    docs: [`The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.`],
+    docs: `The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.`,
     parameters: [db, id],
     returnType: `Promise<${record} | undefined>`,
     statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
@@ -180,7 +185,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.list,
     isExported: true,
     isAsync: true,
-    docs: [`The ${plural(phrase)} a compiled \`list\`/\`search\` input selects, in its order and page.`],
+    docs: `The ${plural(phrase)} a compiled \`list\`/\`search\` input selects, in its order and page.`,
     parameters: [db, list],
     returnType: `Promise<${record}[]>`,
     statements: [`const rows = await selectList(db, SELECT, list);`, `return rows.map(${names.fromRow});`],
@@ -189,7 +194,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   file.addFunction({
     name: names.count,
     isExported: true,
-    docs: [`How many ${plural(phrase)} the conditions of a compiled \`list\`/\`search\` input select.`],
+    docs: `How many ${plural(phrase)} the conditions of a compiled \`list\`/\`search\` input select.`,
     parameters: [db, list],
     returnType: 'Promise<number>',
     statements: ['return countList(db, COUNT, list);'],
@@ -204,17 +209,17 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.insert,
     isExported: true,
     isAsync: true,
-    docs: [`Stores a new ${phrase}: every field as given (null when empty).`],
+    docs: `Stores a new ${phrase}: every field as given (null when empty).`,
     parameters: [db, { name: 'record', type: record }],
     returnType: 'Promise<void>',
-    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 1, 'await runWrite(db, INSERT, '.length)}${unique.length > 0 ? ', UNIQUE' : ''});`],
+    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${unique.length > 0 ? ', UNIQUE' : ''});`],
   });
 
   file.addFunction({
     name: names.update,
     isExported: true,
     isAsync: true,
-    docs: [`Writes the given fields of the ${phrase} with this id; the others keep their values.`],
+    docs: `Writes the given fields of the ${phrase} with this id; the others keep their values.`,
     parameters: [db, id, { name: 'changes', type: names.changes }],
     returnType: 'Promise<void>',
     statements: model.fields.length === 0 ? [`// ${plural(model.label)} have no fields: there is nothing to write.`] : [
@@ -232,7 +237,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.remove,
     isExported: true,
     isAsync: true,
-    docs: [`Deletes the ${phrase} with this id. References to it are not checked here: see \`${names.firstReferrer}\`.`],
+    docs: `Deletes the ${phrase} with this id. References to it are not checked here: see \`${names.firstReferrer}\`.`,
     parameters: [db, id],
     returnType: 'Promise<void>',
     statements: ['await runWrite(db, DELETE, [id]);'],
@@ -242,7 +247,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.lockForWrite,
     isExported: true,
     isAsync: true,
-    docs: [`Reads the ${phrase} with this id to write it, locking its row until the transaction ends; undefined when there is none.`],
+    docs: `Reads the ${phrase} with this id to write it, locking its row until the transaction ends; undefined when there is none.`,
     parameters: [db, id],
     returnType: `Promise<${record} | undefined>`,
     statements: [`const [row] = await runSelect<Record<string, unknown>>(db, LOCK_FOR_WRITE[dialectOf(db)], [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
@@ -252,7 +257,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     name: names.lockForRef,
     isExported: true,
     isAsync: true,
-    docs: [`Whether the ${phrase} with this id exists, kept from deletion until the transaction ends: the target of a ref being written.`],
+    docs: `Whether the ${phrase} with this id exists, kept from deletion until the transaction ends: the target of a ref being written.`,
     parameters: [db, id],
     returnType: 'Promise<boolean>',
     statements: ['const rows = await runSelect(db, LOCK_FOR_REF[dialectOf(db)], [id]);', 'return rows.length > 0;'],
@@ -263,7 +268,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       name: names.firstReferrer,
       isExported: true,
       isAsync: true,
-      docs: [`Nothing refers to ${plural(phrase)}: no model has a ref field to ${model.name}.`],
+      docs: `Nothing refers to ${plural(phrase)}: no model has a ref field to ${model.name}.`,
       parameters: [{ ...db, name: '_db' }, { ...id, name: '_id' }],
       returnType: `Promise<${alias('Referrer')} | undefined>`,
       statements: ['return undefined;'],
@@ -284,22 +289,19 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       name: names.firstReferrer,
       isExported: true,
       isAsync: true,
-      docs: [`The first record that refers to the ${phrase} with this id (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}), or undefined.`],
+      docs: `The first record that refers to the ${phrase} with this id (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}), or undefined.`,
       parameters: [db, id],
       returnType: `Promise<${alias('Referrer')} | undefined>`,
       statements,
     });
   }
 
-  file.addVariableStatement({
+  file.addConst({
+    name: names.queries,
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`The queries of ${plural(phrase)}, as the registry hands them to the record service.`],
-    declarations: [
-      {
-        name: names.queries,
-        type: `${alias('ModelQueries')}<${record}>`,
-        initializer: `{
+    docs: `The queries of ${plural(phrase)}, as the registry hands them to the record service.`,
+    type: `${alias('ModelQueries')}<${record}>`,
+    initializer: `{
   table: ${quote(tableName(model))},
   columns: ${names.columns},
   find: ${names.find},
@@ -312,17 +314,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   lockForRef: ${names.lockForRef},
   firstReferrer: ${names.firstReferrer},
 }`,
-      },
-    ],
   });
-
-  file.insertStatements(0, [
-    docComment(
-      `How ${plural(phrase)} are stored: the statements of table ${table}, written once, and its rows as \`${pascal}\` records. ` +
-        `The record service reads and writes ${plural(phrase)} only through these; rights, checks, masking and the audit trail are the command path's. ` +
-        'Scripts may use them too (pass a transaction as `db` to group calls).',
-    ),
-  ]);
 }
 
 export const emitQueries: Emitter = (context) =>

@@ -1,5 +1,4 @@
 /** `registry.ts`: everything, as the runtime's `Registry` (runtime/registry.ts): what the server's entry point loads. */
-import { VariableDeclarationKind } from 'ts-morph';
 import { allModels } from '../ir.ts';
 import { modelBase, modelExports, projectSource, type Emitter } from './context.ts';
 import { code, literal } from './print.ts';
@@ -34,11 +33,10 @@ export const emitRegistry: Emitter = (context) => [
         roles: code('roles'),
         tools: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.tools)}.map((tool) => [tool.name, tool]))`),
       };
-      file.addVariableStatement({
+      file.addConst({
         isExported: true,
-        declarationKind: VariableDeclarationKind.Const,
-        docs: ['Everything the runtime serves: modules and models in dependency order with their queries, commands in catalogue order, roles and MCP tools.'],
-        declarations: [{ name: 'registry', type: 'Registry', initializer: literal(registry) }],
+        docs: 'Everything the runtime serves: modules and models in dependency order with their queries, commands in catalogue order, roles and MCP tools.',
+        name: 'registry', type: 'Registry', initializer: literal(registry),
       });
     },
   },

@@ -1,5 +1,4 @@
 /** `roles.ts`: the command ids each role may use, `admin` first with all of them. */
-import { VariableDeclarationKind } from 'ts-morph';
 import { projectSource, type Emitter } from './context.ts';
 import { literal } from './print.ts';
 
@@ -9,11 +8,10 @@ export const emitRoles: Emitter = (context) => [
     source: projectSource(context.ir.modulesDirName),
     build(file) {
       const roles = Object.fromEntries(context.ir.roles.map((role) => [role.name, role.commands]));
-      file.addVariableStatement({
+      file.addConst({
         isExported: true,
-        declarationKind: VariableDeclarationKind.Const,
-        docs: ['The command ids each role may use. `admin` is built in and may use every command.'],
-        declarations: [{ name: 'roles', type: 'Readonly<Record<string, readonly string[]>>', initializer: literal(roles) }],
+        docs: 'The command ids each role may use. `admin` is built in and may use every command.',
+        name: 'roles', type: 'Readonly<Record<string, readonly string[]>>', initializer: literal(roles),
       });
     },
   },

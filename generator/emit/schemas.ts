@@ -1,11 +1,11 @@
 /** `<module>/<model>.schemas.ts`: the record interface and the zod input schema of every command. */
-import { StructureKind, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { pascalCase } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { commandInput, inputSchemaName, inputTypeName, kindsImports, printInput } from './inputs.ts';
+import { commandInput, inputSchemaName, inputTypeName, kindsImports, printLazyInput } from './inputs.ts';
 import { neverEmpty } from './model.ts';
 import { quote } from './print.ts';
+import type { SourceText } from './source.ts';
 
 /** TypeScript type of a field's value in a record (SPEC 2.2). */
 const RECORD_TYPES: FieldKindTable<string> = {
@@ -31,12 +31,12 @@ const RECORD_NOTES: FieldKindTable<string | undefined> = {
   ref: (field) => `Id of a ${field.target} record.`,
 };
 
-function fieldDocs(field: FieldIR): string[] {
+function fieldDocs(field: FieldIR): string {
   const notes = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(RECORD_NOTES, field)];
   if (field.personal) notes.push(`Personal: agents receive a token like \`${field.maskLabel}_1\`.`);
   if (field.readRoles) notes.push(`Readable only by ${['admin', ...field.readRoles].join(', ')}; absent for other callers.`);
   if (field.hiddenFromAgents) notes.push('Withheld from agents.');
-  return [notes.filter((note) => note !== undefined).join(' ')];
+  return notes.filter((note) => note !== undefined).join(' ');
 }
 
 /** TypeScript type of a field's value, without `| null`. */
@@ -49,16 +49,16 @@ export function absentForSomeCallers(field: FieldIR): boolean {
   return field.readRoles !== undefined || field.hiddenFromAgents;
 }
 
-function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   const inputs = model.commands.map((command) => ({ command, input: commandInput(model, command) }));
   file.addImportDeclaration({ moduleSpecifier: 'zod', namedImports: ['z'] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'kinds.ts'), namedImports: kindsImports(inputs.map(({ input }) => input)) });
   file.addInterface({
     name: pascalCase(model.name),
     isExported: true,
-    docs: [`${model.label}${model.description ? `: ${model.description}` : '.'} A record as \`${model.name}.get\` returns it to a caller who may read every field.`],
+    docs: `${model.label}${model.description ? `: ${model.description}` : '.'} A record as \`${model.name}.get\` returns it to a caller who may read every field.`,
     properties: [
-      { name: 'id', type: 'string', docs: ['Opaque unique identifier of the record.'] },
+      { name: 'id', type: 'string', docs: 'Opaque unique identifier of the record.' },
       ...model.fields.map((field) => ({
         name: field.name,
         type: valueType(field) + (neverEmpty(field) ? '' : ' | null'),
@@ -70,16 +70,13 @@ function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, fi
   for (const { command, input } of inputs) {
     const name = inputSchemaName(model, command);
     const prefix = `export const ${name} = `.length;
-    file.addStatements([
-      {
-        kind: StructureKind.VariableStatement,
-        isExported: true,
-        declarationKind: VariableDeclarationKind.Const,
-        docs: [`Input of \`${command.id}\`.`],
-        declarations: [{ name, initializer: input.kind === 'list' ? 'listInput' : printInput(model, input, prefix).text }],
-      },
-      { kind: StructureKind.TypeAlias, isExported: true, name: inputTypeName(model, command), type: `z.infer<typeof ${name}>` },
-    ]);
+    file.addConst({
+      name,
+      isExported: true,
+      docs: `Input of \`${command.id}\`.`,
+      initializer: printLazyInput(model, input, prefix).text,
+    });
+    file.addTypeAlias({ name: inputTypeName(model, command), isExported: true, type: `z.infer<typeof ${name}>` });
   }
 }
 

@@ -3,7 +3,6 @@
  * computed at build time from the same zod schema the REST body is checked with, then given
  * descriptions an agent can act on, and printed as a literal.
  */
-import { VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { z } from 'zod';
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
@@ -12,6 +11,7 @@ import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../nam
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, commandInput, type CommandInput } from './inputs.ts';
 import { code, literal, type Code } from './print.ts';
+import type { SourceText } from './source.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -220,15 +220,14 @@ function toolTitle(model: ModelIR, command: CommandIR): string {
   return `${defaultLabel(command.name)} ${subject}`;
 }
 
-function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file: SourceFile): void {
+function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: ['JsonSchema', 'ToolMeta'] });
   const recordName = `${camelCase(model.name)}RecordJsonSchema`;
   const listName = `${camelCase(model.name)}ListJsonSchema`;
-  file.addVariableStatement({
+  file.addConst({
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`JSON Schema of ${withArticle(inSentence(model.label))} record as tools return it.`],
-    declarations: [{ name: recordName, type: 'JsonSchema', initializer: literal(recordSchema(model)) }],
+    docs: `JSON Schema of ${withArticle(inSentence(model.label))} record as tools return it.`,
+    name: recordName, type: 'JsonSchema', initializer: literal(recordSchema(model)),
   });
   const names: ResultNames = {
     record: recordName,
@@ -237,28 +236,25 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
   };
   const recordCommands = model.commands.filter((command) => RECORD_RESULT_KINDS.has(command.kind));
   if (recordCommands.some((command) => !proposable(model, command))) {
-    file.addVariableStatement({
+    file.addConst({
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`What get, create, update and actions of \`${model.name}\` answer: \`{denied, value}\` with the record.`],
-      declarations: [{ name: names.recordResult, type: 'JsonSchema', initializer: literal(envelopeOf(code(recordName))) }],
+      docs: `What get, create, update and actions of \`${model.name}\` answer: \`{denied, value}\` with the record.`,
+      name: names.recordResult, type: 'JsonSchema', initializer: literal(envelopeOf(code(recordName))),
     });
   }
   if (recordCommands.some((command) => proposable(model, command))) {
-    file.addVariableStatement({
+    file.addConst({
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`What record commands of \`${model.name}\` that an agent may only propose answer: the record, or \`{status: 'approval_required', plan_id}\`.`],
-      declarations: [{ name: names.recordOrPlanResult, type: 'JsonSchema', initializer: literal({ type: 'object', anyOf: [envelopeOf(code(recordName)), APPROVAL] }) }],
+      docs: `What record commands of \`${model.name}\` that an agent may only propose answer: the record, or \`{status: 'approval_required', plan_id}\`.`,
+      name: names.recordOrPlanResult, type: 'JsonSchema', initializer: literal({ type: 'object', anyOf: [envelopeOf(code(recordName)), APPROVAL] }),
     });
   }
   const listCommand = model.commands.find((command) => command.kind === 'list');
   if (listCommand) {
-    file.addVariableStatement({
+    file.addConst({
       isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: [`JSON Schema of the input of \`${model.name}__list\` and \`${model.name}__search\` (filter, order, paging; SPEC 4.5).`],
-      declarations: [{ name: listName, type: 'JsonSchema', initializer: literal(inputJsonSchema(model, listCommand, { kind: 'list' })) }],
+      docs: `JSON Schema of the input of \`${model.name}__list\` and \`${model.name}__search\` (filter, order, paging; SPEC 4.5).`,
+      name: listName, type: 'JsonSchema', initializer: literal(inputJsonSchema(model, listCommand, { kind: 'list' })),
     });
   }
   const tools = model.commands.map((command) => {
@@ -278,11 +274,10 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       },
     };
   });
-  file.addVariableStatement({
+  file.addConst({
     isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`MCP tools of \`${model.name}\`, one per command (\`<model>__<command>\`).`],
-    declarations: [{ name: modelExports(model).tools, type: 'readonly ToolMeta[]', initializer: literal(tools) }],
+    docs: `MCP tools of \`${model.name}\`, one per command (\`<model>__<command>\`).`,
+    name: modelExports(model).tools, type: 'readonly ToolMeta[]', initializer: literal(tools),
   });
 }
 

@@ -57,6 +57,49 @@ describe.each(targets)('migration inspection on %s', (dialect) => {
     expect(deal.filled.size).toBe(0);
   });
 
+  it('reads the catalogue of many tables in a fixed number of queries, each table as knex sees it', async () => {
+    const names = Array.from({ length: 30 }, (_, i) => `many_${String(i).padStart(2, '0')}`);
+    for (const [i, name] of names.entries()) {
+      await db.schema.createTable(name, (table) => {
+        table.string('id', 64).primary();
+        // Columns in an order that is not alphabetical, and a different number per table.
+        for (let c = i % 4; c >= 0; c--) table.text(`c${c}`);
+      });
+    }
+    const asked = ['missing', ...names.slice().reverse(), 'deal'];
+    const queries: string[] = [];
+    const count = (query: { sql: string }) => queries.push(query.sql);
+    db.on('query', count);
+    let inspected;
+    try {
+      inspected = await inspectTables(db, asked);
+    } finally {
+      db.off('query', count);
+    }
+    expect(queries.length).toBeLessThanOrEqual(2);
+    // In the order asked; those that do not exist left out.
+    expect([...inspected.tables.keys()]).toEqual([...names.slice().reverse(), 'deal']);
+    for (const name of [...names, 'deal']) {
+      expect(inspected.tables.get(name)!.columns, name).toEqual(Object.keys(await db(name).columnInfo()));
+    }
+    expect(inspected.tables.get('many_03')!.columns).toEqual(['id', 'c3', 'c2', 'c1', 'c0']);
+    for (const name of names) await db.schema.dropTable(name);
+  });
+
+  it.runIf(dialect === 'postgres')('finds a table without columns on PostgreSQL, and none of another schema', async () => {
+    await db.raw('create table no_columns ()');
+    await db.raw('create schema elsewhere');
+    await db.raw('create table elsewhere.deal_copy (id text)');
+    try {
+      const inspected = await inspectTables(db, ['no_columns', 'deal_copy']);
+      expect([...inspected.tables.keys()]).toEqual(['no_columns']);
+      expect(inspected.tables.get('no_columns')!.columns).toEqual([]);
+    } finally {
+      await db.raw('drop table no_columns');
+      await db.raw('drop schema elsewhere cascade');
+    }
+  });
+
   it('answers rows, filled counts (several columns at once), values outside options and values used', async () => {
     const inspected = await inspectTables(db, ['deal']);
     const answered = await answerQuestions(db, inspected, [
