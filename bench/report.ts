@@ -102,10 +102,13 @@ export function renderTable(report: BenchReport): string {
     rows.push({ measure, cells, target });
   };
   const rps = (results: readonly WrkResult[] | undefined) => (results ? median(results.map((result) => result.requestsPerSecond)) : Number.NaN);
+  const errorCount = (results: readonly WrkResult[] | undefined) => (results ?? []).reduce((sum, result) => sum + result.errorCount, 0);
   const errors = (results: readonly WrkResult[] | undefined) => {
-    const count = (results ?? []).reduce((sum, result) => sum + result.errorCount, 0);
+    const count = errorCount(results);
     return count > 0 ? ` ⚠ ${count} errors` : '';
   };
+  /** A target met with errors (sockets, statuses ≥ 400) is not met: the figure counts the errors' answers too. */
+  const clean = (...rounds: (readonly WrkResult[] | undefined)[]) => rounds.every((results) => errorCount(results) === 0);
 
   perDialect('bare node:http + one prepared statement, lead.get (the machine\'s limit)', '—', (d) => ({
     text: `${formatRps(rps(d.rounds.http))}${errors(d.rounds.http)}`,
@@ -115,19 +118,19 @@ export function renderTable(report: BenchReport): string {
   }));
   perDialect('rmsgen lead.get as a person', '≥ 0.50 of node:http', (d) => {
     const ratio = pairedRatio(d.rounds.person!, d.rounds.http!);
-    return { text: `${formatRps(rps(d.rounds.person))} (${ratio.toFixed(2)})${errors(d.rounds.person)}`, met: ratio >= 0.5 };
+    return { text: `${formatRps(rps(d.rounds.person))} (${ratio.toFixed(2)})${errors(d.rounds.person)}`, met: ratio >= 0.5 && clean(d.rounds.person, d.rounds.http) };
   });
   perDialect('rmsgen lead.get as an agent, notes masked', '≥ 0.80 of the person\'s', (d) => {
     const ratio = pairedRatio(d.rounds.agent!, d.rounds.person!);
-    return { text: `${formatRps(rps(d.rounds.agent))} (${ratio.toFixed(2)})${errors(d.rounds.agent)}`, met: ratio >= 0.8 };
+    return { text: `${formatRps(rps(d.rounds.agent))} (${ratio.toFixed(2)})${errors(d.rounds.agent)}`, met: ratio >= 0.8 && clean(d.rounds.agent, d.rounds.person) };
   });
   perDialect('MCP tools/call lead__get as an agent', '≥ 0.67 of the agent\'s REST call', (d) => {
     const ratio = pairedRatio(d.rounds.mcp!, d.rounds.agent!);
-    return { text: `${formatRps(rps(d.rounds.mcp))} (${ratio.toFixed(2)})${errors(d.rounds.mcp)}`, met: ratio >= 0.67 };
+    return { text: `${formatRps(rps(d.rounds.mcp))} (${ratio.toFixed(2)})${errors(d.rounds.mcp)}`, met: ratio >= 0.67 && clean(d.rounds.mcp, d.rounds.agent) };
   });
   perDialect('lead.search stage = won, expected_revenue desc, limit 50, with total', '≥ 2,000 req/s', (d) => {
     const value = rps(d.rounds.search);
-    return { text: `${formatRps(value)} (${d.won.toLocaleString('en')} of ${d.leads.toLocaleString('en')} match)${errors(d.rounds.search)}`, met: value >= 2000 };
+    return { text: `${formatRps(value)} (${d.won.toLocaleString('en')} of ${d.leads.toLocaleString('en')} match)${errors(d.rounds.search)}`, met: value >= 2000 && clean(d.rounds.search) };
   });
   const hasBefore = DIALECTS.some((dialect) => {
     const result = report.dialects[dialect];

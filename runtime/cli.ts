@@ -7,7 +7,7 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
-import { HttpError } from './errors.ts';
+import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
@@ -195,7 +195,7 @@ function shutDown(server: RunningServer, signal: string): void {
   server.close().then(
     () => process.exit(0),
     (error: unknown) => {
-      console.error(error);
+      logUnexpectedError(error);
       process.exit(1);
     },
   );
@@ -294,7 +294,7 @@ function failStartup(error: unknown): never {
   } else if ((error as { code?: unknown }).code === 'EADDRINUSE') {
     console.error(`cannot listen: ${(error as Error).message}`);
   } else {
-    console.error(error);
+    logUnexpectedError(error);
   }
   process.exit(1);
 }

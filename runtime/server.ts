@@ -30,6 +30,7 @@ import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
 import type { Registry } from './registry.ts';
+import { logUnexpectedError } from './errors.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension, webAppExtension()];
@@ -77,7 +78,7 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const logError = options.logError ?? ((error: unknown) => console.error(error));
+  const logError = options.logError ?? logUnexpectedError;
   const host = options.host ?? '127.0.0.1';
   const extensions = options.extensions ?? SERVER_EXTENSIONS;
   const { registry } = options;

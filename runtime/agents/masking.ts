@@ -23,7 +23,7 @@ import type { Knex } from 'knex';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import type { AgentCaller } from '../caller.ts';
 import { dialectOf } from '../db/connect.ts';
-import { selectRows } from '../db/statements.ts';
+import { runSelect, selectRows } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
 
@@ -212,15 +212,30 @@ export class MaskRaceError extends Error {
   }
 }
 
-/** Stores a token numbered max(n)+1 for (agent, label) in one statement, and returns its number. */
+/**
+ * Stores a token numbered max(n)+1 for (agent, label) in one statement, and returns its number.
+ * Two reads of one agent may issue a token for the same value at once (on SQLite reads run outside
+ * a transaction, and both may miss it before either inserts): the later insert then takes the
+ * token the earlier one stored instead of failing on the unique key. On PostgreSQL the advisory
+ * lock has made them take turns by then, and a snapshot too old to see the earlier token (a
+ * REPEATABLE READ `search`) fails to serialize (40001) and the command path runs it again.
+ */
 async function insertNext(db: Knex, agentTokenId: string, label: string, valueHash: string, value: string): Promise<number> {
-  const result: unknown = await db.raw(
+  const inserted = await runSelect<{ n: number | string }>(
+    db,
     `insert into ${MASK_TABLE} (agent_token_id, label, n, value_hash, value) ` +
-      `select ?, ?, coalesce(max(n), 0) + 1, ?, ? from ${MASK_TABLE} where agent_token_id = ? and label = ? returning n`,
+      `select ?, ?, coalesce(max(n), 0) + 1, ?, ? from ${MASK_TABLE} where agent_token_id = ? and label = ? ` +
+      'on conflict (agent_token_id, label, value_hash) do nothing returning n',
     [agentTokenId, label, valueHash, value, agentTokenId, label],
   );
-  const rows = (Array.isArray(result) ? result : (result as { rows: { n: number | string }[] }).rows) as { n: number | string }[];
-  return Number(rows[0]!.n);
+  if (inserted.length > 0) return Number(inserted[0]!.n);
+  const existing = await selectRows<{ n: number | string }>(
+    db,
+    `select n from ${MASK_TABLE} where agent_token_id = ? and label = ? and value_hash = ?`,
+    [agentTokenId, label, valueHash],
+  );
+  if (existing.length === 0) throw new Error(`masking token of ${label} neither inserted nor found`);
+  return Number(existing[0]!.n);
 }
 
 // ---------------------------------------------------------------------------------------------

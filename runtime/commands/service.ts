@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/connect.ts';
 import { compileModelQuery } from '../query/list-query.ts';
+import { logUnexpectedError } from '../errors.ts';
 import type { ActionMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CompiledCommand, CompiledModel, RecordService } from './types.ts';
 
@@ -31,7 +32,7 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
     dialect,
     models,
     commands,
-    logError: options.logError ?? ((error: unknown) => console.error(error)),
+    logError: options.logError ?? logUnexpectedError,
   });
 }
 

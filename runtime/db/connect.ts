@@ -60,6 +60,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
     const pgTypeParser = pgTypeParserOf(loadPg());
     return knexFactory({
       client: 'pg',
+      // An error names the statement with its placeholders, never the values bound to them: an
+      // error may be logged, and values may be personal (runtime/errors.ts, describeUnexpectedError).
+      compileSqlOnError: false,
       connection: { connectionString: target.location, types: { getTypeParser: pgTypeParser } },
       pool: {
         min: 0,
@@ -74,6 +77,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
   const reader: ReaderSlot = {};
   const db = knexFactory({
     client: 'better-sqlite3',
+    compileSqlOnError: false,
     connection: { filename: target.location },
     useNullAsDefault: true,
     pool: {

@@ -41,5 +41,10 @@ describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
     const dialect = report.dialects[PG_URL ? 'postgres' : 'sqlite'];
     expect(dialect.skipped).toBeUndefined();
     expect(Object.keys(dialect.rounds).sort()).toEqual(['agent', 'express', 'http', 'mcp', 'person', 'search']);
+    // Every request answered as it should: a 429 or a 500 would be counted as throughput.
+    const errors = Object.fromEntries(
+      Object.entries(dialect.rounds as Record<string, { errorCount: number }[]>).map(([target, rounds]) => [target, rounds.reduce((sum, round) => sum + round.errorCount, 0)]),
+    );
+    expect(errors).toEqual({ agent: 0, express: 0, http: 0, mcp: 0, person: 0, search: 0 });
   }, 180_000);
 });
