@@ -11,7 +11,7 @@ import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
-import { startServer, systemTableSetups, type RunningServer } from './server.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 interface ServeOptions extends DatabaseOptions {
   readonly port?: string;
@@ -21,6 +21,7 @@ interface ServeOptions extends DatabaseOptions {
   readonly agentRequestsPerMinute?: string;
   readonly agentWritesPerMinute?: string;
   readonly trustProxy?: string;
+  readonly adminPasswordFile?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -45,6 +46,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--agent-requests-per-minute <n>', `requests an agent token may make per minute unless it has its own limit; 0 for unlimited (default: env ${AGENT_REQUESTS_ENV}, else ${DEFAULT_AGENT_LIMITS.requestsPerMinute})`)
     .option('--agent-writes-per-minute <n>', `creates, updates, deletes, actions and proposals an agent token may make per minute; 0 for unlimited (default: env ${AGENT_WRITES_ENV}, else ${DEFAULT_AGENT_LIMITS.writesPerMinute})`)
     .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client (true, a hop count, or addresses/subnets such as loopback,10.0.0.0/8), for the sign-in throttle (default: env ${TRUST_PROXY_ENV}, else none)`)
+    .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
       const registry = await loadRegistry();
@@ -68,6 +70,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         agentLimits: agentLimits(options),
         ...trustProxyOption(options.trustProxy ?? env(TRUST_PROXY_ENV)),
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
+        adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
       }).catch(failStartup);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
     });

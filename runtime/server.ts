@@ -7,8 +7,10 @@
  * The agent side's routes, MCP and the web app plug in as `ServerExtension`s (tables and
  * routers), all wired here so that `serve` and `migrate` agree on what exists.
  */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import type { Knex } from 'knex';
 import type { RequestHandler, Router } from 'express';
 import { ensureAuditTables } from './agents/audit.ts';
@@ -43,6 +45,26 @@ export function systemTableSetups(extensions: readonly ServerExtension[] = SERVE
   return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
+/** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
+export const DEFAULT_ADMIN_PASSWORD_FILE = 'data/initial-admin-password';
+
+/**
+ * Writes the first admin's generated password to `file`, readable by this user only, and returns
+ * the line to log, which names the file and never holds the password (a log is read by more people,
+ * and kept longer, than a file only its owner can open). A file that cannot be written leaves the
+ * admin without a known password; the line says how to set one.
+ */
+function keepGeneratedPassword(file: string, password: string): string {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${password}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600); // a file left from an earlier database keeps its mode on overwrite
+  } catch (error) {
+    return `created person admin, but could not write its password to ${file} (${(error as Error).message}); set one with \`rmsgen user passwd admin\``;
+  }
+  return `created person admin; its password is in ${file} (readable by this user only): sign in, set your own with \`rmsgen user passwd admin\`, and delete the file`;
+}
+
 export interface ServerOptions {
   readonly registry: Registry;
   readonly dbUrl: string;
@@ -52,8 +74,13 @@ export interface ServerOptions {
   readonly port?: number;
   /** The URL people and clients reach the server at (behind a proxy); its origin counts as the server's own. */
   readonly publicUrl?: string;
-  /** Password of the first person `admin`; generated (and logged once) when absent. */
+  /** Password of the first person `admin`; generated when absent, and written to `adminPasswordFile`. */
   readonly adminPassword?: string;
+  /**
+   * Where a generated first password is written (readable by the server's user only), never to the
+   * log. Default `data/initial-admin-password` in the working directory (`DEFAULT_ADMIN_PASSWORD_FILE`).
+   */
+  readonly adminPasswordFile?: string;
   /** Operator-facing lines (`listening on …`). Default: stdout. */
   readonly log?: (line: string) => void;
   /** Unexpected errors (answered 500 without details). Default: stderr. */
@@ -90,7 +117,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
     for (const line of [...changes.filter(isAddedIndex), ...leftInPlace]) log(line);
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
-    if (admin.created && admin.password !== undefined) log(`created person admin with password ${admin.password}`);
+    if (admin.created && admin.password !== undefined) log(keepGeneratedPassword(options.adminPasswordFile ?? DEFAULT_ADMIN_PASSWORD_FILE, admin.password));
 
     const service = createRecordService({ registry, db, logError });
 

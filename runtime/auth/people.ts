@@ -177,7 +177,8 @@ export function generatePassword(): string {
 
 /**
  * On a first start (no person at all) creates `admin` with role `admin`. The password is the one
- * given, else a random one returned in `password` so the caller can print it once.
+ * given, else a random one returned in `password` so the caller can hand it over once (the server
+ * writes it to a file only its user can read, never to the log).
  */
 export async function ensureAdminUser(db: Knex, options: { password?: string } = {}): Promise<{ created: boolean; password?: string }> {
   const any = await db(PEOPLE_TABLE).select('id').first();

@@ -1,10 +1,10 @@
 /**
  * The real CLI: `rmsgen serve` prints its one ready line, serves, and shuts down cleanly on
- * SIGTERM; a first start prints the generated admin password once; `rmsgen migrate` reports
+ * SIGTERM; a first start writes the generated admin password to a file, never to its output; `rmsgen migrate` reports
  * what it did.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ interface Served {
 /** The test's environment without the variables `serve` reads. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD']) delete env[name];
+  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD', 'RMS_ADMIN_PASSWORD_FILE']) delete env[name];
   return env;
 }
 
@@ -76,12 +76,17 @@ describe('rmsgen serve', () => {
     expect(served.output().match(/listening on/g)).toHaveLength(1);
   });
 
-  it('prints a generated admin password once on a first start, and takes RMS_DB and PORT', async () => {
+  it('writes a generated admin password to data/initial-admin-password on a first start, never to its output, and takes RMS_DB and PORT', async () => {
     const db = join(dir, 'b.sqlite');
     const first = await serve([], { RMS_DB: `sqlite:${db}`, PORT: '0' });
-    const match = /^created person admin with password (\S+)$/m.exec(first.output());
-    expect(match).not.toBeNull();
-    expect((await post(first.url, '/api/auth/login', { username: 'admin', password: match![1] })).status).toBe(200);
+    const file = join(dir, 'data', 'initial-admin-password');
+    const password = readFileSync(file, 'utf8').trimEnd();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.output()).toContain(
+      'created person admin; its password is in data/initial-admin-password (readable by this user only): sign in, set your own with `rmsgen user passwd admin`, and delete the file\n',
+    );
+    expect(first.output()).not.toContain(password);
+    expect((await post(first.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
 
@@ -89,6 +94,32 @@ describe('rmsgen serve', () => {
     expect(second.output()).not.toMatch(/created person/);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('writes it where --admin-password-file or RMS_ADMIN_PASSWORD_FILE says, the flag first', async () => {
+    const byEnv = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'env-file.sqlite')}`], { RMS_ADMIN_PASSWORD_FILE: 'secrets/by-env' });
+    expect(byEnv.output()).toContain('its password is in secrets/by-env ');
+    const password = readFileSync(join(dir, 'secrets', 'by-env'), 'utf8').trimEnd();
+    expect((await post(byEnv.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
+    byEnv.child.kill('SIGTERM');
+    expect(await byEnv.exited).toBe(0);
+
+    const flagFile = join(dir, 'by-flag');
+    const byFlag = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'flag-file.sqlite')}`, '--admin-password-file', flagFile], { RMS_ADMIN_PASSWORD_FILE: 'secrets/ignored' });
+    expect(byFlag.output()).toContain(`its password is in ${flagFile} `);
+    expect(existsSync(join(dir, 'secrets', 'ignored'))).toBe(false);
+    expect(readFileSync(flagFile, 'utf8').trimEnd()).toMatch(/^\S{12,}$/);
+    byFlag.child.kill('SIGTERM');
+    expect(await byFlag.exited).toBe(0);
+  });
+
+  it('starts without a known admin password when the file cannot be written, and says how to set one', async () => {
+    // A path under a regular file cannot be created, even by root.
+    writeFileSync(join(dir, 'not-a-folder'), '');
+    const served = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'unwritable.sqlite')}`, '--admin-password-file', 'not-a-folder/password']);
+    expect(served.output()).toMatch(/^created person admin, but could not write its password to not-a-folder\/password \(.+\); set one with `rmsgen user passwd admin`$/m);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
   });
 });
 

@@ -2,7 +2,7 @@
  * The `startServer` contract: one ready line, and a `close()` that lets in-flight requests finish
  * before the database closes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,16 +87,32 @@ describe('startServer', () => {
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
 
-  it('prints the generated password once when no admin password is given', async () => {
+  it('writes a generated password to a file only its user can read, and never logs it', async () => {
     const lines: string[] = [];
     const dbUrl = `sqlite:${join(dir, 'b.sqlite')}`;
-    const first = await startServer({ registry, dbUrl, port: 0, log: (line) => lines.push(line) });
+    const passwordFile = join(dir, 'secrets', 'admin-password');
+    const first = await startServer({ registry, dbUrl, port: 0, adminPasswordFile: passwordFile, log: (line) => lines.push(line) });
+    const password = readFileSync(passwordFile, 'utf8').trimEnd();
+    expect(password).toMatch(/^\S{12,}$/);
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    const login = await fetch(`${first.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
+    expect(login.status).toBe(200);
     await first.close();
-    expect(lines[0]).toMatch(/^created person admin with password \S{12,}$/);
-    expect(lines[1]).toMatch(/^listening on /);
+    expect(lines).toEqual([
+      `created person admin; its password is in ${passwordFile} (readable by this user only): sign in, set your own with \`rmsgen user passwd admin\`, and delete the file`,
+      `listening on http://127.0.0.1:${first.port}`,
+    ]);
+    expect(lines.join('\n')).not.toContain(password);
+
+    // A second start has an admin already: no new password, the file left as it is.
     const again: string[] = [];
-    const second = await startServer({ registry, dbUrl, port: 0, log: (line) => again.push(line) });
+    const second = await startServer({ registry, dbUrl, port: 0, adminPasswordFile: passwordFile, log: (line) => again.push(line) });
     await second.close();
+    expect(readFileSync(passwordFile, 'utf8').trimEnd()).toBe(password);
     expect(again).toEqual([`listening on http://127.0.0.1:${second.port}`]);
   });
 });
