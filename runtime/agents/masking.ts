@@ -23,7 +23,7 @@ import type { Knex } from 'knex';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import type { AgentCaller } from '../caller.ts';
 import { dialectOf } from '../db/connect.ts';
-import { runSelect, selectRows } from '../db/statements.ts';
+import { runSelect, selectIn, selectRows } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
 
@@ -84,8 +84,6 @@ export interface MaskRequest {
   readonly label: string;
   readonly value: string;
 }
-
-const CHUNK = 400;
 
 /**
  * Returns the shared token for each (label, value), issuing new ones where this agent has none
@@ -150,19 +148,17 @@ async function lookupTokens(db: Knex, agentTokenId: string, label: string, missi
     tokens.set(maskKey(label, value), token(label, n));
     missing.delete(valueHash);
   }
-  const allHashes = [...missing.keys()];
-  for (let i = 0; i < allHashes.length; i += CHUNK) {
-    const chunk = allHashes.slice(i, i + CHUNK);
-    const rows = await selectRows<{ n: number | string; value_hash: string }>(
-      db,
-      `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and value_hash in (${chunk.map(() => '?').join(', ')})`,
-      [agentTokenId, label, ...chunk],
-    );
-    for (const row of rows) {
-      tokens.set(maskKey(label, missing.get(row.value_hash)!), token(label, row.n));
-      rememberToken(db, agentTokenId, label, row.value_hash, Number(row.n));
-      missing.delete(row.value_hash);
-    }
+  const rows = await selectIn<{ n: number | string; value_hash: string }>(
+    db,
+    `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and`,
+    'value_hash',
+    [agentTokenId, label],
+    [...missing.keys()],
+  );
+  for (const row of rows) {
+    tokens.set(maskKey(label, missing.get(row.value_hash)!), token(label, row.n));
+    rememberToken(db, agentTokenId, label, row.value_hash, Number(row.n));
+    missing.delete(row.value_hash);
   }
 }
 
@@ -429,15 +425,13 @@ interface Binding {
 /** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
 async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
   const bound = new Map<string, Binding>();
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    const chunk = unique.slice(i, i + CHUNK);
-    const rows = await selectRows<{ record_id: string; field: string; label: string; n: number | string; value_hash: string }>(
-      db,
-      `select record_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and record_id in (${chunk.map(() => '?').join(', ')})`,
-      [agentTokenId, model, ...chunk],
-    );
-    for (const row of rows) bound.set(`${row.record_id}\u0000${row.field}`, { label: row.label, n: Number(row.n), valueHash: row.value_hash });
-  }
+  const rows = await selectIn<{ record_id: string; field: string; label: string; n: number | string; value_hash: string }>(
+    db,
+    `select record_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and`,
+    'record_id',
+    [agentTokenId, model],
+    [...new Set(ids)],
+  );
+  for (const row of rows) bound.set(`${row.record_id}\u0000${row.field}`, { label: row.label, n: Number(row.n), valueHash: row.value_hash });
   return bound;
 }

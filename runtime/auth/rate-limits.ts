@@ -16,6 +16,7 @@
 import type { Knex } from 'knex';
 import type { CommandKind, RateLimitsInfo } from '../api-shapes.ts';
 import type { AgentCaller } from '../caller.ts';
+import { runSelect } from '../db/statements.ts';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import { ADMIN_ROLE } from '../rights.ts';
 
@@ -107,6 +108,13 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
+/** Windows counted by one upsert statement (four values each). */
+const MAX_WINDOWS_PER_STATEMENT = 200;
+
+function windowKey(tokenId: string, window: number): string {
+  return `${tokenId}\u0000${window}`;
+}
+
 export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRateLimiter {
   let queued: Pending[] = [];
   let scheduled = false;
@@ -127,38 +135,38 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRat
     }
   }
 
-  /** One upsert per (token, window) for the batch; each call gets the totals as they stood after its own increment. */
+  /**
+   * One upsert statement for the batch, a row per (token, window); each call gets the totals as
+   * they stood after its own increment. A single statement is atomic on its own: no transaction
+   * around it, which on PostgreSQL saves the BEGIN and COMMIT round trips on every agent call.
+   */
   async function store(batch: readonly Pending[]): Promise<void> {
     const groups = new Map<string, Pending[]>();
     for (const call of batch) {
-      const key = `${call.tokenId}\u0000${call.window}`;
+      const key = windowKey(call.tokenId, call.window);
       const group = groups.get(key);
       if (group) group.push(call);
       else groups.set(key, [call]);
     }
     try {
-      const totals = await db.transaction(async (trx) => {
-        const stored = new Map<string, { requests: number; writes: number }>();
-        for (const [key, calls] of groups) {
-          const { tokenId, window } = calls[0]!;
-          const requests = calls.reduce((sum, call) => sum + call.cost.requests, 0);
-          const writes = calls.reduce((sum, call) => sum + call.cost.writes, 0);
-          const result: unknown = await trx.raw(
-            `insert into ${RATE_TABLE} (agent_token_id, window_start, requests, writes) values (?, ?, ?, ?)
-             on conflict (agent_token_id, window_start) do update set requests = ${RATE_TABLE}.requests + excluded.requests, writes = ${RATE_TABLE}.writes + excluded.writes
-             returning requests, writes`,
-            [tokenId, window, requests, writes],
-          );
-          const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { requests: number | string; writes: number | string }[];
-          stored.set(key, { requests: Number(rows[0]!.requests), writes: Number(rows[0]!.writes) });
-        }
-        const now = Date.now();
-        if (now - lastPrune > WINDOW_MS) {
-          lastPrune = now;
-          await trx(RATE_TABLE).where('window_start', '<', Math.floor(now / WINDOW_MS) - 1).delete();
-        }
-        return stored;
-      });
+      const totals = new Map<string, { requests: number; writes: number }>();
+      const entries = [...groups.values()];
+      for (let i = 0; i < entries.length; i += MAX_WINDOWS_PER_STATEMENT) {
+        const chunk = entries.slice(i, i + MAX_WINDOWS_PER_STATEMENT);
+        const rows = await runSelect<{ agent_token_id: string; window_start: number | string; requests: number | string; writes: number | string }>(
+          db,
+          `insert into ${RATE_TABLE} (agent_token_id, window_start, requests, writes) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}
+           on conflict (agent_token_id, window_start) do update set requests = ${RATE_TABLE}.requests + excluded.requests, writes = ${RATE_TABLE}.writes + excluded.writes
+           returning agent_token_id, window_start, requests, writes`,
+          chunk.flatMap((calls) => [
+            calls[0]!.tokenId,
+            calls[0]!.window,
+            calls.reduce((sum, call) => sum + call.cost.requests, 0),
+            calls.reduce((sum, call) => sum + call.cost.writes, 0),
+          ]),
+        );
+        for (const row of rows) totals.set(windowKey(row.agent_token_id, Number(row.window_start)), { requests: Number(row.requests), writes: Number(row.writes) });
+      }
       for (const [key, calls] of groups) {
         let { requests, writes } = totals.get(key)!;
         // Totals after the last call of the group; walk back to each call's own position.
@@ -171,6 +179,16 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRat
       }
     } catch (error) {
       for (const call of batch) call.reject(error);
+      return;
+    }
+    const now = Date.now();
+    if (now - lastPrune > WINDOW_MS) {
+      lastPrune = now;
+      // Past windows are never read again; a failed prune is tried again a minute later.
+      await db(RATE_TABLE)
+        .where('window_start', '<', Math.floor(now / WINDOW_MS) - 1)
+        .delete()
+        .catch(() => undefined);
     }
   }
 

@@ -43,6 +43,27 @@ export async function selectFirst<Row>(db: Knex, sql: string, bindings: readonly
   return (await runSelect<Row>(db, sql, bindings))[0];
 }
 
+/** Values bound to one SQLite statement's `in (…)` at most (SQLite's limit on variables is 32,766). */
+const SQLITE_IN_CHUNK = 400;
+
+/**
+ * The rows of `sql` (a select ending in `where … and`, or `where`) with one more condition,
+ * `column` among `values`. PostgreSQL: one prepared statement whatever the number of values
+ * (`column = any(?)`, the values bound as one array), so that these lookups are parsed once per
+ * connection like `selectFirst`'s. SQLite: `column in (?, …)` on the read-only connection (as
+ * `selectRows`), in chunks.
+ */
+export async function selectIn<Row>(db: Knex, sql: string, column: string, bindings: readonly unknown[], values: readonly unknown[]): Promise<Row[]> {
+  if (values.length === 0) return [];
+  if (dialectOf(db) === 'postgres') return runPrepared<Row>(db, `${sql} ${column} = any(?)`, [...bindings, values]);
+  const rows: Row[] = [];
+  for (let i = 0; i < values.length; i += SQLITE_IN_CHUNK) {
+    const chunk = values.slice(i, i + SQLITE_IN_CHUNK);
+    rows.push(...(await selectRows<Row>(db, `${sql} ${column} in (${chunk.map(() => '?').join(', ')})`, [...bindings, ...chunk])));
+  }
+  return rows;
+}
+
 /** Prepared statements by SQL text; past this many, statements run unnamed (pg keeps each one per connection). */
 const MAX_PREPARED = 200;
 const preparedStatements = new Map<string, { readonly name: string; readonly text: string }>();

@@ -103,6 +103,32 @@ describe('requests per minute', () => {
   });
 });
 
+describe('calls that arrive together', () => {
+  it('are counted one by one for each token, when several tokens call at once', async () => {
+    await inOneWindow();
+    const agents = await Promise.all([7, 4, 9].map((limit) => token(admin, { limits: { requests_per_minute: limit, writes_per_minute: 0 } })));
+    // Each token sends three more calls than its limit, all three tokens at once.
+    const answers = await Promise.all(
+      agents.flatMap((agent, index) => Array.from({ length: [7, 4, 9][index]! + 3 }, () => t.command(agent.token, 'lead.list', { limit: 1 }).then((res) => ({ index, res })))),
+    );
+    for (const [index, limit] of [7, 4, 9].entries()) {
+      const own = answers.filter((answer) => answer.index === index).map((answer) => answer.res);
+      expect(own.map((res) => res.status).sort()).toEqual([...Array<number>(limit).fill(200), 429, 429, 429]);
+      // Every admitted call saw its own place in the count: remaining limit-1 … 0, each once.
+      expect(
+        own
+          .filter((res) => res.status === 200)
+          .map((res) => Number(res.headers.get('ratelimit-remaining')))
+          .sort((a, b) => a - b),
+      ).toEqual(Array.from({ length: limit }, (_, i) => i));
+    }
+    const stored = t.inspect((db) =>
+      agents.map((agent) => Number((db.prepare('select sum(requests) as n from rms_rate_windows where agent_token_id = ?').get(agent.id) as { n: number }).n)),
+    );
+    expect(stored).toEqual([10, 7, 12]);
+  });
+});
+
 describe('writes per minute', () => {
   it('counts creates, updates, actions and proposals; reads go on when writes are spent', async () => {
     await inOneWindow();
