@@ -8,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeUnexpectedError } from '../../runtime/errors.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { registry as fixtures } from '../fixtures/generated/registry.ts';
+import { startServer } from '../../runtime/server.ts';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
 import { agentToken } from '../mcp/clients.ts';
 
 let t: TestServer;
@@ -73,6 +75,29 @@ describe('concurrent first reads of masked values by one agent', () => {
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
     expect(new Set(answers.map((answer) => answer.body.value.email))).toEqual(new Set(['EMAIL_1']));
     expect(logged).toEqual([]);
+  });
+});
+
+describe('concurrent first reads through two instances on one database', () => {
+  it('number each value once, the same token whichever instance answers', async () => {
+    const second = await startServer({ registry: fixtures, dbUrl: t.dbUrl, host: '127.0.0.1', port: 0, adminPassword: ADMIN_PASSWORD, log: () => {}, logError: (error) => logged.push(error) });
+    try {
+      const agent = await agentToken(t, admin, ['lead.*'], 'reader on two instances');
+      const get = (url: string, id: string) =>
+        fetch(`${url}/api/lead/get`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${agent}` }, body: JSON.stringify({ id }) }).then(
+          async (res) => ({ status: res.status, id, notes: ((await res.json()) as { value?: { notes?: string } }).value?.notes }),
+        );
+      const answers = await Promise.all(leads.flatMap((lead) => [t.url, second.url, t.url, second.url].map((url) => get(url, lead.id))));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      const byLead = new Map<string, Set<string | undefined>>();
+      for (const answer of answers) byLead.set(answer.id, (byLead.get(answer.id) ?? new Set()).add(answer.notes));
+      expect([...byLead.values()].map((tokens) => tokens.size)).toEqual(leads.map(() => 1));
+      const numbers = [...byLead.values()].map((tokens) => Number(/^NOTES_(\d+)$/.exec([...tokens][0]!)![1])).sort((a, b) => a - b);
+      expect(numbers).toEqual(leads.map((_, index) => index + 1));
+      expect(logged).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 });
 
