@@ -159,18 +159,16 @@ async function lookupTokens(db: Knex, agentTokenId: string, label: string, missi
     tokens.set(maskKey(label, value), token(label, n));
     missing.delete(valueHash);
   }
-  const rows = await selectIn<{ n: number | string; value_hash: string }>(
-    db,
-    `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and`,
-    'value_hash',
-    [agentTokenId, label],
-    [...missing.keys()],
-  );
-  for (const row of rows) {
+  for (const row of await storedTokens(db, agentTokenId, label, [...missing.keys()])) {
     tokens.set(maskKey(label, missing.get(row.value_hash)!), token(label, row.n));
     rememberToken(db, agentTokenId, label, row.value_hash, Number(row.n));
     missing.delete(row.value_hash);
   }
+}
+
+/** The tokens stored for these value hashes of (agent, label). */
+function storedTokens(db: Knex, agentTokenId: string, label: string, valueHashes: readonly string[]): Promise<{ n: number | string; value_hash: string }[]> {
+  return selectIn(db, `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and`, 'value_hash', [agentTokenId, label], valueHashes);
 }
 
 /** The key of `sharedTokens`' answer for one (label, value). */
@@ -184,6 +182,11 @@ export function maskKey(label: string, value: string): string {
 /** Key class of the advisory locks that make numbering per (agent, label) take turns on PostgreSQL. */
 const MASK_LOCK_CLASS = 727_376_702;
 
+/** PostgreSQL: takes (agent, label)'s numbering lock until `trx` ends. SQLite's one writer needs none. */
+async function lockNumbering(trx: Knex, agentTokenId: string, label: string): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
+}
+
 /**
  * Runs `issue`, which numbers new tokens for (agent, label) with `insertNext`. PostgreSQL: several
  * instances (or requests) may number at once, and max(n)+1 would give two values one number: a
@@ -196,7 +199,7 @@ async function numbered(db: Knex, agentTokenId: string, label: string, issue: (d
   if (dialectOf(db) !== 'postgres') return issue(db);
   try {
     await db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
+      await lockNumbering(trx, agentTokenId, label);
       await issue(trx);
     });
   } catch (error) {
@@ -279,16 +282,9 @@ async function issuePending(db: Knex, pending: readonly PendingToken[]): Promise
     try {
       const numbers = new Map<string, number>();
       await db.transaction(async (trx) => {
-        if (dialectOf(trx) === 'postgres') await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
+        await lockNumbering(trx, agentTokenId, label);
         const values = new Map(group.map((entry) => [entry.valueHash, entry.value]));
-        const found = await selectIn<{ n: number | string; value_hash: string }>(
-          trx,
-          `select n, value_hash from ${MASK_TABLE} where agent_token_id = ? and label = ? and`,
-          'value_hash',
-          [agentTokenId, label],
-          [...values.keys()],
-        );
-        for (const row of found) numbers.set(row.value_hash, Number(row.n));
+        for (const row of await storedTokens(trx, agentTokenId, label, [...values.keys()])) numbers.set(row.value_hash, Number(row.n));
         const fresh = [...values].filter(([valueHash]) => !numbers.has(valueHash));
         if (fresh.length === 0) return;
         const [last] = await runSelect<{ n: number | string }>(trx, `select coalesce(max(n), 0) as n from ${MASK_TABLE} where agent_token_id = ? and label = ?`, [agentTokenId, label]);
