@@ -144,6 +144,26 @@ describe('rmsgen seed', () => {
     }
   });
 
+  it('leaves the seeded tables vacuumed (PostgreSQL) and analyzed', async () => {
+    const db = await migratedDatabase();
+    await seedRecords(db, registry, { model: 'lead', count: 300 });
+    if (pg) {
+      // Vacuumed (so that index-only scans need not visit the rows of a fresh bulk load) and analyzed.
+      const stats = await rows<{ relname: string; vacuumed: boolean; analyzed: boolean }>(
+        db,
+        `select relname, last_vacuum is not null as vacuumed, last_analyze is not null as analyzed from pg_stat_user_tables
+         where relname in ('lead', 'party') order by relname`,
+      );
+      expect(stats).toEqual([
+        { relname: 'lead', vacuumed: true, analyzed: true },
+        { relname: 'party', vacuumed: true, analyzed: true },
+      ]);
+    } else {
+      const analyzed = await rows<{ tbl: string }>(db, `select distinct tbl from sqlite_stat1 where tbl in ('lead', 'party') order by tbl`);
+      expect(analyzed.map((row) => row.tbl)).toEqual(['lead', 'party']);
+    }
+  });
+
   it('refuses an unknown model and a count out of range, writing nothing', async () => {
     const db = await migratedDatabase();
     await expect(seedRecords(db, registry, { model: 'nope', count: 1 })).rejects.toThrow(new SeedRefusedError('unknown model nope: the models are party, lead, invoice'));
