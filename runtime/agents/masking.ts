@@ -306,12 +306,12 @@ async function issuePending(db: Knex, pending: readonly PendingToken[]): Promise
 }
 
 /**
- * Stores a token numbered max(n)+1 for (agent, label) in one statement, and returns its number.
- * Two reads of one agent may issue a token for the same value at once (on SQLite reads run outside
- * a transaction, and both may miss it before either inserts): the later insert then takes the
- * token the earlier one stored instead of failing on the unique key. On PostgreSQL the advisory
- * lock has made them take turns by then, and a snapshot too old to see the earlier token (a
- * REPEATABLE READ `search`) fails to serialize (40001) and the command path runs it again.
+ * Stores a token numbered max(n)+1 for (agent, label) in one statement, inside a command's
+ * transaction, and returns its number. Transactions take turns (SQLite's one writer, PostgreSQL's
+ * advisory lock), but one may still meet a token for the same value that another stored since it
+ * looked: the insert then takes that token instead of failing on the unique key; on PostgreSQL a
+ * snapshot too old to see it (a REPEATABLE READ `search`) fails to serialize (40001) and the
+ * command path runs it again.
  */
 async function insertNext(db: Knex, agentTokenId: string, label: string, valueHash: string, value: string): Promise<number> {
   const inserted = await runSelect<{ n: number | string }>(
