@@ -182,9 +182,16 @@ export function maskKey(label: string, value: string): string {
 /** Key class of the advisory locks that make numbering per (agent, label) take turns on PostgreSQL. */
 const MASK_LOCK_CLASS = 727_376_702;
 
-/** PostgreSQL: takes (agent, label)'s numbering lock until `trx` ends. SQLite's one writer needs none. */
+/**
+ * Makes numbering in `trx` take turns until it ends. PostgreSQL: (agent, label)'s advisory lock.
+ * SQLite: the database's write lock, taken now (what BEGIN IMMEDIATE does; knex begins deferred),
+ * so that reading the last number and writing the next are one turn: a transaction that read first
+ * and wrote later could find another process's commit in between and fail (SQLITE_BUSY_SNAPSHOT).
+ * A delete of no row takes the lock and changes nothing.
+ */
 async function lockNumbering(trx: Knex, agentTokenId: string, label: string): Promise<void> {
   if (dialectOf(trx) === 'postgres') await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [MASK_LOCK_CLASS, `${label}:${agentTokenId}`]);
+  else await trx.raw(`delete from ${MASK_TABLE} where 0`);
 }
 
 /**
