@@ -13,6 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { listFiles } from '../generator/write.ts';
 import { PACKAGE_ROOT } from './outputs.ts';
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, 'templates', 'service');
@@ -39,7 +40,8 @@ export function runInit(dir: string): void {
     }
   }
   const name = packageName(basename(target));
-  const files = templateFiles(TEMPLATE_DIR);
+  const files = listFiles(TEMPLATE_DIR);
+  if (files.length === 0) throw new Error(`no service template in ${TEMPLATE_DIR}: the rmsgen checkout is incomplete`);
   const values: Readonly<Record<string, string>> = { name, dependency: fileDependency(target) };
 
   // What exists before: on failure, everything below it that init made goes.
@@ -67,20 +69,6 @@ export function runInit(dir: string): void {
     '  npm test         # in another terminal: the service\'s own test, against a server of its own',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-/** Template paths relative to `dir`, `/`-separated, sorted. */
-function templateFiles(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (current: string): void => {
-    for (const entry of readdirSync(current, { withFileTypes: true })) {
-      const path = join(current, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else found.push(relative(dir, path).split(sep).join('/'));
-    }
-  };
-  walk(dir);
-  return found.sort();
 }
 
 /** `{{name}}` → its value; every placeholder must have one. */

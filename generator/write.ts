@@ -18,8 +18,8 @@ export interface OutputDiff {
   readonly unchanged: number;
 }
 
-/** Every file under `dir`, as POSIX paths relative to it, sorted. */
-function listFiles(dir: string): string[] {
+/** Every file under `dir`, as POSIX paths relative to it, sorted; none when `dir` does not exist. */
+export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const found: string[] = [];
   const walk = (current: string): void => {
