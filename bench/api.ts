@@ -62,9 +62,10 @@ export async function login(baseUrl: string, password: string): Promise<string> 
 }
 
 /**
- * An agent token for `lead.*` whose rate limits the load does not reach (the highest a token may have: 1,000,000 a minute, above what 5 s rounds send): the limiter still counts
- * every call (its cost is part of what is measured), but no call is refused with 429. Only an
- * admin may give a token limits above the server's, which the bench's person is.
+ * An agent token for `lead.*` whose rate limits the load does not reach: the highest a token may
+ * have, 1,000,000 a minute, above what the 5 s rounds send. The limiter still counts every call
+ * (its cost is part of what is measured), but no call is refused with 429. Only an admin may give
+ * a token limits above the server's, which the bench's person is.
  */
 export async function agentToken(baseUrl: string, personToken: string): Promise<string> {
   const limits = { requests_per_minute: 1_000_000, writes_per_minute: 1_000_000 };
