@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_PACKAGE, ROOT } from '../helpers/fixtures.ts';
+import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
 const RECORDER = join(import.meta.dirname, 'record-modules.mjs');
 const PASSWORD = 'footprint-test-password';
@@ -34,16 +35,10 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD', 'NODE_OPTIONS']) delete env[name];
-  return env;
-}
-
 function serve(cwd: string, args: readonly string[], options: { nodeArgs?: readonly string[]; env?: Record<string, string> } = {}): Promise<Served> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(cwd, 'bin/rmsgen.js'), 'serve', '--port', '0', ...args], {
     cwd: dir,
-    env: { ...cleanEnv(), RMS_ADMIN_PASSWORD: PASSWORD, ...options.env },
+    env: { ...envWithoutServeVariables(['NODE_OPTIONS']), RMS_ADMIN_PASSWORD: PASSWORD, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -124,7 +119,7 @@ describe('the serve process', () => {
   });
 
   it('says in --help that it refuses a stale build unless --allow-stale', () => {
-    const help = spawnSync(process.execPath, [join(FIXTURE_PACKAGE, 'bin/rmsgen.js'), 'serve', '--help'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+    const help = spawnSync(process.execPath, [join(FIXTURE_PACKAGE, 'bin/rmsgen.js'), 'serve', '--help'], { cwd: dir, encoding: 'utf8', env: envWithoutServeVariables(['NODE_OPTIONS']) });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--allow-stale/);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/npx rmsgen build/);
@@ -143,7 +138,7 @@ describe('a stale build', () => {
   }
 
   function run(copy: string, args: readonly string[]) {
-    return spawnSync(process.execPath, [join(copy, 'bin/rmsgen.js'), ...args], { cwd: copy, encoding: 'utf8', env: { ...cleanEnv(), RMS_ADMIN_PASSWORD: PASSWORD }, timeout: 60_000 });
+    return spawnSync(process.execPath, [join(copy, 'bin/rmsgen.js'), ...args], { cwd: copy, encoding: 'utf8', env: { ...envWithoutServeVariables(['NODE_OPTIONS']), RMS_ADMIN_PASSWORD: PASSWORD }, timeout: 60_000 });
   }
 
   it('is refused, naming what changed and `npx rmsgen build`, which makes serve start again', async () => {
@@ -176,7 +171,7 @@ describe('a stale build', () => {
       expect(refused.stderr).toContain('the web app (web/dist/) is older than its sources: web/src/main.tsx (changed)');
 
       // Recompiling alone (what `npm install` does) leaves generated/ as it was: still refused.
-      const recompiled = spawnSync(process.execPath, ['--import', 'tsx', 'bin/compile.ts'], { cwd: copy, encoding: 'utf8', env: cleanEnv() });
+      const recompiled = spawnSync(process.execPath, ['--import', 'tsx', 'bin/compile.ts'], { cwd: copy, encoding: 'utf8', env: envWithoutServeVariables(['NODE_OPTIONS']) });
       expect(recompiled.status, recompiled.stderr).toBe(0);
       expect(recompiled.stdout).toMatch(/web app built:/);
       const stillRefused = run(copy, ['serve', '--port', '0', ...db]);

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../generator/fixtures.ts';
+import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
 const PASSWORD = 'init-test-password';
 const NUMBER = String.raw`\d+(\.\d+)?`;
@@ -29,9 +30,9 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The environment of a process outside the test run: no vitest variables, no server variables. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_OPTIONS' && name !== 'NODE_TEST_CONTEXT'));
-  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD']) delete env[name];
+  const env = Object.fromEntries(Object.entries(envWithoutServeVariables(['NODE_OPTIONS', 'NODE_TEST_CONTEXT'])).filter(([name]) => !name.startsWith('VITEST')));
   return { ...env, NO_COLOR: '1' };
 }
 

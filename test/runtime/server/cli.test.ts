@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_CLI } from '../../helpers/fixtures.ts';
+import { envWithoutServeVariables } from '../../helpers/serve-env.ts';
 
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
 const CLI = FIXTURE_CLI;
@@ -22,17 +23,10 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-/** The test's environment without the variables `serve` reads. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD', 'RMS_ADMIN_PASSWORD_FILE']) delete env[name];
-  return env;
-}
-
 function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: dir,
-    env: { ...cleanEnv(), ...env },
+    env: { ...envWithoutServeVariables(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -126,10 +120,10 @@ describe('rmsgen serve', () => {
 describe('rmsgen migrate', () => {
   it('creates the tables on a fresh database, then has nothing to do', () => {
     const db = `sqlite:${join(dir, 'c.sqlite')}`;
-    const first = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+    const first = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: envWithoutServeVariables() });
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout.split('\n')).toEqual(expect.arrayContaining(['created table party', 'created table lead', 'created table invoice']));
-    const second = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+    const second = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: envWithoutServeVariables() });
     expect(second.status, second.stderr).toBe(0);
     expect(second.stdout.trim()).toBe('schema is up to date');
   });

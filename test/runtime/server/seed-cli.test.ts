@@ -9,20 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE_CLI } from '../../helpers/fixtures.ts';
+import { envWithoutServeVariables } from '../../helpers/serve-env.ts';
 
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
 const CLI = FIXTURE_CLI;
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-seed-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'RMS_DB', 'RMS_ADMIN_PASSWORD']) delete env[name];
-  return env;
-}
-
 function rmsgen(args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: envWithoutServeVariables(), encoding: 'utf8', timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -46,7 +41,7 @@ describe('rmsgen seed', () => {
     expect(lines[0]).toBe('party has no records for lead.party to point at: seeding 120 party records first');
     expect(lines[1]).toMatch(/^seeded 120 party, 1,200 lead in \d+\.\d s \([\d,]+ records\/s\)$/);
 
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db], { cwd: dir, env: { ...cleanEnv(), RMS_ADMIN_PASSWORD: 'seed-cli-password' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db], { cwd: dir, env: { ...envWithoutServeVariables(), RMS_ADMIN_PASSWORD: 'seed-cli-password' }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

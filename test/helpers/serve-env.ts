@@ -1,0 +1,27 @@
+/**
+ * The environment for a child `rmsgen` process in a test: the test's own, without the variables
+ * the server's commands read (runtime/cli.ts, runtime/mcp/origins.ts), so that a developer's PORT,
+ * RMS_DB or admin password cannot leak into what a test starts. One list, so that a variable
+ * added to `serve` is kept out of every such test at once.
+ */
+const SERVE_VARIABLES = [
+  'PORT',
+  'HOST',
+  'RMS_DB',
+  'RMS_DB_POOL_SIZE',
+  'RMS_DB_STATEMENT_TIMEOUT_MS',
+  'RMS_PUBLIC_URL',
+  'RMS_ADMIN_PASSWORD',
+  'RMS_ADMIN_PASSWORD_FILE',
+  'RMS_AGENT_REQUESTS_PER_MINUTE',
+  'RMS_AGENT_WRITES_PER_MINUTE',
+  'RMS_TRUST_PROXY',
+  'RMS_MCP_ALLOWED_ORIGINS',
+];
+
+/** `process.env` without the server's variables, and without `also` (e.g. NODE_OPTIONS). */
+export function envWithoutServeVariables(also: readonly string[] = []): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of [...SERVE_VARIABLES, ...also]) delete env[name];
+  return env;
+}
