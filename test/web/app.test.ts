@@ -7,17 +7,14 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { buildWebApp } from '../../web/build.ts';
+import { CHROMIUM, LAPTOP, launchChromium, PHONE, SCREENSHOTS } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let server: WebTestServer;
 let browser: Browser;
@@ -41,12 +38,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await buildWebApp();
     server = await startWebTestServer();
     adminToken = await server.login();
-    // playwright-core launches the system Chromium only (it never downloads one) with a fresh temp profile.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: LAPTOP, baseURL: server.url, locale: 'en-US', timezoneId: 'UTC' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     page = await context.newPage();

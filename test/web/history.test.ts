@@ -10,17 +10,14 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { buildWebApp } from '../../web/build.ts';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let server: WebTestServer;
 let browser: Browser;
@@ -45,24 +42,11 @@ async function shot(name: string, target: Page = page, fullPage = true): Promise
   await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
-async function signIn(target: Page, username = 'admin', password = ADMIN_PASSWORD, path = '/'): Promise<void> {
-  await target.goto(path);
-  await target.getByLabel('Username').fill(username);
-  await target.getByLabel('Password').fill(password);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await target.locator('nav#sidebar').waitFor({ state: 'attached' });
-}
-
 async function newPage(viewport = LAPTOP): Promise<Page> {
   const created = await context.newPage();
   created.setDefaultTimeout(10_000);
   await created.setViewportSize(viewport);
   return created;
-}
-
-async function expectNoSidewaysScroll(target: Page = page): Promise<void> {
-  const { scrollWidth, innerWidth } = await target.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
 async function ok(token: string, commandId: string, input: unknown): Promise<any> {
@@ -141,11 +125,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     invoiceBot = await makeAgentToken(['invoice.*'], 'Billing bot');
     acmeId = (await ok(adminToken, 'party.create', { name: 'Acme GmbH', kind: 'company' })).id;
     globexId = (await ok(adminToken, 'party.create', { name: 'Globex Ltd', kind: 'company' })).id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: LAPTOP, baseURL: server.url, locale: 'en-US', timezoneId: 'UTC' });
     page = await newPage();
     await signIn(page);
@@ -203,7 +183,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     ]);
     expect(await createEntry.getByRole('button', { name: 'Revert' }).count()).toBe(0);
     expect(await detail('Expected revenue').innerText()).toBe('15,000.00');
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h01-history-agent-change');
 
     // Revert asks first, naming what is put back: field, current → old value. Cancel changes nothing.
@@ -215,7 +195,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
       ['Close date', 'Sep 30, 2031 → Jun 30, 2031'],
       ['Hot', 'Yes → No'],
     ]);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h02-revert-confirm', page, false);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await page.getByRole('dialog').count()).toBe(0);
@@ -246,7 +226,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     expect(await undone.locator('.history-note').innerText()).toBe('Reverted by admin just now.');
     expect(await undone.getByRole('button', { name: 'Revert' }).count()).toBe(0);
     expect((await historyOf('lead', relaunchId))[0]).toMatchObject({ reverts: agentChangeId });
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h03-history-reverted');
 
     // The revert's link goes to the change it undid, on the same page: highlighted.
@@ -282,7 +262,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     expect(await lines(entries().nth(0))).toEqual([['Probability (%)', '50 → 70']]);
     expect(await historyOf('lead', id)).toHaveLength(3);
     expect(await notice().count()).toBe(0);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h04-revert-conflict');
   });
 
@@ -320,7 +300,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
       const box = element.getBoundingClientRect();
       return box.top >= 0 && box.bottom <= window.innerHeight;
     })).toBe(true);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h05-linked-entry-later-page', page, false);
   });
 
@@ -338,7 +318,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     expect(await row.count()).toBe(1);
     const link = row.getByRole('link', { name: 'See the change' });
     expect(await link.getAttribute('href')).toBe(`/records/lead/${relaunchId}#change-${agentChangeId}`);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h06-audit-change-links');
 
     await link.click();
@@ -391,7 +371,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     await staleCard.locator('.change-note').waitFor();
     expect(await lines(staleCard)).toEqual([['Probability (%)', '15 → 5']]);
     expect(await staleCard.locator('.change-note').innerText()).toBe('Changed since: now 25. Approving will fail.');
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h07-approvals-from-to');
 
     // Approving the stale revert: refused with the server's words; the plan stays pending and the record as it is.
@@ -466,7 +446,7 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
       ['Probability (%)', '5 → —'],
     ]);
     expect(await historySection().getByRole('button', { name: 'Revert' }).count()).toBe(0);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('h09-deleted-record-history');
     // An id that never was: no history either, just not found.
     await page.goto('/records/lead/nothing-here');

@@ -8,17 +8,14 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { buildWebApp } from '../../web/build.ts';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let server: WebTestServer;
 let browser: Browser;
@@ -35,15 +32,6 @@ async function shot(name: string, target: Page = page, fullPage = true): Promise
   await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
-async function signIn(target: Page, username = 'admin', password = ADMIN_PASSWORD, path = '/'): Promise<void> {
-  await target.goto(path);
-  await target.getByLabel('Username').fill(username);
-  await target.getByLabel('Password').fill(password);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  // The menu is hidden at a phone width, but it is there once the app is signed in.
-  await target.locator('nav#sidebar').waitFor({ state: 'attached' });
-}
-
 async function newPage(viewport = LAPTOP): Promise<Page> {
   const created = await context.newPage();
   created.setDefaultTimeout(10_000);
@@ -52,11 +40,6 @@ async function newPage(viewport = LAPTOP): Promise<Page> {
 }
 
 /** Nothing on the page is wider than the window: no sideways scrolling. */
-async function expectNoSidewaysScroll(target: Page = page): Promise<void> {
-  const { scrollWidth, innerWidth } = await target.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-}
-
 /** The column headers' names (without the sort mark). */
 const headers = async (target: Page = page) => (await target.locator('table.data thead th').allInnerTexts()).map((text) => text.replace(/\s*[▲▼]$/, ''));
 const firstColumn = (target: Page = page) => target.locator('table.data tbody tr td:first-child').allInnerTexts();
@@ -94,11 +77,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     for (let index = 0; index < 27; index += 1) {
       expect((await server.command(adminToken, 'lead.create', { title: `Bulk deal ${String(index).padStart(2, '0')}`, expected_revenue: 1000 + index })).status).toBe(200);
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: LAPTOP, baseURL: server.url, locale: 'en-US', timezoneId: 'UTC', acceptDownloads: true });
     page = await newPage();
     await signIn(page);
@@ -173,7 +152,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     await page.goto('/records/lead');
     // Defaults by kind: where it stands, what it is worth, when, with whom.
     await poll(() => headers()).toEqual(['Title', 'Party', 'Stage', 'Expected revenue', 'Close date']);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     const wrap = await page.locator('.table-wrap').evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
     expect(wrap.scrollWidth).toBeLessThanOrEqual(wrap.clientWidth);
     // The long title stays on one line at this width.
@@ -393,7 +372,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     await created.getByRole('link', { name: 'Imported one' }).waitFor();
     await created.locator('.audit-input summary').click();
     expect(await created.locator('.audit-input pre').innerText()).toContain('"expected_revenue": 123450');
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('33-audit-changes');
 
     await page.getByLabel('Show').selectOption({ label: 'Changes and reads' });
@@ -401,7 +380,7 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     expect(page.url()).toContain('access=all');
     await page.getByLabel('Show').selectOption({ label: 'Reads' });
     await poll(async () => (await page.locator('table.data tbody td[data-label="Command"]').allInnerTexts()).every((name) => /\.(get|list|search|history)$/.test(name))).toBe(true);
-    await expectNoSidewaysScroll();
+    await expectNoSidewaysScroll(page);
     await shot('34-audit-reads');
   });
 
