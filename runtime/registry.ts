@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { CommandKind, FieldKind } from './api-shapes.ts';
-import type { CompiledList } from './query/list-query.ts';
+import type { CompiledList } from './query/compiled-list.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
 export type { CommandKind, FieldKind };

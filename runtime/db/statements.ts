@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { badRequest } from '../errors.ts';
-import { uniqueIndexName } from './migrate/index-design.ts';
+import { uniqueIndexName } from './index-names.ts';
 import { dialectOf, sqliteReaderOf } from './connect.ts';
 
 /** A double-quoted SQL identifier (SQLite and PostgreSQL both read it so). */

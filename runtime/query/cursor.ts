@@ -6,7 +6,7 @@
  * values the caller reads in clear (it may order only on those).
  */
 import { badRequest } from '../errors.ts';
-import type { CompiledQueryField, Keyset } from './list-query.ts';
+import type { CompiledQueryField, Keyset } from './compiled-list.ts';
 
 interface CursorData {
   /** The order it belongs to: `field:a|d` per key. */

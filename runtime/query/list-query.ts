@@ -9,62 +9,18 @@
  * `countList`): the part of reading records that depends on the call.
  */
 import type { Knex } from 'knex';
-import type { z } from 'zod';
 import { dialectOf, type Dialect } from '../db/connect.ts';
 import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
 import type { ModelMeta } from '../registry.ts';
-import { searchDesign, searchIdsTable } from '../db/migrate/index-design.ts';
+import { searchIndexName, searchIdsTable } from '../db/index-names.ts';
 import { decodeCursor } from './cursor.ts';
-import { filterValueSchema, parseOr400, toDbConverter, type QueryField } from './values.ts';
+import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
+import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
 
-export interface CompiledQueryField extends QueryField {
-  /** Quoted column, e.g. `"title"`. */
-  readonly column: string;
-  /** `contains` goes through the field's trigram index (`search: true`): the SQL that finds candidates, then the exact test. */
-  readonly searchCandidates?: string;
-  /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite). */
-  readonly sortable: string;
-  readonly nullable: boolean;
-  readonly value: z.ZodType;
-  readonly toDb: (value: unknown) => unknown;
-  readonly text: boolean;
-  readonly ordered: boolean;
-}
-
-export interface ModelQuery {
-  readonly model: string;
-  readonly dialect: Dialect;
-  readonly fields: ReadonlyMap<string, CompiledQueryField>;
-}
-
-/** The last row of a keyset page, which the next page starts after (see `cursor.ts`). */
-export interface Keyset {
-  /** Order keys, each with the direction and the last row's value (null when empty). */
-  readonly keys: readonly { readonly field: CompiledQueryField; readonly desc: boolean; readonly value: unknown }[];
-  readonly id: string;
-}
-
-export interface SqlFragment {
-  readonly sql: string;
-  readonly bindings: readonly unknown[];
-}
-
-export interface CompiledList {
-  /** Conditions, combined with AND (the filter; a keyset's start is not among them: a search's total counts every match). */
-  readonly where: readonly SqlFragment[];
-  readonly orderBy: string;
-  readonly limit: number | undefined;
-  readonly offset: number | undefined;
-  /** Keyset paging (`after`): the order's keys, for the cursor of the page's last row; and where the page starts. */
-  readonly keyset?: {
-    readonly keys: readonly { readonly field: CompiledQueryField; readonly desc: boolean }[];
-    /** The row the page starts after; absent for the first page. */
-    readonly after?: Keyset;
-  };
-}
+export type { CompiledList, CompiledQueryField, Keyset, ModelQuery, SqlFragment };
 
 export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuery {
   const fields = new Map<string, CompiledQueryField>();
@@ -229,7 +185,7 @@ function escapeLike(text: string): string {
  */
 function searchCandidates(table: string, field: string, dialect: Dialect): string | undefined {
   if (dialect !== 'sqlite') return undefined;
-  const fts = sqlIdentifier(searchDesign(table, field, 'sqlite').name);
+  const fts = sqlIdentifier(searchIndexName(table, field, 'sqlite'));
   return `"id" IN (SELECT m."id" FROM ${sqlIdentifier(searchIdsTable(table))} m WHERE m."n" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
 }
 

@@ -8,17 +8,8 @@ import { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
 import { kinds } from '../kinds.ts';
-import type { FieldKind } from '../registry.ts';
-
-/** A field as the query layer sees it; `id` is one too. */
-export interface QueryField {
-  readonly name: string;
-  readonly kind: FieldKind | 'id';
-  /** `<model>.<field>`, used in error texts. */
-  readonly path: string;
-  readonly options?: readonly string[];
-  readonly target?: string;
-}
+import type { FieldKind } from '../api-shapes.ts';
+import type { QueryField } from './compiled-list.ts';
 
 type ToDb = (value: unknown) => unknown;
 

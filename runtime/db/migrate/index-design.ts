@@ -14,9 +14,11 @@
  *   (`rms_fts_<table>_<field>`, kept by triggers), on PostgreSQL a pg_trgm GIN index on its
  *   lowered value (`rms_trgm_<table>_<field>`).
  */
-import { createHash } from 'node:crypto';
 import type { Dialect } from '../connect.ts';
 import type { DeclaredIndex, TableMeta } from '../../registry.ts';
+import { indexName, searchIdsTable, searchIndexName, uniqueIndexName } from '../index-names.ts';
+
+export { searchIdsTable };
 
 export interface IndexDesign {
   /** The index's name in the database; unique per database on PostgreSQL. */
@@ -34,21 +36,6 @@ export interface IndexDesign {
   readonly bytewise?: readonly string[];
   /** `search`: a trigram index of its one column. */
   readonly method?: 'search';
-}
-
-/** PostgreSQL cuts identifiers at 63 bytes: longer names end in a hash so that two never meet. */
-const MAX_NAME = 63;
-
-function indexName(prefix: string, table: string, columns: readonly string[], suffix = ''): string {
-  const name = `${prefix}_${table}_${columns.join('_')}${suffix}`;
-  if (Buffer.byteLength(name) <= MAX_NAME) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
-  return `${name.slice(0, MAX_NAME - 9)}_${hash}`;
-}
-
-/** The name of the unique index of these fields (writes name it when they repeat a value: db/statements.ts). */
-export function uniqueIndexName(table: string, fields: readonly string[]): string {
-  return indexName('rms_uq', table, fields);
 }
 
 /** The designs one `TableMeta.indexes` entry gives (two on PostgreSQL for an ordered index on a field that may be empty). */
@@ -70,12 +57,7 @@ export function indexDesigns(table: TableMeta, declared: string | DeclaredIndex,
 
 /** The trigram index of a `search` field. */
 export function searchDesign(table: string, field: string, dialect: Dialect): IndexDesign {
-  return { name: indexName(dialect === 'postgres' ? 'rms_trgm' : 'rms_fts', table, [field]), table, columns: [field], unique: false, method: 'search' };
-}
-
-/** SQLite: the table numbering a searched table's ids for its search tables (FTS5 keys rows by integer). */
-export function searchIdsTable(table: string): string {
-  return `rms_ftsid_${table}`;
+  return { name: searchIndexName(table, field, dialect), table, columns: [field], unique: false, method: 'search' };
 }
 
 /** Every index a table design declares, in declaration order, then its search indexes. */
