@@ -19,6 +19,7 @@
  */
 
 import type { CommandKind, FieldKind } from '../runtime/api-shapes.ts';
+import { EVERY_MODEL_COMMANDS, type EveryModelKind } from '../runtime/command-kinds.ts';
 
 // The kinds are declared once, with the API's shapes, which the runtime and the web app import too.
 export type { FieldKind };
@@ -29,12 +30,9 @@ const FIELD_KIND_LIST: Record<FieldKind, true> = { text: true, longtext: true, n
 /** The field kinds, in the order error messages list them. */
 export const FIELD_KINDS = Object.keys(FIELD_KIND_LIST) as readonly FieldKind[];
 
-/** The commands every model gets. */
-export const GENERATED_COMMANDS = ['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert'] as const satisfies readonly CommandKind[];
-export type GeneratedCommand = (typeof GENERATED_COMMANDS)[number];
-
-/** A record's history and the revert of one of its changes: granted with `get` and `update` (runtime/rights.ts). */
-export const RECORD_HISTORY_COMMANDS = ['history', 'revert'] as const satisfies readonly GeneratedCommand[];
+/** The commands every model gets, named after their kinds, in catalogue order (runtime/command-kinds.ts decides which). */
+export const GENERATED_COMMANDS = EVERY_MODEL_COMMANDS;
+export type GeneratedCommand = EveryModelKind;
 
 interface FieldOptionsBase {
   /** Shown to people; for personal fields the upper-cased label is the masking token prefix (`Name` → `NAME_1`). Defaults to the field name in words. */

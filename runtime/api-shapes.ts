@@ -3,8 +3,9 @@
  * answers it sends with them, and the web app (web/src) reads the answers through them, so that
  * renaming a field here fails `tsc` on both sides.
  *
- * This module imports nothing on purpose: esbuild bundles it into the web app, which must not pull
- * zod or anything server-side. Keep it to types and plain constants. Names follow the JSON
+ * This module imports only types, and only from modules that import nothing themselves: esbuild
+ * bundles it into the web app, which must not pull zod or anything server-side. Keep it to types
+ * and plain constants. Names follow the JSON
  * (snake_case), not the runtime's camelCase registry (runtime/registry.ts).
  *
  * Naming: `…Answer` is the whole body of one endpoint's answer; `…Info` is an item inside one.
@@ -13,8 +14,10 @@
 /** SPEC 2.2: the kinds a field can have. */
 export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
 
-/** SPEC 2.5: generated commands, plus `action` for a model's workflow actions. */
-export type CommandKind = 'get' | 'list' | 'search' | 'create' | 'update' | 'delete' | 'history' | 'revert' | 'action';
+import type { CommandKind } from './command-kinds.ts';
+
+/** SPEC 2.5: generated commands, plus `action` for a model's workflow actions; declared with what each kind is. */
+export type { CommandKind };
 
 /** SPEC 4.5: the operators of a `list`/`search` filter condition. */
 export const FILTER_OPERATORS = ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] as const;
@@ -307,6 +310,8 @@ export interface AuditTrailRow {
   readonly record_title: string | null;
   /** The history entry (`change_id` of `<model>.history`) of the change the call made, or null. */
   readonly change_id: string | null;
+  /** A dry run (`?dry_run=true`): the outcome is what the call would have had; nothing was changed and no plan made. */
+  readonly dry_run: boolean;
 }
 
 /** `GET /api/audit`: the input of `search`, the answer of `search`. */

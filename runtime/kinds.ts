@@ -101,6 +101,14 @@ export const listInput = z.strictObject(
     offset: pageOffset,
     /** Keyset paging (an extension): `""` for the first page, then the `next` of the page before. */
     after: z.string({ error: 'after must be a string' }).max(4096, { error: 'after must be "" or the next of the page before' }).optional(),
+    /**
+     * An extension for agents: conditions on fields masked for them (`eq` or `in`) whose values
+     * are masking tokens they were given; combined with `filter` by AND. See list-query.ts.
+     */
+    token_filter: z
+      .array(filterCondition, { error: 'token_filter must be an array' })
+      .max(LIMITS.filterConditions, { error: `token_filter may have at most ${LIMITS.filterConditions} conditions` })
+      .optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]}` : 'input must be a JSON object') },
 );

@@ -7,6 +7,7 @@
  * looks them up.
  */
 import { scopeMatches } from './auth/scopes.ts';
+import { EVERY_MODEL_COMMANDS, kindTraits } from './command-kinds.ts';
 import type { Caller } from './caller.ts';
 import type { FieldMeta, ModelMeta, Registry } from './registry.ts';
 
@@ -37,19 +38,25 @@ export interface CallerRights {
 }
 
 /**
- * Commands that come with another of the same model: whoever may read a record may read its
- * history, and whoever may update it may revert one of its updates. Roles get them from the
- * generator (`roles.ts`), agents whose scopes name the first from here.
+ * Commands that come with another of the same model (runtime/command-kinds.ts: whoever may read a
+ * record may read its history, whoever may update it may revert one of its updates), by the
+ * command that implies them. Roles get them from the generator (`roles.ts`), agents whose scopes
+ * name the first from here.
  */
-export const IMPLIED_COMMANDS: Readonly<Record<string, string>> = { get: 'history', update: 'revert' };
+const IMPLIED_BY = new Map<string, string[]>();
+for (const kind of EVERY_MODEL_COMMANDS) {
+  const by = kindTraits(kind).impliedBy;
+  if (by !== null) IMPLIED_BY.set(by, [...(IMPLIED_BY.get(by) ?? []), kind]);
+}
 
 /** The command ids with those their commands imply, of the ids `available` allows. */
 export function withImpliedCommands(ids: Iterable<string>, available: (id: string) => boolean): Set<string> {
   const all = new Set(ids);
   for (const id of [...all]) {
     const dot = id.lastIndexOf('.');
-    const implied = IMPLIED_COMMANDS[id.slice(dot + 1)];
-    if (implied !== undefined && available(`${id.slice(0, dot)}.${implied}`)) all.add(`${id.slice(0, dot)}.${implied}`);
+    for (const implied of IMPLIED_BY.get(id.slice(dot + 1)) ?? []) {
+      if (available(`${id.slice(0, dot)}.${implied}`)) all.add(`${id.slice(0, dot)}.${implied}`);
+    }
   }
   return all;
 }

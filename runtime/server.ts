@@ -13,11 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { Knex } from 'knex';
 import type { RequestHandler, Router } from 'express';
-import { ensureAuditTables } from './agents/audit.ts';
+import { ensureAuditTables } from './audit/store.ts';
 import { ensureHistoryTables } from './history/store.ts';
-import { agentExtension } from './agents/extension.ts';
-import { ensureMaskTables } from './agents/masking.ts';
-import { ensurePlanTables } from './agents/plans.ts';
+import { ensureMaskTables } from './masking/tables.ts';
+import { plansAndAuditExtension } from './plans/extension.ts';
+import { ensurePlanTables } from './plans/store.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
@@ -35,7 +35,7 @@ import type { Registry } from './registry.ts';
 import { logUnexpectedError } from './errors.ts';
 
 /** The extensions `serve` and `migrate` install. */
-export const SERVER_EXTENSIONS: readonly ServerExtension[] = [agentExtension, mcpExtension, webAppExtension()];
+export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
 
 /**
  * Every system table setup, in order: what the command path itself uses (sign-in, masking, plans,

@@ -144,6 +144,20 @@ export const leadListJsonSchema: JsonSchema = {
       maxLength: 4096,
       description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
     },
+    token_filter: {
+      maxItems: 50,
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          field: { type: 'string' },
+          op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+          value: {},
+        },
+        required: ['field', 'op'],
+        additionalProperties: false,
+      },
+    },
   },
   additionalProperties: false,
 };

@@ -4,6 +4,7 @@
  * descriptions an agent can act on, and printed as a literal.
  */
 import { z } from 'zod';
+import { COMMAND_KINDS, type CommandResultShape } from '../../runtime/command-kinds.ts';
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
 import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
@@ -184,22 +185,22 @@ const HISTORY_ENTRY: Json = {
   required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
 };
 
-const RECORD_RESULT_KINDS = new Set<CommandIR['kind']>(['get', 'create', 'update', 'revert', 'action']);
 
 function envelopeOf(value: unknown): Json {
   return { type: 'object', properties: { denied: ENVELOPE_DENIED, value }, required: ['denied', 'value'] };
 }
 
 function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
-  if (RECORD_RESULT_KINDS.has(command.kind)) return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
+  const shape = COMMAND_KINDS[command.kind].result;
+  if (shape === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
   const record = code(names.record);
-  const values: Record<'list' | 'search' | 'delete' | 'history', unknown> = {
-    list: { type: 'array', items: record },
-    search: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
-    delete: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  const values: Record<Exclude<CommandResultShape, 'record'>, unknown> = {
+    records: { type: 'array', items: record },
+    page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
+    deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     history: { type: 'object', properties: { rows: { type: 'array', items: HISTORY_ENTRY }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
-  const envelope = envelopeOf(values[command.kind as 'list' | 'search' | 'delete' | 'history']);
+  const envelope = envelopeOf(values[shape]);
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
 }
 
@@ -211,8 +212,6 @@ function proposable(model: ModelIR, command: CommandIR): boolean {
   return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
 }
 
-const READ_ONLY = new Set<CommandIR['kind']>(['get', 'list', 'search', 'history']);
-const IDEMPOTENT = new Set<CommandIR['kind']>(['get', 'list', 'search', 'history', 'update']);
 
 function toolTitle(model: ModelIR, command: CommandIR): string {
   const phrase = inSentence(model.label);
@@ -234,7 +233,7 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
     recordResult: `${camelCase(model.name)}RecordResultJsonSchema`,
     recordOrPlanResult: `${camelCase(model.name)}RecordOrPlanResultJsonSchema`,
   };
-  const recordCommands = model.commands.filter((command) => RECORD_RESULT_KINDS.has(command.kind));
+  const recordCommands = model.commands.filter((command) => COMMAND_KINDS[command.kind].result === 'record');
   if (recordCommands.some((command) => !proposable(model, command))) {
     file.addConst({
       isExported: true,
@@ -267,9 +266,9 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
       outputSchema: outputSchema(model, command, names),
       annotations: {
-        readOnlyHint: READ_ONLY.has(command.kind),
-        destructiveHint: command.kind === 'delete' ? true : undefined,
-        idempotentHint: IDEMPOTENT.has(command.kind) ? true : undefined,
+        readOnlyHint: COMMAND_KINDS[command.kind].access === 'read',
+        destructiveHint: COMMAND_KINDS[command.kind].destructive ? true : undefined,
+        idempotentHint: COMMAND_KINDS[command.kind].idempotent ? true : undefined,
         openWorldHint: false,
       },
     };

@@ -1,5 +1,6 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
-import { GENERATED_COMMANDS, RECORD_HISTORY_COMMANDS, type GeneratedCommand } from '../define.ts';
+import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
+import type { GeneratedCommand } from '../define.ts';
 import type { ActionCommandIR, ActionIR, CommandIR, FieldIR, GeneratedCommandIR, ModelIR } from '../ir.ts';
 import { defaultLabel, inSentence, maskLabelOf, plural, withArticle } from '../names.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
@@ -105,13 +106,14 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     name,
     kind: name,
     description: descriptions[name],
-    needsApproval: name === 'delete' || name === 'revert',
+    needsApproval: COMMAND_KINDS[name].needsApproval,
     action: undefined,
   });
-  // History and revert come after the actions: the catalogue keeps SPEC's commands first.
-  const [history, revert] = RECORD_HISTORY_COMMANDS;
+  // Implied commands (history, revert) come after the actions: the catalogue keeps SPEC's commands first.
+  const own = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null);
+  const implied = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null);
   return [
-    ...GENERATED_COMMANDS.filter((name) => name !== history && name !== revert).map(generated),
+    ...own.map(generated),
     ...actions.map(
       (action): ActionCommandIR => ({
         id: `${model}.${action.name}`,
@@ -123,7 +125,6 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
         action,
       }),
     ),
-    generated(history),
-    generated(revert),
+    ...implied.map(generated),
   ];
 }

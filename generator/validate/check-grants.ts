@@ -3,7 +3,7 @@
  * depends on (so a helpdesk module can let its role read parties without editing the CRM module);
  * grants of one role from several modules add up. `admin` needs no grant.
  */
-import { GENERATED_COMMANDS, RECORD_HISTORY_COMMANDS } from '../define.ts';
+import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
 import { IDENTIFIER } from '../names.ts';
 import { unknownNameHint } from '../suggest.ts';
 import type { ModelDraft, ProjectDraft } from './drafts.ts';
@@ -75,9 +75,9 @@ export function checkGrants(
 
 /** The model's commands in catalogue order: the generated ones, the actions, then history and revert (once each, should an action repeat a generated name: that has its own problem). */
 function commandNames(model: ModelDraft): string[] {
-  const history = new Set<string>(RECORD_HISTORY_COMMANDS);
-  const [first, last] = [GENERATED_COMMANDS.filter((name) => !history.has(name)), RECORD_HISTORY_COMMANDS];
-  return [...new Set([...first, ...model.actions.map((action) => action.name), ...last])];
+  const own = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null);
+  const implied = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null);
+  return [...new Set([...own, ...model.actions.map((action) => action.name), ...implied])];
 }
 
 function isStringList(value: unknown): value is string[] {

@@ -1,8 +1,8 @@
 /** Names a definition cannot take, because the service or the runtime already uses them. */
 import { GENERATED_COMMANDS } from '../define.ts';
 
-/** The built-in role that may use every command; no module grants it anything. */
-export const ADMIN_ROLE = 'admin';
+/** The built-in role that may use every command; no module grants it anything (its owner is the runtime's rights). */
+export { ADMIN_ROLE } from '../../runtime/rights.ts';
 
 /**
  * Model names the service's own endpoints use as the first segment under `/api/`, with the

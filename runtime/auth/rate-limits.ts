@@ -15,6 +15,7 @@
  */
 import type { Knex } from 'knex';
 import type { CommandKind, RateLimitsInfo } from '../api-shapes.ts';
+import { kindTraits } from '../command-kinds.ts';
 import type { AgentCaller } from '../caller.ts';
 import { runSelect } from '../db/statements.ts';
 import { createTableIfMissing } from '../db/system-tables.ts';
@@ -32,13 +33,23 @@ export interface RateLimits {
 /** Defaults of `serve --agent-requests-per-minute` and `--agent-writes-per-minute`. */
 export const DEFAULT_AGENT_LIMITS: RateLimits = { requestsPerMinute: 600, writesPerMinute: 120 };
 
-/** Command kinds that count against an agent's writes per minute (proposing one counts too). */
-export const WRITING_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['create', 'update', 'delete', 'revert', 'action']);
 
 /** What one call costs. */
 export interface RateCost {
   readonly requests: number;
   readonly writes: number;
+}
+
+const ONE_READ: RateCost = { requests: 1, writes: 0 };
+const ONE_WRITE: RateCost = { requests: 1, writes: 1 };
+
+/**
+ * What a call of a command of this kind costs (undefined: no command, such as a request that
+ * names none): a request, and a write when the command changes records (proposing one, or trying
+ * it in a dry run, counts too).
+ */
+export function callCost(kind: CommandKind | undefined): RateCost {
+  return kind !== undefined && kindTraits(kind).access === 'write' ? ONE_WRITE : ONE_READ;
 }
 
 export type Admission =

@@ -1,34 +1,40 @@
 /**
  * What each command kind does to the database, given a prepared (validated) command. Dispatched
  * through a `Record<CommandKind, Handler>`. Records are read and written only through the model's
- * generated queries (`CompiledModel.queries`); handlers add what commands mean: which fields the
- * caller sees, the values a new record starts with, and the checks. Handlers run inside the
- * command's transaction for writes and `search`; every check that depends on stored data (record
- * exists, refs exist, current state, references) is made here, inside that transaction, with row
- * locks on PostgreSQL so that concurrent commands cannot slip between check and write.
+ * generated queries (`CompiledModel.queries`); handlers add what commands mean: the values a new
+ * record starts with, and the checks. Handlers run inside the command's transaction for writes and
+ * `search`; every check that depends on stored data (record exists, refs exist, current state,
+ * references) is made here, inside that transaction, with row locks on PostgreSQL so that
+ * concurrent commands cannot slip between check and write. They answer stored records (every
+ * field): what the caller sees of them is view/caller-view.ts's.
  */
 import type { Knex } from 'knex';
+import type { CommandKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { changedSince, findChange, readHistory, type HistoryEntry, type TokenFor } from '../history/store.ts';
+import { changedSince, findChange, readHistory, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
-import type { ActionMeta, CommandKind, StoredRecord } from '../registry.ts';
+import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
-import type { CompiledList } from '../query/list-query.ts';
-import type { ModelRights } from '../rights.ts';
-import type { CommandContext, PreparedList, RecordValue } from './types.ts';
+import type { CompiledList } from '../query/compiled-list.ts';
+import type { StoredRecord } from '../registry.ts';
+import { changeIsVisible } from '../view/caller-view.ts';
+import type { CommandContext, PreparedCall } from './types.ts';
+import { checkActionFrom } from './workflow.ts';
 
 /**
- * What a write did to its record, in JSON values: what masking's bindings (and the record's
- * history) are kept from. Field values are null when empty.
+ * What a write did to its record, in JSON values: what history, masking's bindings and the audit
+ * trail are kept from. Field values are null when empty.
  */
 export interface RecordChange {
   readonly recordId: string;
   /** Fields the input gave (set or emptied), whether or not their value changed; every field a create stored. */
-  readonly written: readonly string[];
+  readonly givenFields: readonly string[];
   /** Before the write: the changed fields (update, action), every field (delete), nothing (create). */
   readonly before: Readonly<Record<string, unknown>>;
   /** After the write: every field a create set, the changed fields of an update or action, nothing for a delete. */
   readonly after: Readonly<Record<string, unknown>>;
+  /** Fields the input gave that kept the value they had, with that value (update, action). */
+  readonly kept: Readonly<Record<string, unknown>>;
 }
 
 /** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
@@ -38,48 +44,37 @@ export interface RevertOf {
 }
 
 export type RunResult =
-  | { readonly shape: 'record'; readonly records: RecordValue[]; readonly recordId: string; readonly change?: RecordChange; readonly reverts?: RevertOf }
+  | { readonly shape: 'record'; readonly record: StoredRecord; readonly change?: RecordChange; readonly reverts?: RevertOf }
   | { readonly shape: 'history'; readonly entries: HistoryEntry[]; readonly total: number }
   /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
-  | { readonly shape: 'list'; readonly records: RecordValue[]; readonly next?: string }
-  | { readonly shape: 'search'; readonly records: RecordValue[]; readonly total: number; readonly next?: string }
+  | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
+  | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
   | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
 
-type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedList) => Promise<RunResult>;
-
-/** Which kinds need a transaction (the rest are single reads; `search` is two, see its handler). */
-export const TRANSACTIONAL: Record<CommandKind, boolean> = {
-  get: false,
-  list: false,
-  search: false,
-  create: true,
-  update: true,
-  delete: true,
-  history: false,
-  revert: true,
-  action: true,
-};
+type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedCall) => Promise<RunResult>;
 
 export const handlers: Record<CommandKind, Handler> = {
   async get(ctx, db, prepared) {
     const id = prepared.input.id as string;
-    return { shape: 'record', records: [await readRecord(ctx, db, id)], recordId: id };
+    const record = await ctx.command.model.queries.find(db, id);
+    if (!record) throw recordNotFound(ctx, id);
+    return { shape: 'record', record };
   },
 
   async list(ctx, db, prepared) {
     const { records, next } = await page(ctx, db, prepared.list!);
-    return { shape: 'list', records: records.map(projectionFor(ctx.fields)), ...(next ? { next } : {}) };
+    return { shape: 'list', records, ...(next ? { next } : {}) };
   },
 
   async search(ctx, db, prepared) {
     const list = prepared.list!;
     // The count and the page must see one state of the table. On PostgreSQL `db` is a repeatable
-    // read transaction (see pipeline.ts). On SQLite it is the database itself: both statements
-    // then run on the read-only connection, synchronously, one right after the other in this same
-    // turn of the event loop (neither function awaits before its statement runs), so no write of
-    // this process can commit between them; and SQLite serves one instance only.
+    // read transaction (see run.ts). On SQLite it is the database itself: both statements then run
+    // on the read-only connection, synchronously, one right after the other in this same turn of
+    // the event loop (neither function awaits before its statement runs), so no write of this
+    // process can commit between them; and SQLite serves one instance only.
     const [total, { records, next }] = await Promise.all([ctx.command.model.queries.count(db, list), page(ctx, db, list)]);
-    return { shape: 'search', records: records.map(projectionFor(ctx.fields)), total, ...(next ? { next } : {}) };
+    return { shape: 'search', records, total, ...(next ? { next } : {}) };
   },
 
   async create(ctx, db, prepared) {
@@ -89,12 +84,12 @@ export const handlers: Record<CommandKind, Handler> = {
     for (const field of model.governed) values[field.name] = field.options?.[0] ?? null;
     await checkRefs(ctx, db, values);
     const id = newId();
-    const stored: StoredRecord & Record<string, unknown> = { id };
-    for (const field of model.meta.fields) stored[field.name] = values[field.name] ?? null;
-    await model.queries.insert(db, stored);
+    const record: StoredRecord & Record<string, unknown> = { id };
+    for (const field of model.meta.fields) record[field.name] = values[field.name] ?? null;
+    await model.queries.insert(db, record);
     const after: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(values)) if (value !== null && value !== undefined) after[name] = value;
-    return { shape: 'record', records: [projectionFor(ctx.fields)(stored)], recordId: id, change: { recordId: id, written: Object.keys(after), before: {}, after } };
+    return { shape: 'record', record, change: { recordId: id, givenFields: Object.keys(after), before: {}, after, kept: {} } };
   },
 
   async update(ctx, db, prepared) {
@@ -102,10 +97,10 @@ export const handlers: Record<CommandKind, Handler> = {
     const { id, ...changes } = prepared.input;
     const recordId = id as string;
     const current = await lockRecord(ctx, db, recordId);
-    for (const name of prepared.actions) checkFrom(ctx, model.actions.get(name)!, current);
+    for (const name of prepared.actions) checkActionFrom(model.meta, model.actions.get(name)!, current);
     await checkRefs(ctx, db, changes);
     if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
-    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
+    return { shape: 'record', record: { ...current, ...changes }, change: changeOf(recordId, current, changes) };
   },
 
   async delete(ctx, db, prepared) {
@@ -116,13 +111,15 @@ export const handlers: Record<CommandKind, Handler> = {
     if (referrer) throw badRequest(`${model.meta.name} ${recordId} is referred to by ${referrer.model} ${referrer.id}`);
     await model.queries.remove(db, recordId);
     const { id: _id, ...before } = current;
-    return { shape: 'deleted', recordId, change: { recordId, written: [], before, after: {} } };
+    return { shape: 'deleted', recordId, change: { recordId, givenFields: [], before, after: {}, kept: {} } };
   },
 
   async history(ctx, db, prepared) {
     const { id, limit, offset } = prepared.input as { id: string; limit?: number; offset?: number };
     const model = ctx.command.model;
-    const { entries, total } = await readHistory(db, model.meta.name, id, { limit, offset });
+    // A caller who does not read every field sees only the entries that changed one it reads.
+    const visible = ctx.fields.denied.length > 0 ? (fields: readonly string[]) => changeIsVisible(ctx.fields, fields) : undefined;
+    const { entries, total } = await readHistory(db, model.meta.name, id, { limit, offset }, visible);
     // A record that never existed has no history; one that exists may have none yet (made before history was kept).
     if (total === 0 && !(await model.queries.find(db, id))) throw recordNotFound(ctx, id);
     return { shape: 'history', entries, total };
@@ -131,21 +128,25 @@ export const handlers: Record<CommandKind, Handler> = {
   /**
    * Puts back the `from` values of an update's non-governed fields, as one update, when none of
    * them changed since: neither by a later entry of the record's history nor otherwise (the
-   * record holds what the change wrote).
+   * record holds what the change wrote). A change that shows the caller nothing (it changed only
+   * fields the caller may not read) does not exist for it; one that changed some such field is not
+   * reverted, and the refusal does not say which.
    */
   async revert(ctx, db, prepared) {
     const model = ctx.command.model;
     const { id: recordId, change_id: changeId } = prepared.input as { id: string; change_id: string };
     const entry = await findChange(db, changeId);
-    if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId) throw badRequest(`change ${changeId} not found`);
+    if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId || !changeIsVisible(ctx.fields, Object.keys(entry.changes))) {
+      throw badRequest(`change ${changeId} not found`);
+    }
     const fields = Object.keys(entry.changes).filter((name) => {
       const field = model.fields.get(name);
       return field !== undefined && !field.governed;
     });
-    if (entry.kind !== 'update' || fields.length === 0) throw badRequest(`change ${changeId} cannot be reverted`);
     // Writing a field one may not read is refused to an update; a revert may not do it either.
-    const unreadable = fields.filter((name) => !ctx.fields.readableNames.has(name));
-    if (unreadable.length > 0) throw badRequest(`change ${changeId} cannot be reverted: it changed fields you may not read`);
+    if (entry.kind !== 'update' || fields.length === 0 || fields.some((name) => !ctx.fields.readableNames.has(name))) {
+      throw badRequest(`change ${changeId} cannot be reverted`);
+    }
     const current = await lockRecord(ctx, db, recordId);
     const conflict = new HttpError(409, `${model.meta.name} ${recordId} changed since change ${changeId}`);
     if (fields.some((name) => !sameValue(current[name], entry.changes[name]!.to))) throw conflict;
@@ -160,13 +161,7 @@ export const handlers: Record<CommandKind, Handler> = {
     }
     await checkRefs(ctx, db, changes);
     await model.queries.update(db, recordId, changes);
-    return {
-      shape: 'record',
-      records: [await readRecord(ctx, db, recordId)],
-      recordId,
-      change: changeOf(recordId, current, changes),
-      reverts: { changeId, restored },
-    };
+    return { shape: 'record', record: { ...current, ...changes } as StoredRecord, change: changeOf(recordId, current, changes), reverts: { changeId, restored } };
   },
 
   async action(ctx, db, prepared) {
@@ -176,10 +171,10 @@ export const handlers: Record<CommandKind, Handler> = {
     const recordId = id as string;
     const changes = { ...inputs, [action.field]: action.to };
     const current = await lockRecord(ctx, db, recordId);
-    checkFrom(ctx, action, current);
+    checkActionFrom(model.meta, action, current);
     await checkRefs(ctx, db, inputs);
     await model.queries.update(db, recordId, changes);
-    return { shape: 'record', records: [await readRecord(ctx, db, recordId)], recordId, change: changeOf(recordId, current, changes) };
+    return { shape: 'record', record: { ...current, ...changes } as StoredRecord, change: changeOf(recordId, current, changes) };
   },
 };
 
@@ -196,18 +191,22 @@ async function page(ctx: CommandContext, db: Knex, list: CompiledList): Promise<
   return { records: shown, next: encodeCursor(list.keyset.keys, shown[shown.length - 1] as Record<string, unknown>) };
 }
 
-/** The change of an update or action: the written fields whose value differs from what was stored. */
+/** The change of an update or action: the written fields whose value differs from what was stored, and those that kept it. */
 function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): RecordChange {
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
+  const kept: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(changes)) {
     const was = current[name] ?? null;
     const now = value ?? null;
-    if (was === now) continue;
+    if (was === now) {
+      kept[name] = now;
+      continue;
+    }
     before[name] = was;
     after[name] = now;
   }
-  return { recordId, written: Object.keys(changes), before, after };
+  return { recordId, givenFields: Object.keys(changes), before, after, kept };
 }
 
 /** Stored values compared as JSON values (null for empty). */
@@ -220,55 +219,14 @@ export function recordNotFound(ctx: CommandContext, id: string) {
   return badRequest(`${ctx.command.model.meta.name} ${id} not found`);
 }
 
-function checkFrom(ctx: CommandContext, action: ActionMeta, current: Readonly<Record<string, unknown>>): void {
-  const state = current[action.field];
-  if (typeof state !== 'string' || !action.from.includes(state)) {
-    throw badRequest(`${ctx.command.model.meta.name}.${action.field} is ${String(state ?? 'empty')}; ${action.name} needs ${action.from.join(' or ')}`);
-  }
-}
-
-type Projection = (record: StoredRecord) => RecordValue;
-
-const projections = new WeakMap<ModelRights, Projection>();
-
-/**
- * A stored record (every field) → the record as the caller reads it: `id` and its readable fields,
- * in declaration order. Compiled once per rights; the records the queries read serve every caller.
- */
-function projectionFor(rights: ModelRights): Projection {
-  let projection = projections.get(rights);
-  if (!projection) {
-    const names = rights.readable.map((field) => field.name);
-    // A caller who reads every field gets the stored record itself, already in that order.
-    projection =
-      names.length === rights.model.fields.length
-        ? (record) => record
-        : (record) => {
-            const values = record as Readonly<Record<string, unknown>>;
-            const visible: RecordValue = { id: record.id };
-            for (const name of names) visible[name] = values[name];
-            return visible;
-          };
-    projections.set(rights, projection);
-  }
-  return projection;
-}
-
-/** The record as the caller reads it; 400 when there is no such record. */
-async function readRecord(ctx: CommandContext, db: Knex, id: string): Promise<RecordValue> {
-  const record = await ctx.command.model.queries.find(db, id);
-  if (!record) throw recordNotFound(ctx, id);
-  return projectionFor(ctx.fields)(record);
-}
-
 /**
  * Reads the record (every field, as JSON values) for a check or a change, locking the row on
  * PostgreSQL until the transaction ends; 400 when there is no such record.
  */
-async function lockRecord(ctx: CommandContext, db: Knex, id: string): Promise<Readonly<Record<string, unknown>>> {
+async function lockRecord(ctx: CommandContext, db: Knex, id: string): Promise<StoredRecord & Readonly<Record<string, unknown>>> {
   const record = await ctx.command.model.queries.lockForWrite(db, id);
   if (!record) throw recordNotFound(ctx, id);
-  return record;
+  return record as StoredRecord & Readonly<Record<string, unknown>>;
 }
 
 /** Every non-empty ref value must name an existing record of its target (kept from deletion on PostgreSQL). */

@@ -1,12 +1,12 @@
 /**
  * The shapes of the one command path. REST (runtime/http) and MCP call `executeCommand`; it calls
- * masking, approval plans and the audit trail itself.
+ * masking, approval plans, history and the audit trail itself.
  */
 import type { Knex } from 'knex';
 import type { ApprovalRequiredAnswer, CommandEnvelope } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { Dialect } from '../db/connect.ts';
-import type { CompiledList, ModelQuery } from '../query/list-query.ts';
+import type { CompiledList, ModelQuery } from '../query/compiled-list.ts';
 import type { ActionMeta, CommandMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CallerRights, ModelRights } from '../rights.ts';
 
@@ -15,12 +15,9 @@ export type CommandOutcome = { readonly status: 200; readonly body: CommandEnvel
 
 export type { CommandEnvelope };
 
-/** A record as the command path carries it: `id` plus field values, null when empty. */
-export type RecordValue = Record<string, unknown>;
-
 /**
  * A validated command, ready to run. JSON-serialisable on purpose: an approval plan stores it
- * (with clear values, after unmasking) and `runPrepared` executes it later for the approver.
+ * (with clear values, after unmasking) and `runApprovedCommand` executes it later for the approver.
  */
 export interface PreparedCommand {
   /** Command id, e.g. `lead.update`. */
@@ -38,10 +35,22 @@ export interface PreparedCommand {
   readonly needsApproval: boolean;
   /**
    * An agent's call: for each personal field the input gives a value, the token the agent knows
-   * that value by (the one it sent, or one issued for a value it sent in clear). What the agent
-   * sees of its own input, and what its bindings hold once the command runs (see masking).
+   * that value by — the one it sent, or the written token issued for a value it sent in clear
+   * (issued with the write or the plan that keeps the value, see `PreparedCall.clearPersonal`).
+   * What the agent sees of its own input afterwards, and what its bindings hold once the command
+   * runs (see masking/bindings.ts).
    */
-  readonly written?: Readonly<Record<string, string>>;
+  readonly agentTokens?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A prepared command as the call that made it holds it: with its compiled list (list, search) and
+ * the personal fields an agent gave in clear, whose written tokens are issued in the transaction
+ * that stores their values (never for a call that is refused, fails or is only tried).
+ */
+export interface PreparedCall extends PreparedCommand {
+  readonly list?: CompiledList;
+  readonly clearPersonal?: readonly string[];
 }
 
 /** Everything a step of the path knows about the call. */
@@ -53,14 +62,6 @@ export interface CommandContext {
   /** The caller's field rights on the command's model. */
   readonly fields: ModelRights;
 }
-
-/** What happened, for the audit trail. */
-export type AuditEvent =
-  /** `changeId`: the history entry of the change a write made. */
-  | { readonly outcome: 'executed'; readonly prepared: PreparedCommand; readonly recordId: string | null; readonly changeId?: string | undefined }
-  | { readonly outcome: 'proposed'; readonly prepared: PreparedCommand; readonly planId: string }
-  | { readonly outcome: 'refused'; readonly status: number; readonly error: string; readonly prepared?: PreparedCommand }
-  | { readonly outcome: 'failed'; readonly error: string; readonly prepared?: PreparedCommand };
 
 /** A model compiled once at start: lookups, its generated queries and the filter compiler the handlers use on every call. */
 export interface CompiledModel {
@@ -93,7 +94,19 @@ export interface RecordService {
   readonly logError: (error: unknown) => void;
 }
 
-/** A validated list/search keeps its compiled query next to the serialisable input. */
-export interface PreparedList extends PreparedCommand {
-  readonly list?: CompiledList;
+/** The command as a plan stores it: without what only the call itself needs. */
+export function storedForm(prepared: PreparedCall): PreparedCommand {
+  const { list: _list, clearPersonal: _clear, ...stored } = prepared;
+  return stored;
+}
+
+/**
+ * A plan's stored command, read back. Plans stored before `agentTokens` had its name kept the
+ * same tokens under `written`.
+ */
+export function parseStoredCommand(json: string): PreparedCommand {
+  const stored = JSON.parse(json) as PreparedCommand & { readonly written?: Readonly<Record<string, string>> };
+  if (stored.written === undefined) return stored;
+  const { written, ...rest } = stored;
+  return { ...rest, agentTokens: written };
 }

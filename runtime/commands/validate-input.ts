@@ -8,7 +8,8 @@
  */
 import { badRequest } from '../errors.ts';
 import type { ListInput } from '../kinds.ts';
-import { compileList, type CompiledList } from '../query/list-query.ts';
+import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
+import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
 import { parseOr400 } from '../query/values.ts';
 import type { CommandContext } from './types.ts';
 
@@ -24,7 +25,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const NOT_AN_OBJECT = 'input must be a JSON object';
 
-export function validateInput(ctx: CommandContext, raw: unknown): ValidInput {
+export async function validateInput(ctx: CommandContext, raw: unknown): Promise<ValidInput> {
   if (!isPlainObject(raw)) throw badRequest(NOT_AN_OBJECT);
   const { meta } = ctx.command;
   switch (meta.kind) {
@@ -36,13 +37,24 @@ export function validateInput(ctx: CommandContext, raw: unknown): ValidInput {
     case 'list':
     case 'search': {
       const input = parseOr400(meta.input, raw) as ListInput;
-      return { input: input as Record<string, unknown>, list: compileList(ctx.command.model.query, ctx.fields.clearNames, input) };
+      return { input: input as Record<string, unknown>, list: compileList(ctx.command.model.query, ctx.fields.clearNames, input, await maskedFilters(ctx, input)) };
     }
     case 'create':
     case 'update':
     case 'action':
       return { input: validateRecordInput(ctx, raw) };
   }
+}
+
+/** An agent's filters on its masked fields: the tokens they name, resolved (400 `invalid token` for one it was not issued). */
+async function maskedFilters(ctx: CommandContext, input: ListInput): Promise<MaskedFilters | undefined> {
+  if (ctx.caller.kind !== 'agent' || ctx.fields.masked.length === 0) return undefined;
+  const tokens = new Map<string, IssuedToken>();
+  for (const [field, token] of maskedFilterTokens(input, ctx.fields.maskedNames)) {
+    const label = ctx.command.model.personal.get(field)!;
+    tokens.set(maskedTokenKey(field, token), await findIssuedToken(ctx.service.db, ctx.caller.tokenId, label, token));
+  }
+  return { agentTokenId: ctx.caller.tokenId, maskedNames: ctx.fields.maskedNames, tokens };
 }
 
 function validateRecordInput(ctx: CommandContext, raw: Record<string, unknown>): Record<string, unknown> {

@@ -34,12 +34,12 @@ export async function selectRows<Row>(db: Knex, sql: string, bindings: readonly 
 
 /**
  * The first row of a `select` written in SQL, or undefined. These are the lookups every request
- * makes (its token, a record by id): on PostgreSQL they run as prepared statements (see `runPrepared`).
+ * makes (its token, a record by id): on PostgreSQL they run as prepared statements (see `runPreparedStatement`).
  */
 export async function selectFirst<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
   const reader = sqliteReaderOf(db);
   if (reader) return reader.all(sql, bindings)[0] as Row | undefined;
-  if (dialectOf(db) === 'postgres') return (await runPrepared<Row>(db, sql, bindings))[0];
+  if (dialectOf(db) === 'postgres') return (await runPreparedStatement<Row>(db, sql, bindings))[0];
   return (await runSelect<Row>(db, sql, bindings))[0];
 }
 
@@ -55,7 +55,7 @@ const SQLITE_IN_CHUNK = 400;
  */
 export async function selectIn<Row>(db: Knex, sql: string, column: string, bindings: readonly unknown[], values: readonly unknown[]): Promise<Row[]> {
   if (values.length === 0) return [];
-  if (dialectOf(db) === 'postgres') return runPrepared<Row>(db, `${sql} ${column} = any(?)`, [...bindings, values]);
+  if (dialectOf(db) === 'postgres') return runPreparedStatement<Row>(db, `${sql} ${column} = any(?)`, [...bindings, values]);
   const rows: Row[] = [];
   for (let i = 0; i < values.length; i += SQLITE_IN_CHUNK) {
     const chunk = values.slice(i, i + SQLITE_IN_CHUNK);
@@ -74,7 +74,7 @@ const preparedStatements = new Map<string, { readonly name: string; readonly tex
  * most of the server's work — and without knex's query builder and runner. In the transaction
  * when `db` is one (knex hands out the transaction's connection). Errors are pg's own, as knex's.
  */
-export async function runPrepared<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+export async function runPreparedStatement<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
   let statement = preparedStatements.get(sql);
   if (statement === undefined) {
     if (preparedStatements.size >= MAX_PREPARED) return runSelect<Row>(db, sql, bindings);

@@ -5,7 +5,7 @@
  * plans), so there is no change without its entry and no entry without its change.
  *
  * Values are stored in clear, as in the record; masking applies when an agent reads them (see
- * `history/view.ts`). For that, an entry also keeps which agent tokens stood for its values: the
+ * view/caller-view.ts). For that, an entry also keeps which agent tokens stood for its values: the
  * token the writing agent knows a value it wrote by, and the tokens of agents whose bindings held
  * the value it replaced (see agents/masking.ts). Without them an agent reading the history of a
  * field it wrote would see its value under a shared token, and could compare it with others.
@@ -15,9 +15,10 @@
  * cost more). `rmsgen history prune --before <date>` removes old entries.
  */
 import type { Knex } from 'knex';
-import type { AuditActor } from '../agents/audit.ts';
+import type { AuditActor } from '../audit/store.ts';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import { newId } from '../ids.ts';
+import type { TokenFor } from '../masking/bindings.ts';
 
 export const HISTORY_TABLE = 'rms_history';
 
@@ -28,10 +29,7 @@ export interface FieldChange {
 }
 
 /** An agent token that stands for a value of the entry (see the file comment). */
-export interface TokenFor {
-  readonly agent: string;
-  readonly token: string;
-}
+export type { TokenFor };
 
 export interface HistoryEntry {
   readonly changeId: string;
@@ -144,10 +142,32 @@ function entryOf(row: HistoryRow): HistoryEntry {
   };
 }
 
-/** A record's entries, newest first, one page of them, and how many there are. */
-export async function readHistory(db: Knex, model: string, recordId: string, page: { limit?: number; offset?: number }): Promise<{ entries: HistoryEntry[]; total: number }> {
+/**
+ * A record's entries, newest first, one page of them, and how many there are. With `visible`
+ * (the caller does not read every field), only entries that changed one of those fields count:
+ * an entry that changed only withheld fields does not exist for the caller, in the page or the
+ * total. Their changes are then read for the whole record first (a record's history is short next
+ * to its table's), and the page's entries by id.
+ */
+export async function readHistory(
+  db: Knex,
+  model: string,
+  recordId: string,
+  page: { limit?: number; offset?: number },
+  visible?: (fields: readonly string[]) => boolean,
+): Promise<{ entries: HistoryEntry[]; total: number }> {
+  const newestFirst = () => db<HistoryRow>(HISTORY_TABLE).where({ model, record_id: recordId }).orderBy('id', 'desc');
+  const offset = page.offset ?? 0;
+  const end = page.limit === undefined ? undefined : offset + page.limit;
+  if (visible) {
+    const all = (await newestFirst().select('id', 'changes')) as Pick<HistoryRow, 'id' | 'changes'>[];
+    const shown = all.filter((row) => visible(Object.keys(JSON.parse(row.changes) as object))).map((row) => row.id);
+    const ids = shown.slice(offset, end);
+    const rows = ids.length === 0 ? [] : ((await newestFirst().whereIn('id', ids)) as HistoryRow[]);
+    return { entries: rows.map(entryOf), total: shown.length };
+  }
   const counted = await db(HISTORY_TABLE).where({ model, record_id: recordId }).count({ n: '*' }).first();
-  const query = db<HistoryRow>(HISTORY_TABLE).where({ model, record_id: recordId }).orderBy('id', 'desc');
+  const query = newestFirst();
   if (page.limit !== undefined) query.limit(page.limit);
   if (page.offset !== undefined) query.offset(page.offset).limit(page.limit ?? Number.MAX_SAFE_INTEGER);
   const rows = (await query) as HistoryRow[];

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Knex } from 'knex';
-import { auditActor, writeAudit } from '../agents/audit.ts';
+import { auditActor, writeAudit } from '../audit/store.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { AgentRateLimiter, RateCost } from '../auth/rate-limits.ts';
 import type { AgentCaller, Caller } from '../caller.ts';

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
-import { WRITING_KINDS } from '../auth/rate-limits.ts';
+import { callCost } from '../auth/rate-limits.ts';
 import { dryRunCommand, executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
 import { BODY_LIMIT_BYTES, INVALID_UTF8 } from './body.ts';
@@ -20,8 +20,6 @@ import type { Callers } from './callers.ts';
 import { sendError } from './error-handler.ts';
 import { sendJson } from './send.ts';
 
-const ONE_READ = { requests: 1, writes: 0 } as const;
-const ONE_WRITE = { requests: 1, writes: 1 } as const;
 
 /**
  * Runs command `id` for the request's caller with `input` (the parsed body, `{}` without one)
@@ -33,8 +31,8 @@ export async function answerCommand(
   call: { readonly id: string; readonly authorization: string | undefined; readonly input: unknown; readonly dryRun: boolean },
   res: ServerResponse,
 ): Promise<void> {
-  const writes = !call.dryRun && WRITING_KINDS.has(service.commands.get(call.id)?.meta.kind ?? 'get');
-  const caller = await callers.of(call.authorization, res, call.id, writes ? ONE_WRITE : ONE_READ);
+  // A dry run costs what the call would: trying writes is writing, as far as an agent's budget goes.
+  const caller = await callers.of(call.authorization, res, call.id, callCost(service.commands.get(call.id)?.meta.kind));
   if (call.dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, call.id, call.input));
   const outcome = await executeCommand(service, caller, call.id, call.input);
   sendJson(res, outcome.status, outcome.body);

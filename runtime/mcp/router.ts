@@ -14,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import express, { Router, type Request, type Response } from 'express';
 import { authenticate } from '../auth/index.ts';
-import { WRITING_KINDS, type RateCost } from '../auth/rate-limits.ts';
+import { callCost, type RateCost } from '../auth/rate-limits.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
 import { BODY_LIMIT_BYTES, INVALID_UTF8, hasBody, isJsonContentType, refuseInvalidUtf8 } from '../http/body.ts';
@@ -215,7 +215,7 @@ function costOf(body: unknown, deps: ToolServerDeps): RateCost {
     if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
     const tool = deps.catalogue.find(params.name);
     const kind = tool ? deps.service.registry.commands[tool.command]?.kind : undefined;
-    if (kind !== undefined && WRITING_KINDS.has(kind)) writes++;
+    writes += callCost(kind).writes;
   }
   return { requests: Math.max(1, messages.length), writes };
 }

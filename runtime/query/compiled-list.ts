@@ -23,8 +23,10 @@ export interface CompiledQueryField extends QueryField {
   readonly column: string;
   /** `contains` goes through the field's trigram index (`search: true`): the SQL that finds candidates, then the exact test. */
   readonly searchCandidates?: string;
-  /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite). */
+  /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite; a select: its option's place). */
   readonly sortable: string;
+  /** A JSON value as `sortable` compares it (a select's option → its place). */
+  readonly sortValue: (value: unknown) => unknown;
   readonly nullable: boolean;
   readonly value: z.ZodType;
   readonly toDb: (value: unknown) => unknown;
@@ -35,6 +37,8 @@ export interface CompiledQueryField extends QueryField {
 /** A model's fields compiled once for the query layer, per dialect. */
 export interface ModelQuery {
   readonly model: string;
+  /** The model's table, for conditions that refer to its rows. */
+  readonly table: string;
   readonly dialect: 'sqlite' | 'postgres';
   readonly fields: ReadonlyMap<string, CompiledQueryField>;
 }

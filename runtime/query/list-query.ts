@@ -13,6 +13,8 @@ import { dialectOf, type Dialect } from '../db/connect.ts';
 import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
+import { hashValue, isTokenForm, MASK_BINDINGS_TABLE } from '../masking/tables.ts';
+import type { IssuedToken } from '../masking/token-store.ts';
 import { LIMITS } from '../kinds.ts';
 import type { ModelMeta } from '../registry.ts';
 import { searchIndexName, searchIdsTable } from '../db/index-names.ts';
@@ -27,16 +29,21 @@ export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuer
   const searched = new Set(model.table.search ?? []);
   const add = (field: QueryField) => {
     const column = sqlIdentifier(field.name);
-    const textLike = field.kind === 'text' || field.kind === 'longtext' || field.kind === 'select' || field.kind === 'ref' || field.kind === 'id';
+    const textLike = field.kind === 'text' || field.kind === 'longtext' || field.kind === 'ref' || field.kind === 'id';
+    const toDb = toDbConverter(field.kind, dialect);
+    const ranked = field.kind === 'select' ? optionRank(column, field.options ?? []) : undefined;
     fields.set(field.name, {
       ...field,
       column,
       ...(searched.has(field.name) ? { searchCandidates: searchCandidates(model.table.name, field.name, dialect) } : {}),
-      // PostgreSQL orders text by the database's locale; SQLite by bytes. "C" gives both the same order.
-      sortable: dialect === 'postgres' && textLike ? `${column} COLLATE "C"` : column,
+      // A select orders by its options' declared order (a workflow's states in sequence), not by
+      // their names. PostgreSQL orders text by the database's locale, SQLite by bytes: "C" gives
+      // both the same order.
+      sortable: ranked ? ranked.sql : dialect === 'postgres' && textLike ? `${column} COLLATE "C"` : column,
+      sortValue: ranked ? ranked.rank : toDb,
       nullable: field.kind !== 'id',
       value: filterValueSchema(field),
-      toDb: toDbConverter(field.kind, dialect),
+      toDb,
       text: field.kind === 'text' || field.kind === 'longtext',
       ordered: field.kind !== 'bool' && field.kind !== 'ref',
     });
@@ -45,23 +52,88 @@ export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuer
   for (const field of model.fields) {
     add({ name: field.name, kind: field.kind, path: `${model.name}.${field.name}`, options: field.options, target: field.target });
   }
-  return { model: model.name, dialect, fields };
+  return { model: model.name, table: model.table.name, dialect, fields };
+}
+
+/**
+ * A select's value as its place among the options (0 for the first), in SQL and in JavaScript:
+ * what orders and comparisons (`gt`, a keyset page's start) use. Empty stays empty (NULL), so
+ * empty values still come last.
+ */
+function optionRank(column: string, options: readonly string[]): { sql: string; rank: (value: unknown) => unknown } {
+  const ranks = new Map(options.map((option, i) => [option, i]));
+  const sql = `CASE ${column} ${options.map((option, i) => `WHEN '${option.replaceAll("'", "''")}' THEN ${i}`).join(' ')} END`;
+  return { sql, rank: (value) => (value === null || value === undefined ? null : (ranks.get(String(value)) ?? null)) };
+}
+
+/**
+ * An agent's filters on fields masked for it (personal data): equality with masking tokens it
+ * holds, never with a clear value. A record matches a token when reading it shows the agent that
+ * token — a shared token where the agent holds no binding of another token for the value, a
+ * written token where the agent's binding says so (masking/bindings.ts) — so that a filter tells
+ * it nothing that reading every record would not, and never whether a value it wrote equals
+ * another record's.
+ */
+export interface MaskedFilters {
+  readonly agentTokenId: string;
+  /** Fields masked for the agent. */
+  readonly maskedNames: ReadonlySet<string>;
+  /** The tokens the filter names, as the agent was issued them, by `maskedTokenKey(field, token)`. */
+  readonly tokens: ReadonlyMap<string, IssuedToken>;
+}
+
+export function maskedTokenKey(field: string, token: string): string {
+  return `${field}\u0000${token}`;
+}
+
+/** The operators a masked field may be filtered with. */
+const MASKED_OPERATORS: ReadonlySet<FilterOperator> = new Set(['eq', 'in']);
+
+/** The tokens an input's `token_filter` names on masked fields (what `MaskedFilters.tokens` must resolve), as [field, token]. */
+export function maskedFilterTokens(input: ListInput, maskedNames: ReadonlySet<string>): [string, string][] {
+  const tokens: [string, string][] = [];
+  for (const condition of input.token_filter ?? []) {
+    if (!maskedNames.has(condition.field) || !MASKED_OPERATORS.has(condition.op)) continue;
+    const values = condition.op === 'in' && Array.isArray(condition.value) ? condition.value : [condition.value];
+    for (const value of values) if (isTokenForm(value)) tokens.push([condition.field, value]);
+  }
+  return tokens;
+}
+
+/**
+ * SPEC 4.5's refusal of a field the caller does not read in clear, saying why when the field is
+ * masked for it: it exists, but its values may not be compared, ordered or matched in clear.
+ */
+function maskedFieldError(path: string) {
+  return badRequest(
+    `unknown field ${path}: it is personal data, masked for you, so it cannot be filtered or ordered by its value; ` +
+      'to find records by it, use token_filter with eq or in and a masking token you were given',
+  );
 }
 
 /**
  * Checks a structurally valid list input (see `listInput`) against the model and the fields the
- * caller reads in clear, and compiles it.
+ * caller reads in clear (and, for an agent, the masked ones it may filter by token), and compiles it.
  */
-export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, input: ListInput): CompiledList {
+export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, input: ListInput, masked?: MaskedFilters): CompiledList {
   const field = (name: string): CompiledQueryField => {
     const found = name === 'id' || clearNames.has(name) ? query.fields.get(name) : undefined;
-    if (!found) throw badRequest(`unknown field ${query.model}.${name}`);
-    return found;
+    if (found) return found;
+    if (masked?.maskedNames.has(name)) throw maskedFieldError(`${query.model}.${name}`);
+    throw badRequest(`unknown field ${query.model}.${name}`);
   };
 
   const where: SqlFragment[] = [];
   for (const condition of input.filter ?? []) {
     where.push(compileCondition(query.dialect, field(condition.field), condition.op, condition.value, 'value' in condition));
+  }
+  for (const condition of input.token_filter ?? []) {
+    const path = `${query.model}.${condition.field}`;
+    if (!masked?.maskedNames.has(condition.field)) {
+      if (condition.field === 'id' || clearNames.has(condition.field)) throw badRequest(`${path} is not masked for you: filter it with filter`);
+      throw badRequest(`unknown field ${path}`);
+    }
+    where.push(maskedCondition(query, masked, condition.field, condition.op, condition.value));
   }
 
   const order: { field: CompiledQueryField; desc: boolean }[] = [];
@@ -92,7 +164,7 @@ function keysetCondition(after: Keyset): SqlFragment {
   const equalSoFar: SqlFragment[] = [];
   const alternatives: SqlFragment[] = [];
   for (const { field, desc, value } of after.keys) {
-    const bound = field.toDb(value);
+    const bound = field.sortValue(value);
     if (field.kind === 'id') {
       alternatives.push(join([...equalSoFar, { sql: `${field.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }]));
       break;
@@ -110,6 +182,27 @@ function keysetCondition(after: Keyset): SqlFragment {
 
 function join(conditions: readonly SqlFragment[]): SqlFragment {
   return { sql: conditions.map((condition) => condition.sql).join(' AND '), bindings: conditions.flatMap((condition) => condition.bindings) };
+}
+
+/** `eq`/`in` with masking tokens on a field masked for the agent (see `MaskedFilters`). */
+function maskedCondition(query: ModelQuery, masked: MaskedFilters, name: string, op: FilterOperator, value: unknown): SqlFragment {
+  const field = query.fields.get(name)!;
+  if (!MASKED_OPERATORS.has(op)) throw badRequest(`${field.path}: token_filter takes eq or in`);
+  const values = op === 'in' ? value : [value];
+  if (!Array.isArray(values) || values.length < 1 || values.length > LIMITS.inValues) throw badRequest(`${field.path}: in needs an array of 1 to ${LIMITS.inValues} values`);
+  const matches = values.map((token): SqlFragment => {
+    const issued = typeof token === 'string' ? masked.tokens.get(maskedTokenKey(name, token)) : undefined;
+    if (!issued) throw badRequest(`${field.path}: token_filter takes masking tokens (${field.path} values you were given, such as the ones reads show you)`);
+    const binding =
+      `SELECT 1 FROM ${sqlIdentifier(MASK_BINDINGS_TABLE)} b WHERE b.agent_token_id = ? AND b.model = ? AND b.record_id = ${sqlIdentifier(query.table)}."id" ` +
+      'AND b.field = ? AND b.value_hash = ?';
+    const bindings = [issued.value, masked.agentTokenId, query.model, name, hashValue(issued.value), issued.label, issued.n];
+    // Reads show a binding's token where the agent holds one for the value, the shared token elsewhere.
+    return issued.written
+      ? { sql: `(${field.column} = ? AND EXISTS (${binding} AND b.label = ? AND b.n = ?))`, bindings }
+      : { sql: `(${field.column} = ? AND NOT EXISTS (${binding} AND NOT (b.label = ? AND b.n = ?)))`, bindings };
+  });
+  return matches.length === 1 ? matches[0]! : { sql: `(${matches.map((match) => match.sql).join(' OR ')})`, bindings: matches.flatMap((match) => match.bindings) };
 }
 
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
@@ -157,7 +250,9 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
     case 'lte': {
       if (!field.ordered) throw badRequest(`${path}: ${op} is not allowed on ${field.kind} fields`);
       const sign = op === 'gt' ? '>' : op === 'gte' ? '>=' : op === 'lt' ? '<' : '<=';
-      return { sql: `${field.sortable} ${sign} ?`, bindings: [needsValue()] };
+      // Compared as ordered: a select by its options' order.
+      if (value === undefined || value === null) throw badRequest(`${path}: ${op} needs a value (use is_null for empty values)`);
+      return { sql: `${field.sortable} ${sign} ?`, bindings: [field.sortValue(parseOr400(field.value, value))] };
     }
     case 'is_null': {
       // `true` (or no value): the field is empty; `false`: the field is not empty.
@@ -246,10 +341,10 @@ function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlF
   // is one value (or empty) that orders by id alone, but PostgreSQL matches an index's order only
   // to the order as written (for `IS NULL` it would rather sort every empty row).
   const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ASC`;
-  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.toDb(lastId)] };
+  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.sortValue(lastId)] };
   const parts: SqlFragment[] = [];
   if (value !== null) {
-    const bound = key.toDb(value);
+    const bound = key.sortValue(value);
     parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], order));
     parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], order));
     parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], order));

@@ -203,11 +203,11 @@ describe('SPEC 4.6 / issue 5: MCP basics over raw JSON-RPC', () => {
     expect(JSON.stringify(r.body.result.content)).toContain('invalid token');
   });
 
-  it('tools/call filtering on a masked field → isError "unknown field lead.notes"', async () => {
+  it('tools/call filtering on a masked field → isError "unknown field lead.notes: …" saying why', async () => {
     const a = await agentToken(s, admin, ['lead.list']);
     const r = await rpc(a, 'tools/call', { name: 'lead__list', arguments: { filter: [{ field: 'notes', op: 'is_null' }] } });
     expect(r.body.result.isError).toBe(true);
-    expect(r.body.result.content[0].text).toBe('unknown field lead.notes');
+    expect(r.body.result.content[0].text).toBe(`unknown field lead.notes${': it is personal data, masked for you, so it cannot be filtered or ordered by its value; to find records by it, use token_filter with eq or in and a masking token you were given'}`);
   });
 
   it('a revoked agent token → 401 on /mcp too', async () => {

@@ -79,7 +79,6 @@ const HISTORY_TEMPLATES = new Set([
   'change_id is required',
   'change_id must be a string',
   'change <change_id> cannot be reverted',
-  'change <change_id> cannot be reverted: it changed fields you may not read',
   '<model> <id> changed since change <change_id>',
   'change <change_id> not found',
 ]);
@@ -541,10 +540,8 @@ describe.skipIf(!HAS_HISTORY)('record history as documented', () => {
     const party = await ok(admin, 'party.create', { name: 'History party' });
     await ok(admin, 'party.update', { id: party.id, tax_id: 'HIST-1' });
     const [taxUpdate] = (await ok(admin, 'party.history', { id: party.id })).rows as Entry[];
-    await expectError(
-      await t.command(sales, 'party.revert', { id: party.id, change_id: taxUpdate!.change_id }),
-      'change <change_id> cannot be reverted: it changed fields you may not read',
-    );
+    // A change of only a field the caller may not read does not exist for it.
+    await expectError(await t.command(sales, 'party.revert', { id: party.id, change_id: taxUpdate!.change_id }), 'change <change_id> not found');
     await expectError(await revert(lead.id, 'no-such-change'), 'change <change_id> not found');
     await expectError(await revert(other.id, update!.change_id), 'change <change_id> not found');
 

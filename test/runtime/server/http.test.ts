@@ -156,7 +156,7 @@ describe('unknown paths', () => {
     expect((await srv.request('GET', '/api/auth/agent-tokens', undefined, admin)).status).toBe(200);
   });
 
-  it('dry_run=true answers what a command would do and changes nothing', async () => {
+  it('dry_run=true answers what a command would do, changes nothing, and is audited as a dry run', async () => {
     const count = () => srv.inspect((db) => Number((db.prepare('select count(*) as n from lead').get() as { n: number }).n));
     const before = count();
     const audited = srv.inspect((db) => Number((db.prepare('select count(*) as n from rms_audit').get() as { n: number }).n));
@@ -169,7 +169,12 @@ describe('unknown paths', () => {
     const badRef = await srv.request('POST', '/api/lead/create?dry_run=true', { title: 'x', party: 'nope' }, admin);
     expect(badRef.body).toEqual({ error: 'lead.party: no party with id nope' });
     expect(count()).toBe(before);
-    expect(srv.inspect((db) => Number((db.prepare('select count(*) as n from rms_audit').get() as { n: number }).n))).toBe(audited);
+    const rows = srv.inspect((db) => db.prepare('select command, outcome, status, dry_run from rms_audit order by id').all()) as Record<string, unknown>[];
+    expect(rows.slice(audited)).toEqual([
+      { command: 'lead.create', outcome: 'executed', status: null, dry_run: 1 },
+      { command: 'lead.create', outcome: 'refused', status: 400, dry_run: 1 },
+      { command: 'lead.create', outcome: 'refused', status: 400, dry_run: 1 },
+    ]);
     const bad = await srv.request('POST', '/api/lead/create?dry_run=yes', { title: 'x' }, admin);
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'dry_run must be true (or left out)' });

@@ -5,11 +5,12 @@
  */
 import type { Knex } from 'knex';
 import { createTableIfMissing } from '../db/system-tables.ts';
+import type { PlanStatus } from '../api-shapes.ts';
 import { newId } from '../ids.ts';
 
 export const PLAN_TABLE = 'rms_plans';
 
-export type PlanStatus = 'pending' | 'approved' | 'rejected' | 'failed';
+export type { PlanStatus };
 
 export interface PlanRow {
   readonly id: string;

@@ -1,0 +1,66 @@
+/**
+ * What the command path writes to the audit trail for a call: its outcome (executed, proposed,
+ * refused, failed; a dry run's too), who, the record, and the input as the caller sees it
+ * (view/caller-view.ts: an agent's personal values as its tokens, never in clear).
+ */
+import type { Knex } from 'knex';
+import { kindTraits } from '../command-kinds.ts';
+import type { CommandContext, PreparedCommand } from '../commands/types.ts';
+import { HttpError } from '../errors.ts';
+import { inputAsSeen } from '../view/caller-view.ts';
+import { auditActor, queueAudit, writeAudit, type AuditEntry } from './store.ts';
+
+/** What happened to a call. */
+export type AuditEvent =
+  /** `changeId`: the history entry of the change a write made. */
+  | { readonly outcome: 'executed'; readonly prepared: PreparedCommand; readonly recordId: string | null; readonly changeId?: string | undefined }
+  | { readonly outcome: 'proposed'; readonly prepared: PreparedCommand; readonly planId: string | null }
+  | { readonly outcome: 'refused'; readonly status: number; readonly error: string; readonly prepared?: PreparedCommand | undefined }
+  | { readonly outcome: 'failed'; readonly error: string; readonly prepared?: PreparedCommand | undefined };
+
+/**
+ * Records what happened to a call: on `db` at once when it is a transaction (a write's entry
+ * commits with it), else in the next group commit (see `queueAudit`). `dryRun`: the call was only
+ * tried (`?dry_run=true`).
+ */
+export async function writeAuditEvent(ctx: CommandContext, event: AuditEvent, db: Knex, dryRun = false): Promise<void> {
+  const entry = auditEntry(ctx, event, dryRun);
+  if (db === ctx.service.db) await queueAudit(db, entry);
+  else await writeAudit(db, entry);
+}
+
+/**
+ * Records a call that did not go through: a refusal (4xx) with its status and reason, anything
+ * else as a failure (a bug, whose details stay in the server's log). An audit write that fails
+ * is not swallowed: the call then fails with it.
+ */
+export async function auditFailure(ctx: CommandContext, error: unknown, prepared: PreparedCommand | undefined, dryRun = false): Promise<void> {
+  const event: AuditEvent =
+    error instanceof HttpError
+      ? { outcome: 'refused', status: error.status, error: error.message, prepared }
+      : { outcome: 'failed', error: 'internal error', prepared };
+  await writeAuditEvent(ctx, event, ctx.service.db, dryRun);
+}
+
+function auditEntry(ctx: CommandContext, event: AuditEvent, dryRun: boolean): AuditEntry {
+  const base = { ...auditActor(ctx.caller), command: ctx.command.meta.id, access: kindTraits(ctx.command.meta.kind).access, ...(dryRun ? { dryRun } : {}) };
+  const input = event.prepared ? auditInput(ctx, event.prepared) : undefined;
+  const recordId = event.prepared?.recordId ?? null;
+  switch (event.outcome) {
+    case 'executed':
+      return { ...base, outcome: 'executed', recordId: event.recordId ?? recordId, input, changeId: event.changeId ?? null };
+    case 'proposed':
+      return { ...base, outcome: 'proposed', recordId, planId: event.planId, input };
+    case 'refused':
+      return { ...base, outcome: 'refused', recordId, status: event.status, error: event.error, input };
+    case 'failed':
+      return { ...base, outcome: 'failed', recordId, status: 500, error: event.error, input };
+  }
+}
+
+/** Writes keep their input; reads keep only a list's filter/order/paging; a `get` keeps none. */
+function auditInput(ctx: CommandContext, prepared: PreparedCommand): unknown {
+  if (ctx.command.meta.kind === 'get') return undefined;
+  if (!kindTraits(ctx.command.meta.kind).takesFields) return { ...prepared.input };
+  return inputAsSeen(ctx.caller, ctx.fields, prepared.input, prepared.agentTokens);
+}

@@ -1,0 +1,116 @@
+/**
+ * Every kind of command, with what it is, declared once. The generator reads this table to give
+ * each model its commands (and their MCP hints), and the runtime to run them (transaction,
+ * history), to count them (an agent's write budget) and to audit them (read or write). A new kind
+ * is one more row here: every consumer keyed by kind (`Record<CommandKind, …>`) then fails to
+ * compile until it has decided what the kind means for it, and every consumer that derives its
+ * answer from the traits below gets it at once.
+ *
+ * This module imports nothing: the web app's bundle takes `CommandKind` from here through
+ * runtime/api-shapes.ts, and the generator imports it too.
+ */
+
+/** Whether a command reads records or changes them. */
+export type CommandAccess = 'read' | 'write';
+
+/** What a command does to one record, as its history entry says; null for reads. */
+export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action';
+
+/** What the `value` of a command's answer holds. */
+export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history';
+
+/** What a kind is; `impliedBy` is checked to name a kind below, once the kinds are known. */
+interface Traits<Kind extends string> {
+  /** Reads or changes records: the audit trail's `access`, an agent's writes per minute, MCP's `readOnlyHint`. */
+  readonly access: CommandAccess;
+  /** The entry a record's history gets for it (a revert is an update); null: none. */
+  readonly change: RecordChangeKind | null;
+  /**
+   * Runs in one transaction with its history, masking bindings and audit row. Reads run as single
+   * statements (a `search` on PostgreSQL is the exception: its page and total share one snapshot).
+   */
+  readonly transaction: boolean;
+  /** Every model has a command of this kind, named after it; false: a model declares its own (actions). */
+  readonly everyModel: boolean;
+  /**
+   * Given with the command of this other kind of the same model: whoever may use that one may use
+   * this (roles from the generator, agents' scopes at run time). Implied commands come last in a
+   * model's catalogue, after its actions.
+   */
+  readonly impliedBy: Kind | null;
+  /** An agent may only propose it (SPEC 4.4); for actions each action says. */
+  readonly needsApproval: boolean;
+  /** MCP `destructiveHint`: removes what cannot be had back by another command. */
+  readonly destructive: boolean;
+  /** MCP `idempotentHint`: calling it again with the same input changes nothing more. */
+  readonly idempotent: boolean;
+  /** What the answer's `value` is. */
+  readonly result: CommandResultShape;
+  /** Its input carries field values besides the record's `id` (what masking and the caller's view of an input apply to). */
+  readonly takesFields: boolean;
+}
+
+export const COMMAND_KINDS = {
+  get: {
+    access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: false,
+  },
+  list: {
+    access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'records', takesFields: false,
+  },
+  search: {
+    access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'page', takesFields: false,
+  },
+  create: {
+    access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+  },
+  update: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: true,
+  },
+  delete: {
+    access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: null,
+    needsApproval: true, destructive: true, idempotent: false, result: 'deleted', takesFields: false,
+  },
+  history: {
+    access: 'read', change: null, transaction: false, everyModel: true, impliedBy: 'get',
+    needsApproval: false, destructive: false, idempotent: true, result: 'history', takesFields: false,
+  },
+  revert: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
+    needsApproval: true, destructive: false, idempotent: false, result: 'record', takesFields: false,
+  },
+  action: {
+    access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+  },
+} as const satisfies { readonly [kind: string]: Traits<string> };
+
+/** SPEC 2.5's generated commands, their record history, and `action` for a model's workflow actions. */
+export type CommandKind = keyof typeof COMMAND_KINDS;
+
+export type CommandKindTraits = Traits<CommandKind>;
+
+// Fails to compile when a row's `impliedBy` names no kind of the table.
+const impliedByNamesAKind: Exclude<(typeof COMMAND_KINDS)[CommandKind]['impliedBy'], null> extends CommandKind ? true : never = true;
+void impliedByNamesAKind;
+
+/** The kinds in table order. */
+export const COMMAND_KIND_NAMES = Object.keys(COMMAND_KINDS) as readonly CommandKind[];
+
+/** The traits of a kind, typed as traits (the table's literal types are for its own checks). */
+export function kindTraits(kind: CommandKind): CommandKindTraits {
+  return COMMAND_KINDS[kind];
+}
+
+/** The kinds every model has a command of, named after the kind. */
+export type EveryModelKind = { [K in CommandKind]: (typeof COMMAND_KINDS)[K]['everyModel'] extends true ? K : never }[CommandKind];
+
+/** Those kinds in table order. */
+export const EVERY_MODEL_COMMANDS = COMMAND_KIND_NAMES.filter((kind): kind is EveryModelKind => COMMAND_KINDS[kind].everyModel);
+
+/** The kinds whose commands read records. */
+export const READING_KINDS = COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].access === 'read');

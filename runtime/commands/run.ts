@@ -1,0 +1,222 @@
+/**
+ * Steps 6–8 of the command path: run a prepared command — in one transaction for writes — with
+ * everything that commits with it: an agent's written tokens, the record's history entry, masking
+ * bindings, and the audit row; then the answer as the caller sees it (view/caller-view.ts).
+ */
+import type { Knex } from 'knex';
+import type { RecordValue } from '../api-shapes.ts';
+import { writeAuditEvent } from '../audit/events.ts';
+import { auditActor, type AuditActor } from '../audit/store.ts';
+import type { Caller } from '../caller.ts';
+import { kindTraits } from '../command-kinds.ts';
+import { recordChange } from '../history/record-change.ts';
+import { tokensOfWrite } from '../masking/agent-input.ts';
+import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
+import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { handlers, type RunResult } from './handlers.ts';
+import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
+
+/** An approved plan being run: who proposed it, and which. */
+export interface Proposal {
+  readonly by: AuditActor;
+  readonly planId: string;
+}
+
+export interface RunOptions {
+  /** A transaction of the caller's to run in (an approval marks its plan in it); its failures are the caller's to audit. */
+  readonly outer?: Knex;
+  /** An approved plan: the agent that proposed it, which history names as the author (the values it wrote are bound to it). */
+  readonly proposal?: Proposal;
+}
+
+/** Runs the command and answers its envelope; history, bindings and the audit row commit with a write. */
+export async function runCommand(ctx: CommandContext, prepared: PreparedCall, options: RunOptions = {}): Promise<CommandEnvelope> {
+  const { service } = ctx;
+  const kind = ctx.command.meta.kind;
+  const transactional = isTransactional(ctx);
+  const deferAudit = transactional && !options.outer && kindTraits(kind).access === 'read';
+  let afterCommit: (() => Promise<void>) | undefined;
+  const body = async (db: Knex): Promise<CommandEnvelope> => {
+    const done = await withWrittenTokens(ctx, db, prepared);
+    const result = await handlers[kind](ctx, db, done);
+    let changeId: string | undefined;
+    if ('change' in result && result.change) {
+      // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
+      changeId = await recordHistory(ctx, db, result, done, options.proposal);
+      await keepBindings(ctx, db, result, done, options.proposal?.by.agentTokenId ?? undefined);
+    }
+    const value = await present(ctx, result, db, ownWrite(ctx.caller, done));
+    const executed = { outcome: 'executed', prepared: storedForm(done), recordId: recordIdOf(result), changeId } as const;
+    // A write's audit row commits with it; a read's joins the next group commit, outside any
+    // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
+    if (deferAudit) afterCommit = () => writeAuditEvent(ctx, executed, service.db);
+    else await writeAuditEvent(ctx, executed, db);
+    return envelope(ctx, result, value);
+  };
+  if (options.outer) return body(options.outer);
+  if (!transactional) return body(service.db);
+  const answer = await retryRaces(ctx, () => service.db.transaction(body, transactionConfig(ctx)));
+  await afterCommit?.();
+  return answer;
+}
+
+/**
+ * What the command would answer, with nothing kept: it runs in a transaction that is rolled back
+ * (an agent's written tokens with it), and its records are shown afterwards, as the caller would
+ * see them. The dry run is audited with what it would have been.
+ */
+export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): Promise<CommandEnvelope> {
+  const { service } = ctx;
+  let tried: { result: RunResult; own: OwnWrite | undefined } | undefined;
+  await rolledBack(service.db, async (trx) => {
+    const done = await withWrittenTokens(ctx, trx, prepared);
+    tried = { result: await handlers[ctx.command.meta.kind](ctx, trx, done), own: ownWrite(ctx.caller, done) };
+  });
+  const { result, own } = tried!;
+  const value = await present(ctx, result, service.db, own);
+  await writeAuditEvent(ctx, { outcome: 'executed', prepared: storedForm(prepared), recordId: recordIdOf(result) }, service.db, true);
+  return envelope(ctx, result, value);
+}
+
+/** Runs `work` in a transaction that is then rolled back, whatever it did. */
+export async function rolledBack(db: Knex, work: (trx: Knex) => Promise<void>): Promise<void> {
+  try {
+    await db.transaction(async (trx) => {
+      await work(trx);
+      throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+}
+
+const ROLLBACK = Symbol('rolled back');
+
+function isTransactional(ctx: CommandContext): boolean {
+  // PostgreSQL reads a search's count and page in one repeatable read transaction (see transactionConfig).
+  return kindTraits(ctx.command.meta.kind).transaction || (ctx.command.meta.kind === 'search' && ctx.service.dialect === 'postgres');
+}
+
+/** An agent's call with the written tokens of the values it sent in clear, issued in `db` (the write's transaction). */
+async function withWrittenTokens(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<PreparedCall> {
+  if (!prepared.clearPersonal || ctx.caller.kind !== 'agent') return prepared;
+  const agentTokens = await tokensOfWrite(db, ctx.caller.tokenId, ctx.command.model.personal, prepared.input, prepared.agentTokens, prepared.clearPersonal);
+  const { clearPersonal: _issued, ...rest } = prepared;
+  return { ...rest, agentTokens };
+}
+
+/** What an agent wrote in this call, for its view of the answer; nothing for a person's. */
+function ownWrite(caller: Caller, prepared: PreparedCommand): OwnWrite | undefined {
+  if (caller.kind !== 'agent' || !prepared.agentTokens) return undefined;
+  return { values: prepared.input, tokens: prepared.agentTokens };
+}
+
+function envelope(ctx: CommandContext, result: RunResult, value: unknown): CommandEnvelope {
+  const next = 'next' in result ? result.next : undefined;
+  return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
+}
+
+/** The command's `value`, as the caller sees it. */
+async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined): Promise<unknown> {
+  const { caller, fields } = ctx;
+  switch (result.shape) {
+    case 'record':
+      return ((await recordsAsSeen(db, caller, fields, [result.record], own)) as RecordValue[])[0];
+    case 'list':
+      return recordsAsSeen(db, caller, fields, result.records);
+    case 'search':
+      return { rows: await recordsAsSeen(db, caller, fields, result.records), total: result.total };
+    case 'history':
+      return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
+    case 'deleted':
+      return { id: result.recordId };
+  }
+}
+
+function recordIdOf(result: RunResult): string | null {
+  if (result.shape === 'record') return result.record.id;
+  return result.shape === 'deleted' ? result.recordId : null;
+}
+
+/** The history entry of the write, in its transaction (see history/record-change.ts). */
+async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposal: Proposal | undefined): Promise<string | undefined> {
+  const { meta, model } = ctx.command;
+  const kind = kindTraits(meta.kind).change;
+  if (!kind || !('change' in result) || !result.change) return undefined;
+  const reverts = result.shape === 'record' ? result.reverts : undefined;
+  return recordChange(db, {
+    model: model.meta.name,
+    personal: new Set(model.personal.keys()),
+    // A revert is an update (its entry says what it reverts).
+    command: kind === 'update' ? `${model.meta.name}.update` : meta.id,
+    kind,
+    change: result.change,
+    by: proposal?.by ?? auditActor(ctx.caller),
+    planId: proposal?.planId ?? null,
+    reverts: reverts?.changeId ?? null,
+    ...(prepared.agentTokens ? { agentTokens: prepared.agentTokens } : {}),
+    ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
+  });
+}
+
+/**
+ * Masking bindings follow the write (see masking/bindings.ts): a deleted record keeps none; a
+ * written personal field is bound, for the agent that wrote it (directly or by a plan it
+ * proposed), to the token it knows the value by, and other agents' bindings of a field whose
+ * value changed go.
+ */
+async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposedBy: string | undefined): Promise<void> {
+  const model = ctx.command.model;
+  if (model.personal.size === 0) return;
+  if (result.shape === 'deleted') return forgetRecord(db, model.meta.name, result.recordId);
+  if (result.shape !== 'record' || !result.change) return;
+  const change = result.change;
+  const writtenPersonal = change.givenFields.filter((name) => model.personal.has(name));
+  if (writtenPersonal.length === 0) return;
+  const values: Record<string, string | null> = {};
+  for (const name of writtenPersonal) {
+    const value = name in change.after ? change.after[name] : prepared.input[name];
+    values[name] = typeof value === 'string' ? value : null;
+  }
+  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
+  await rebindAfterWrite(
+    db,
+    {
+      model: model.meta.name,
+      recordId: change.recordId,
+      ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: prepared.agentTokens ?? {} } : {}),
+      values,
+      changed: writtenPersonal.filter((name) => name in change.after),
+    },
+    model.personal,
+  );
+  // A revert puts back values and, with them, the tokens agents knew them by.
+  const reverts = result.reverts;
+  if (reverts && Object.keys(reverts.restored).length > 0) await restoreBindings(db, model.meta.name, change.recordId, reverts.restored);
+}
+
+/** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */
+const RETRYABLE_STATES = new Set(['40001', '40P01']);
+const MAX_TRANSACTION_ATTEMPTS = 5;
+
+/**
+ * PostgreSQL may abort a transaction that raced another one (a `search` whose snapshot is older
+ * than masking tokens another instance issued meanwhile, a deadlock). It was rolled back, so it
+ * is run again, a bounded number of times.
+ */
+async function retryRaces<T>(ctx: CommandContext, attempt: () => Promise<T>): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const state = String((error as { code?: unknown }).code);
+      if (ctx.service.dialect !== 'postgres' || attempts >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_STATES.has(state)) throw error;
+    }
+  }
+}
+
+function transactionConfig(ctx: CommandContext): Knex.TransactionConfig | undefined {
+  // `search` reads rows and their count: on PostgreSQL both must see one snapshot.
+  if (ctx.command.meta.kind === 'search' && ctx.service.dialect === 'postgres') return { isolationLevel: 'repeatable read' };
+  return undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * Bindings (see tables.ts): the agent that wrote a personal field (in clear, or by sending a
+ * token, which binds that token) reads the field through its binding. A binding goes when the
+ * field's value changes by anyone else (a person, another agent), or the record is deleted; a write
+ * of the same value by someone else leaves it (a re-saved form must not tell the agent anything).
+ * It also goes out of use when the stored value no longer matches it (a change made outside the
+ * command path). Bindings are kept in the transaction of the write they follow.
+ */
+import type { Knex } from 'knex';
+import { selectIn } from '../db/statements.ts';
+import { hashValue, MASK_BINDINGS_TABLE, TOKEN_FORM, tokenOf } from './tables.ts';
+
+/** Where a write put its personal values, and what they were before. */
+export interface PersonalWrite {
+  readonly model: string;
+  readonly recordId: string;
+  /** The agent that wrote the values (directly, or through a plan it proposed); undefined for a person. */
+  readonly agentTokenId?: string;
+  /** For the agent: field → the token it knows the written value by. */
+  readonly agentTokens?: Readonly<Record<string, string>>;
+  /** Personal fields the write gave a value (or emptied), with the value now stored (null when emptied). */
+  readonly values: Readonly<Record<string, string | null>>;
+  /** Those of them whose stored value changed. */
+  readonly changed: readonly string[];
+}
+
+/**
+ * Keeps bindings true after a write: the writing agent's fields are bound to the tokens it knows
+ * their values by; everyone else's bindings of a field whose value changed go.
+ */
+export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: ReadonlyMap<string, string>): Promise<void> {
+  if (write.changed.length > 0) {
+    const others = db(MASK_BINDINGS_TABLE).where({ model: write.model, record_id: write.recordId }).whereIn('field', [...write.changed]);
+    if (write.agentTokenId !== undefined) others.whereNot('agent_token_id', write.agentTokenId);
+    await others.delete();
+  }
+  if (write.agentTokenId === undefined) return;
+  for (const [field, value] of Object.entries(write.values)) {
+    const key = { agent_token_id: write.agentTokenId, model: write.model, record_id: write.recordId, field };
+    await db(MASK_BINDINGS_TABLE).where(key).delete();
+    const known = write.agentTokens?.[field];
+    const match = known === undefined ? undefined : TOKEN_FORM.exec(known);
+    if (value === null || !match || match[1] !== labels.get(field)) continue;
+    await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+  }
+}
+
+/** An agent token that stands for a value (a record's history keeps them with its values). */
+export interface TokenFor {
+  readonly agent: string;
+  readonly token: string;
+}
+
+/**
+ * For each given field and the value it holds, the tokens agents know that value by through their
+ * bindings (a record's history keeps them with the value it replaces: see history/store.ts).
+ */
+export async function boundTokens(db: Knex, model: string, recordId: string, values: Readonly<Record<string, string>>): Promise<Record<string, TokenFor[]>> {
+  const fields = Object.keys(values);
+  if (fields.length === 0) return {};
+  const rows: { agent_token_id: string; field: string; label: string; n: number | string; value_hash: string }[] = await db(MASK_BINDINGS_TABLE)
+    .select('agent_token_id', 'field', 'label', 'n', 'value_hash')
+    .where({ model, record_id: recordId })
+    .whereIn('field', fields);
+  const found: Record<string, TokenFor[]> = {};
+  for (const row of rows) {
+    if (row.value_hash !== hashValue(values[row.field]!)) continue;
+    (found[row.field] ??= []).push({ agent: row.agent_token_id, token: tokenOf(row.label, row.n) });
+  }
+  return found;
+}
+
+/** Binds tokens again (a revert puts back values and, with them, the tokens agents knew them by). */
+export async function restoreBindings(db: Knex, model: string, recordId: string, restored: Readonly<Record<string, { value: string; tokens: readonly TokenFor[] }>>): Promise<void> {
+  for (const [field, { value, tokens }] of Object.entries(restored)) {
+    for (const { agent, token: bound } of tokens) {
+      const match = TOKEN_FORM.exec(bound);
+      if (!match) continue;
+      const key = { agent_token_id: agent, model, record_id: recordId, field };
+      await db(MASK_BINDINGS_TABLE).where(key).delete();
+      await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+    }
+  }
+}
+
+/** A deleted record keeps no bindings. */
+export async function forgetRecord(db: Knex, model: string, recordId: string): Promise<void> {
+  await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();
+}
+
+export interface Binding {
+  readonly label: string;
+  readonly n: number;
+  readonly valueHash: string;
+}
+
+/** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
+export async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
+  const bound = new Map<string, Binding>();
+  const rows = await selectIn<{ record_id: string; field: string; label: string; n: number | string; value_hash: string }>(
+    db,
+    `select record_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and`,
+    'record_id',
+    [agentTokenId, model],
+    [...new Set(ids)],
+  );
+  for (const row of rows) bound.set(`${row.record_id}\u0000${row.field}`, { label: row.label, n: Number(row.n), valueHash: row.value_hash });
+  return bound;
+}
+
+/** The key of `bindingsOf`'s answer. */
+export function bindingKey(recordId: string, field: string): string {
+  return `${recordId}\u0000${field}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * Deciding approval plans (SPEC 4.4): who may see and decide a plan, approving it (its command run
+ * for the approver through the command path, once however many approvals arrive) and rejecting it,
+ * each with its audit row; and a plan as a caller sees it.
+ */
+import type { PlanInfo } from '../api-shapes.ts';
+import { writeAudit } from '../audit/store.ts';
+import { PEOPLE_TABLE } from '../auth/tables.ts';
+import type { Caller, PersonCaller } from '../caller.ts';
+import { runApprovedCommand, type Proposal } from '../commands/pipeline.ts';
+import { parseStoredCommand, type CommandEnvelope, type PreparedCommand, type RecordService } from '../commands/types.ts';
+import { HttpError, notFound } from '../errors.ts';
+import { findChange } from '../history/store.ts';
+import { rightsOf } from '../rights.ts';
+import { inputAsSeen } from '../view/caller-view.ts';
+import { decidePlan, findPlan, type PlanRow } from './store.ts';
+
+/** A plan this caller may see: the agent that proposed it, or a person who may decide it; else 404, as for no plan. */
+export async function visiblePlan(service: RecordService, caller: Caller, planId: string): Promise<PlanRow> {
+  const row = await findPlan(service.db, planId);
+  if (!row) throw notFound();
+  if (caller.kind === 'agent' ? row.agent_token_id !== caller.tokenId : !(await personMayDecide(service, caller, row))) throw notFound();
+  return row;
+}
+
+/**
+ * A person decides a plan when they may run what it will run — its command and, for a governed
+ * update, the actions it resolves to — and read every field it changes: the fields its input
+ * writes, the fields its actions move, and a revert's fields (those of the change it puts back).
+ * The proposing agent's creator may have rights the approver lacks, and approving must not become
+ * a way to use them, or to learn what a withheld field holds. A person who may not decide a plan
+ * does not see it; it stays pending for one who may.
+ */
+export async function personMayDecide(service: RecordService, person: PersonCaller, row: PlanRow): Promise<boolean> {
+  const rights = rightsOf(service.registry, person);
+  const command = service.commands.get(row.command);
+  if (!command || !rights.commands.has(row.command)) return false;
+  const model = command.model;
+  const readable = rights.models[model.meta.name]!.readableNames;
+  const { input, actions } = parseStoredCommand(row.input);
+  // A governed update runs actions: approving it is running them, so the approver needs their rights too.
+  if (!actions.every((action) => rights.commands.has(`${model.meta.name}.${action}`))) return false;
+  const changed = Object.keys(input).filter((name) => model.fields.has(name));
+  for (const action of actions) changed.push(model.actions.get(action)?.field ?? '');
+  if (command.meta.kind === 'revert' && typeof input.change_id === 'string') {
+    const entry = await findChange(service.db, input.change_id);
+    if (entry) changed.push(...Object.keys(entry.changes));
+  }
+  return changed.every((name) => !model.fields.has(name) || readable.has(name));
+}
+
+/** 409 for a plan decided before (or meanwhile): unlike a command's own 409 (a revert's conflict), it leaves the plan as it is. */
+export class PlanDecidedError extends HttpError {}
+
+function alreadyDecided(row: PlanRow): HttpError {
+  return new PlanDecidedError(409, `plan ${row.id} is already ${row.status}`);
+}
+
+/**
+ * Approves a pending plan: its command runs for `person` in the transaction that marks the plan
+ * approved, so that of two simultaneous approvals (on one instance or several) only one runs it.
+ * When the command fails now (say the record was deleted), the plan is marked failed and the
+ * command's error thrown; when the approver may not run it (rights changed since), 404 and the
+ * plan stays pending.
+ */
+export async function approvePlan(service: RecordService, person: PersonCaller, row: PlanRow): Promise<CommandEnvelope> {
+  const { db } = service;
+  if (row.status !== 'pending') throw alreadyDecided(row);
+  const prepared: PreparedCommand = parseStoredCommand(row.input);
+  // History names the agent that proposed the change (with the person who made its token), and the plan.
+  const creator = (await usernames(service, [row.creator_id])).get(row.creator_id) ?? '';
+  const proposal: Proposal = {
+    by: { actor: 'agent', userId: row.creator_id, username: creator, agentTokenId: row.agent_token_id, agentLabel: row.agent_label },
+    planId: row.id,
+  };
+  const decision = { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
+  try {
+    return await db.transaction(async (trx) => {
+      // Marking the plan first, in the same transaction: of two simultaneous approvals only one
+      // finds it pending, so the command runs once.
+      const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
+      if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
+      const result = await runApprovedCommand(service, person, prepared, { db: trx, proposal });
+      await writeAudit(trx, { ...decision, outcome: 'approved' });
+      return result;
+    });
+  } catch (error) {
+    if (!(error instanceof HttpError) || error instanceof PlanDecidedError || error.status === 404) throw error;
+    if (await decidePlan(db, row.id, { status: 'failed', decidedBy: person.userId, error: error.message })) {
+      await writeAudit(db, { ...decision, outcome: 'failed', status: error.status, error: error.message });
+    }
+    throw error;
+  }
+}
+
+/** Rejects a pending plan (409 when it was decided before or meanwhile). */
+export async function rejectPlan(service: RecordService, person: PersonCaller, row: PlanRow): Promise<void> {
+  if (row.status !== 'pending') throw alreadyDecided(row);
+  await service.db.transaction(async (trx) => {
+    const won = await decidePlan(trx, row.id, { status: 'rejected', decidedBy: person.userId });
+    if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
+    await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
+  });
+}
+
+/** A plan as `caller` sees it (its input through the caller's view); `names` maps the people it names (creator, decider) to usernames. */
+export function planView(service: RecordService, caller: Caller, row: PlanRow, names: ReadonlyMap<string, string>): PlanInfo {
+  const prepared = parseStoredCommand(row.input);
+  const command = service.commands.get(row.command);
+  const rights = command ? rightsOf(service.registry, caller).models[command.model.meta.name] : undefined;
+  return {
+    plan_id: row.id,
+    command: row.command,
+    record_id: row.record_id,
+    input: rights ? inputAsSeen(caller, rights, prepared.input, prepared.agentTokens) : null,
+    status: row.status,
+    created: row.created_at,
+    agent: { id: row.agent_token_id, label: row.agent_label },
+    creator: names.get(row.creator_id) ?? null,
+    decided_at: row.decided_at,
+    decided_by: row.decided_by ? (names.get(row.decided_by) ?? null) : null,
+    error: row.error,
+  };
+}
+
+/** Usernames of the people with these ids. */
+export async function usernames(service: RecordService, ids: readonly (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+  if (wanted.length === 0) return new Map();
+  const rows: { id: string; username: string }[] = await service.db(PEOPLE_TABLE).select('id', 'username').whereIn('id', wanted);
+  return new Map(rows.map((row) => [row.id, row.username]));
+}
