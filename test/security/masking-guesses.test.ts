@@ -195,3 +195,102 @@ describe('plans', () => {
     expect((await t.command(agent, 'lead.get', { id: known })).body.value.lost_reason).toBe(knownToken);
   });
 });
+
+/** Token values (`value` column) the agent's tokens hold, to check what a call left stored. */
+function storedTokenValues(value: string): number {
+  return t.inspect((db) => Number((db.prepare('select count(*) as n from rms_mask_tokens where value = ?').get(value) as { n: number }).n));
+}
+
+describe('dry runs confirm nothing', () => {
+  it('answer a right and a wrong guess alike, on create and update, and keep no clear value', async () => {
+    const other = (await t.command(admin, 'party.create', { name: 'Somebody' })).body.value.id;
+    const cases = [
+      ['party/create', (name: string) => ({ name })],
+      ['party/update', (name: string) => ({ id: other, name })],
+    ] as const;
+    for (const [path, input] of cases) {
+      for (const guess of [SECRET, 'Wrong Guess 1']) {
+        const before = storedTokenValues(guess);
+        const tried = await t.request('POST', `/api/${path}?dry_run=true`, input(guess), agent);
+        expect(tried.status).toBe(200);
+        expect(tried.body.dry_run).toBe(true);
+        expect(tried.body.value.name).toMatch(/^NAME_\d+$/);
+        // Never the shared token of the stored value, whatever the guess.
+        expect(tried.body.value.name).not.toBe(secretToken);
+        expect(storedTokenValues(guess)).toBe(before);
+      }
+    }
+    // The stored value is as it was.
+    expect((await t.command(admin, 'party.get', { id: other })).body.value.name).toBe('Somebody');
+  });
+
+  it('a right and a wrong guess get the same next number in a dry run: nothing about the value shows', async () => {
+    const right = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET }, agent);
+    const wrong = await t.request('POST', '/api/party/create?dry_run=true', { name: 'Wrong Guess 2' }, agent);
+    expect(right.body.value.name).toBe(wrong.body.value.name);
+  });
+
+  it('are audited, with the agent\'s clear values not kept', async () => {
+    const tried = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, email: 'guess@example.com' }, agent);
+    expect(tried.status).toBe(200);
+    const refused = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, kind: 'nope' }, agent);
+    expect(refused.status).toBe(400);
+    const rows = t.inspect((db) =>
+      db.prepare("select outcome, status, input, dry_run from rms_audit where command = 'party.create' and dry_run is not null order by id desc limit 2").all(),
+    ) as { outcome: string; status: number | null; input: string; dry_run: number }[];
+    expect(rows.map((row) => [row.outcome, row.status, Number(row.dry_run)])).toEqual([
+      ['refused', 400, 1],
+      ['executed', null, 1],
+    ]);
+    // Refused by validation: no input was kept at all; tried: its personal values not kept.
+    expect(rows[0]!.input).toBeNull();
+    expect(JSON.parse(rows[1]!.input)).toEqual({ name: '[personal value not kept]', email: '[personal value not kept]' });
+  });
+
+  it('a refused write keeps no clear value either, and its audit row shows none', async () => {
+    const before = storedTokenValues('Refused Value');
+    const refused = await t.command(agent, 'lead.create', { title: 'x', party: 'no-such-party', notes: 'Refused Value' });
+    expect(refused.status).toBe(400);
+    expect(storedTokenValues('Refused Value')).toBe(before);
+    const row = t.inspect((db) => db.prepare("select input from rms_audit where command = 'lead.create' and outcome = 'refused' order by id desc limit 1").get()) as { input: string };
+    expect(JSON.parse(row.input).notes).toBe('[personal value not kept]');
+  });
+});
+
+describe('history confirms nothing', () => {
+  it('an agent writing the value a field holds and writing another leave the same history, over REST and MCP', async () => {
+    const holder = async () => (await t.command(admin, 'party.create', { name: SECRET })).body.value.id as string;
+    const count = async (id: string) => (await t.command(agent, 'party.history', { id })).body.value.total as number;
+    const [same, other] = [await holder(), await holder()];
+    await t.command(agent, 'party.update', { id: same, name: SECRET });
+    await t.command(agent, 'party.update', { id: other, name: 'Not The Secret' });
+    expect(await count(same)).toBe(await count(other));
+    const [sameRows, otherRows] = [(await t.command(agent, 'party.history', { id: same })).body.value.rows, (await t.command(agent, 'party.history', { id: other })).body.value.rows];
+    expect(Object.keys(sameRows[0].changes)).toEqual(Object.keys(otherRows[0].changes));
+    expect(sameRows[0].changes.name.from).toBe(otherRows[0].changes.name.from);
+    expect(sameRows[0].changes.name.to).not.toBe(secretToken);
+
+    // By sending the shared token of the stored value too.
+    const byToken = await holder();
+    const tokenOfIt = (await agentReads(byToken)).name as string;
+    await t.command(agent, 'party.update', { id: byToken, name: tokenOfIt });
+    expect(await count(byToken)).toBe(2);
+
+    const mcp = await connectClient(t, agent);
+    try {
+      const [a, b] = [await holder(), await holder()];
+      await mcp.client.callTool({ name: 'party__update', arguments: { id: a, name: SECRET } });
+      await mcp.client.callTool({ name: 'party__update', arguments: { id: b, name: 'Another Guess' } });
+      const total = async (id: string) => ((await mcp.client.callTool({ name: 'party__history', arguments: { id } })).structuredContent as { value: { total: number } }).value.total;
+      expect(await total(a)).toBe(await total(b));
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a person re-saving a value leaves no entry, as before', async () => {
+    const id = (await t.command(admin, 'party.create', { name: 'Resaved' })).body.value.id;
+    await t.command(admin, 'party.update', { id, name: 'Resaved' });
+    expect((await t.command(admin, 'party.history', { id })).body.value.total).toBe(1);
+  });
+});

@@ -111,3 +111,61 @@ describe('a governed update resolves to its action: deciding it needs the action
     expect(asPoster.status).toBe(404);
   });
 });
+
+describe('deciding a plan needs reading every field it changes, a revert\'s included', () => {
+  /** The fixture registry with `party.tax_id` readable by agents (still only by admin and accountant among people). */
+  function taxVisibleToAgents(): Registry {
+    const party = generated.models.party!;
+    return { ...generated, models: { ...generated.models, party: { ...party, fields: party.fields.map((field) => (field.name === 'tax_id' ? { ...field, hiddenFromAgents: false } : field)) } } };
+  }
+
+  let s: TestServer;
+  let boss: string;
+  let sales: string;
+  let accountant: string;
+  let bot: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ registry: taxVisibleToAgents() });
+    boss = await s.login();
+    sales = await s.addPerson('seller', ['sales']);
+    accountant = await s.addPerson('counter', ['accountant']);
+    bot = await agentToken(s, boss, ['party.*'], 'tax bot');
+  });
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  async function revertPlan(changes: Record<string, unknown>): Promise<string> {
+    const id = (await s.command(boss, 'party.create', { name: 'Taxed', tax_id: `T-${Math.random()}` })).body.value.id;
+    expect((await s.command(boss, 'party.update', { id, ...changes })).status).toBe(200);
+    const [change] = (await s.command(boss, 'party.history', { id })).body.value.rows;
+    const proposed = await s.command(bot, 'party.revert', { id, change_id: change.change_id });
+    expect(proposed.status).toBe(202);
+    return proposed.body.plan_id;
+  }
+
+  it('hides a revert plan of a withheld field, and of a change that touched one, from a person who may revert but not read it', async () => {
+    for (const changes of [{ tax_id: 'T-NEW' }, { tax_id: 'T-NEWER', name: 'Renamed' }]) {
+      const planId = await revertPlan(changes);
+      for (const [method, path] of [
+        ['GET', `/api/plans/${planId}`],
+        ['POST', `/api/approve/${planId}`],
+        ['POST', `/api/reject/${planId}`],
+      ] as const) {
+        expect((await s.request(method, path, undefined, sales)).status, `${method} ${path}`).toBe(404);
+      }
+      expect((await s.request('GET', '/api/plans', undefined, sales)).body.plans.map((plan: { plan_id: string }) => plan.plan_id)).not.toContain(planId);
+      // Pending, for someone who may decide it: an accountant reads tax ids and may update parties.
+      expect((await s.request('GET', `/api/plans/${planId}`, undefined, boss)).body.plan.status).toBe('pending');
+      expect((await s.request('GET', `/api/plans/${planId}`, undefined, accountant)).status).toBe(200);
+    }
+  });
+
+  it('leaves a revert plan of readable fields to that person', async () => {
+    const planId = await revertPlan({ name: 'Only the name' });
+    expect((await s.request('GET', `/api/plans/${planId}`, undefined, sales)).status).toBe(200);
+    expect((await s.request('POST', `/api/approve/${planId}`, undefined, sales)).status).toBe(200);
+  });
+});

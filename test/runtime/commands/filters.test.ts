@@ -289,3 +289,49 @@ describe('limits', () => {
     expect(await list({ filter: Array(50).fill({ field: 'probability', op: 'in', value: values }) })).toHaveLength(4);
   });
 });
+
+describe('a select orders by its declared options, not by their names', () => {
+  // party.kind is [person, company]; lead.stage is [new, qualified, won, lost] (L4 is qualified).
+  const kinds: Record<string, string | null> = { K1: 'company', K2: 'person', K3: null, K4: 'company', K5: 'person' };
+  const kindIds: Record<string, string> = {};
+  beforeAll(async () => {
+    for (const [name, kind] of Object.entries(kinds)) {
+      const res = await srv.command(admin, 'party.create', { name: `Kind ${name}`, ...(kind ? { kind } : {}) });
+      kindIds[name] = res.body.value.id;
+    }
+  });
+  const kindName = (id: string) => Object.keys(kindIds).find((name) => kindIds[name] === id);
+  async function parties(input: Record<string, unknown>): Promise<string[]> {
+    const res = await srv.command(admin, 'party.list', { filter: [{ field: 'name', op: 'contains', value: 'Kind K' }], ...input });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.value.map((row: { id: string }) => kindName(row.id)!);
+  }
+
+  it.each([
+    ['asc', ['K2', 'K5', 'K1', 'K4', 'K3']],
+    ['desc', ['K1', 'K4', 'K2', 'K5', 'K3']],
+  ] as const)('order %s: person before company (declared), empty last, ties by id', async (dir, expected) => {
+    expect(await parties({ order: [{ field: 'kind', dir }] })).toEqual(expected);
+  });
+
+  it('gt, lt and their kin compare by the declared order', async () => {
+    expect(await parties({ filter: [{ field: 'name', op: 'contains', value: 'Kind K' }, { field: 'kind', op: 'gt', value: 'person' }] })).toEqual(['K1', 'K4']);
+    expect(await parties({ filter: [{ field: 'name', op: 'contains', value: 'Kind K' }, { field: 'kind', op: 'lt', value: 'company' }] })).toEqual(['K2', 'K5']);
+    expect(await parties({ filter: [{ field: 'name', op: 'contains', value: 'Kind K' }, { field: 'kind', op: 'lte', value: 'company' }] })).toEqual(['K1', 'K2', 'K4', 'K5']);
+    expect((await srv.command(admin, 'lead.list', { filter: [{ field: 'stage', op: 'gte', value: 'qualified' }] })).body.value.map((row: { id: string }) => nameOf(row.id))).toEqual(['L4']);
+  });
+
+  it('keyset pages follow the declared order in both directions', async () => {
+    for (const [dir, expected] of [['asc', ['K2', 'K5', 'K1', 'K4', 'K3']], ['desc', ['K1', 'K4', 'K2', 'K5', 'K3']]] as const) {
+      const seen: string[] = [];
+      let after = '';
+      for (let page = 0; page < 10; page++) {
+        const res = await srv.command(admin, 'party.list', { filter: [{ field: 'name', op: 'contains', value: 'Kind K' }], order: [{ field: 'kind', dir }], limit: 2, after });
+        seen.push(...res.body.value.map((row: { id: string }) => kindName(row.id)!));
+        if (!res.body.next) break;
+        after = res.body.next;
+      }
+      expect(seen).toEqual(expected);
+    }
+  });
+});

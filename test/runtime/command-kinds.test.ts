@@ -1,0 +1,140 @@
+/**
+ * One table of command kinds (runtime/command-kinds.ts), and every consumer deciding by it: every
+ * command of the project's models (whatever modules/ holds) is called over REST by a person and
+ * over MCP by an agent, and what the audit trail, the agent's rate-limit counts, the record's
+ * history and the MCP tool annotations say of it must be what its kind's row says.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../generated/registry.ts';
+import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits } from '../../runtime/command-kinds.ts';
+import type { CommandMeta, ModelMeta } from '../../runtime/registry.ts';
+import { actionInputs, makeRecord, oneOfEach, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { agentToken, connectClient, type ConnectedClient } from '../mcp/clients.ts';
+
+let t: TestServer;
+let admin: string;
+let refs: Record<string, string>;
+
+beforeAll(async () => {
+  t = await startTestServer({ registry });
+  admin = await t.login();
+  refs = await oneOfEach(t, admin, registry);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const count = (sql: string, ...args: unknown[]) => t.inspect((db) => Number((db.prepare(sql).get(...args) as { n: number }).n));
+
+/** The input of `command` for a new record made for it (and the record's id, when it has one). */
+async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false): Promise<{ input: Record<string, unknown>; recordId?: string }> {
+  switch (command.kind) {
+    case 'list':
+    case 'search':
+      return { input: { limit: 5 } };
+    case 'create':
+      return { input: Object.fromEntries(model.fields.filter((field) => !field.governed && !(forAgent && field.hiddenFromAgents)).map((field) => [field.name, sampleValue(field, refs)])) };
+    case 'action': {
+      const id = await recordReadyFor(t, admin, registry, model, command, refs);
+      return { input: { id, ...actionInputs(model, command, refs) }, recordId: id };
+    }
+    case 'revert': {
+      const id = await makeRecord(t, admin, model, refs);
+      const field = updatableField(model)!;
+      expect((await t.command(admin, `${model.name}.update`, { id, [field.name]: sampleValue(field, refs) })).status).toBe(200);
+      const [change] = (await t.command(admin, `${model.name}.history`, { id })).body.value.rows;
+      return { input: { id, change_id: change.change_id }, recordId: id };
+    }
+    case 'update': {
+      const id = await makeRecord(t, admin, model, refs);
+      const field = updatableField(model)!;
+      return { input: { id, [field.name]: sampleValue(field, refs) }, recordId: id };
+    }
+    case 'get':
+    case 'delete':
+    case 'history': {
+      const id = await makeRecord(t, admin, model, refs);
+      return { input: { id }, recordId: id };
+    }
+  }
+}
+
+const commands = Object.values(registry.commands);
+
+describe('the command-kind table', () => {
+  it('has a row for every kind the registry uses, and every model has the every-model kinds', () => {
+    for (const command of commands) expect(COMMAND_KIND_NAMES).toContain(command.kind);
+    for (const model of Object.values(registry.models)) {
+      for (const kind of EVERY_MODEL_COMMANDS) expect(registry.commands[`${model.name}.${kind}`]?.kind).toBe(kind);
+    }
+    expect(EVERY_MODEL_COMMANDS).toEqual(COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].everyModel));
+  });
+
+  it.each(commands.map((command) => [command.id, command] as const))('%s: REST (a person) — the audit trail and the history say what its kind says', async (_id, command) => {
+    const model = registry.models[command.model]!;
+    const traits = kindTraits(command.kind);
+    const { input, recordId } = await inputFor(model, command);
+    const entries = recordId === undefined ? 0 : count('select count(*) as n from rms_history where model = ? and record_id = ?', model.name, recordId);
+    const res = await t.command(admin, command.id, input);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const audit = t.inspect((db) => db.prepare('select access, outcome, change_id from rms_audit where command = ? order by id desc limit 1').get(command.id)) as Record<string, unknown>;
+    expect(audit).toMatchObject({ access: traits.access, outcome: 'executed' });
+    const created = command.kind === 'create' ? (res.body.value.id as string) : recordId;
+    const after = created === undefined ? 0 : count('select count(*) as n from rms_history where model = ? and record_id = ?', model.name, created);
+    expect(after - entries, 'history entries written').toBe(traits.change === null ? 0 : 1);
+    if (traits.change !== null) {
+      const entry = t.inspect((db) => db.prepare('select id, kind, command from rms_history where model = ? and record_id = ? order by id desc limit 1').get(model.name, created)) as Record<string, unknown>;
+      expect(entry.kind).toBe(traits.change);
+      expect(entry.command).toBe(traits.change === 'update' ? `${model.name}.update` : command.id);
+      expect(audit.change_id).toBe(entry.id);
+    } else {
+      expect(audit.change_id).toBeNull();
+    }
+  });
+});
+
+describe('over MCP, as an agent', () => {
+  let agent: string;
+  let agentId: string;
+  let mcp: ConnectedClient;
+  beforeAll(async () => {
+    agent = await agentToken(t, admin, Object.keys(registry.models).map((model) => `${model}.*`), 'kind walker');
+    agentId = (await t.request('GET', '/api/auth/agent-tokens', undefined, admin)).body.tokens.find((token: { label: string }) => token.label === 'kind walker').id;
+    mcp = await connectClient(t, agent);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  const counts = () => t.inspect((db) => db.prepare('select coalesce(sum(requests), 0) as requests, coalesce(sum(writes), 0) as writes from rms_rate_windows where agent_token_id = ?').get(agentId)) as { requests: number; writes: number };
+
+  it('tools/list annotates every tool as its kind says', async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const command of commands) {
+      const tool = tools.find((candidate) => candidate.name === `${command.model}__${command.name}`)!;
+      const traits = kindTraits(command.kind);
+      expect(tool.annotations?.readOnlyHint, command.id).toBe(traits.access === 'read');
+      expect(tool.annotations?.destructiveHint ?? false, command.id).toBe(traits.destructive);
+      expect(tool.annotations?.idempotentHint ?? false, command.id).toBe(traits.idempotent);
+    }
+  });
+
+  it.each(commands.map((command) => [command.id, command] as const))('%s: a tools/call costs a write exactly when its kind writes, and is audited so', async (_id, command) => {
+    const model = registry.models[command.model]!;
+    const traits = kindTraits(command.kind);
+    const { input } = await inputFor(model, command, true);
+    const before = counts();
+    const result = await mcp.client.callTool({ name: `${command.model}__${command.name}`, arguments: input });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const after = counts();
+    // The MCP POST is one request; the listing of a token's own counts is not counted.
+    expect(Number(after.requests) - Number(before.requests)).toBe(1);
+    expect(Number(after.writes) - Number(before.writes)).toBe(traits.access === 'write' ? 1 : 0);
+    const audit = t.inspect((db) => db.prepare('select access, outcome from rms_audit where command = ? and agent_token_id = ? order by id desc limit 1').get(command.id, agentId)) as Record<string, unknown>;
+    const proposed = (result.structuredContent as { status?: string }).status === 'approval_required';
+    expect(proposed).toBe(command.needsApproval);
+    expect(audit).toEqual({ access: traits.access, outcome: proposed ? 'proposed' : 'executed' });
+  });
+});
