@@ -186,8 +186,17 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     expect(JSON.parse((await page.evaluate(() => localStorage.getItem('rms.list.admin.lead')))!)).toEqual({ columns: ['party', 'stage', 'expected_revenue', 'probability'], sort: '-expected_revenue' });
     // Another model keeps its own defaults.
     await page.goto('/records/party');
-    // (The CRM module's list hint for parties: kind, email, phone; columns come in the model's order.)
-    await poll(() => headers()).toEqual(['Name', 'Email', 'Phone', 'Kind']);
+    // The CRM module's list hint for parties, in its order (kind, email, phone), not the model's (email, phone, kind).
+    await poll(() => headers()).toEqual(['Name', 'Kind', 'Email', 'Phone']);
+    await page.getByRole('button', { name: 'Columns' }).click();
+    expect(await page.getByRole('group', { name: 'Columns' }).getByRole('checkbox').evaluateAll((boxes) => boxes.map((box) => box.parentElement!.textContent))).toEqual([
+      'Name',
+      'Kind',
+      'Email',
+      'Phone',
+      'Tax ID',
+      'Notes',
+    ]);
 
     // Another person on the same browser has their own.
     const other = await newPage();

@@ -5,7 +5,7 @@ import { collectInput, fromDraft, toDraft } from '../../web/src/lib/form.ts';
 import { CSV_BOM, parseCsv, toCsv } from '../../web/src/lib/csv.ts';
 import { fetchAllRows } from '../../web/src/lib/export.ts';
 import { formatAmount, formatMoney, moneyInputText, optionLabel, parseInteger, parseMoney, valueText } from '../../web/src/lib/format.ts';
-import { defaultColumns, listColumns, parseSort, sortText } from '../../web/src/lib/list-prefs.ts';
+import { columnOrder, defaultColumns, listColumns, parseSort, sortText } from '../../web/src/lib/list-prefs.ts';
 import { defaultMapping, exportHeader, exportRow, importCell, importInput } from '../../web/src/lib/records-csv.ts';
 import { matchRoute } from '../../web/src/lib/router.ts';
 import type { FieldInfo, ModelInfo } from '../../web/src/lib/types.ts';
@@ -294,15 +294,27 @@ describe('list columns', () => {
     expect(defaultColumns(invoice)).toEqual(['party', 'due', 'issued', 'total']);
   });
 
-  it('follows the module’s list hint, among the fields the person reads', () => {
-    expect(defaultColumns(model(lead.fields, { list: ['hot', 'revenue', 'withheld'] }))).toEqual(['revenue', 'hot']);
+  it.each([
+    [['hot', 'revenue', 'withheld'], ['hot', 'revenue']],
+    [['close_date', 'party', 'stage'], ['close_date', 'party', 'stage']],
+    [['reason', 'title', 'party'], ['reason', 'party']],
+  ])('follows the module’s list hint %j in its order, among the fields the person reads', (list, columns) => {
+    const hinted = model(lead.fields, { list });
+    expect(defaultColumns(hinted)).toEqual(columns);
+    expect(listColumns(hinted, undefined).map((column) => column.name)).toEqual(['title', ...columns]);
+  });
+
+  it('shows chosen columns in the hint’s order first, then the others in the model’s order', () => {
+    const hinted = model(lead.fields, { list: ['close_date', 'party'] });
+    expect(listColumns(hinted, ['notes', 'party', 'hot', 'close_date']).map((column) => column.name)).toEqual(['title', 'close_date', 'party', 'hot', 'notes']);
+    expect(columnOrder(hinted).map((column) => column.name)).toEqual(['close_date', 'party', 'stage', 'revenue', 'probability', 'hot', 'notes', 'reason']);
   });
 
   it('shows what the person chose, dropping names that are gone', () => {
     expect(listColumns(lead, ['notes', 'gone', 'hot']).map((column) => column.name)).toEqual(['title', 'hot', 'notes']);
   });
 
-  it('sorts only by fields the person reads in clear', () => {
+  it('sorts only by fields the person reads', () => {
     expect(parseSort('-revenue', lead.fields)).toEqual({ field: 'revenue', dir: 'desc' });
     expect(parseSort('secret', lead.fields)).toBeNull();
     expect(sortText({ field: 'hot', dir: 'asc' })).toBe('hot');

@@ -14,9 +14,9 @@ import type { FieldInfo, ModelInfo, RecordValue } from './types.ts';
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** The columns an export writes: the record's id, then every field the person reads in clear. */
-export function exportFields(model: ModelInfo): FieldInfo[] {
-  return model.fields.filter((field) => !field.masked);
+/** The columns an export writes besides the record's id: every field the person reads, in the model's order. */
+export function exportFields(model: ModelInfo): readonly FieldInfo[] {
+  return model.fields;
 }
 
 /** The header of a field's column: its label, with the currency of a money field (`Amount (EUR)`). */
@@ -51,7 +51,7 @@ export function exportRow(fields: readonly FieldInfo[], record: RecordValue): st
 
 /** The fields an import can fill: what `create` takes (governed selects start at their first option). */
 export function importFields(model: ModelInfo): FieldInfo[] {
-  return model.fields.filter((field) => !field.governed && !field.masked);
+  return model.fields.filter((field) => !field.governed);
 }
 
 /** `Expected revenue`, `expected_revenue`, `EXPECTED-REVENUE` and `expected revenue (EUR)` are one name. */

@@ -53,7 +53,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
   const columns = useMemo(() => listColumns(model, prefs.columns), [model, prefs.columns]);
   const titleField = titleFieldOf(model);
   const searchable = titleField !== undefined && (titleField.kind === 'text' || titleField.kind === 'longtext');
-  const filterable = model.fields.filter((field) => !field.masked);
+  const filterable = model.fields;
 
   const q = query.get('q') ?? '';
   const filters = parseFilters(query.get('f'), model.fields);
@@ -176,12 +176,10 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
           <span>Sort</span>
           <select value={sortText(sort) ?? ''} onChange={(event) => setSort(event.currentTarget.value || null)}>
             <option value="">Default order</option>
-            {model.fields
-              .filter((field) => !field.masked)
-              .flatMap((field) => [
-                <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
-                <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
-              ])}
+            {model.fields.flatMap((field) => [
+              <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
+              <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
+            ])}
           </select>
         </label>
         {state.loading && (
@@ -267,19 +265,14 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
             <tr>
               {columns.map((field) => {
                 const sorted = sort?.field === field.name ? sort.dir : null;
-                const sortable = !field.masked;
                 return (
                   <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                    {sortable ? (
-                      <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
-                        {field.label}
-                        <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
-                          {sorted === 'desc' ? '▼' : '▲'}
-                        </span>
-                      </button>
-                    ) : (
-                      field.label
-                    )}
+                    <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
+                      {field.label}
+                      <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
+                        {sorted === 'desc' ? '▼' : '▲'}
+                      </span>
+                    </button>
                   </th>
                 );
               })}
