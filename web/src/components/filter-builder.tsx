@@ -57,7 +57,7 @@ function rowFromFilter(fields: readonly FieldInfo[], filter: FilterCondition): R
   const op: UiOp = filter.op === 'is_null' ? (filter.value === false ? 'not_null' : 'is_null') : filter.op;
   let value: Row['value'] = '';
   if (Array.isArray(filter.value)) value = filter.value.map(String);
-  else if (field.kind === 'money' && typeof filter.value === 'number') value = moneyInputText(filter.value);
+  else if (field.kind === 'money' && typeof filter.value === 'number') value = moneyInputText(filter.value, field.currency);
   else if (filter.value !== undefined && filter.value !== null) value = String(filter.value);
   return { key: ++nextKey, field: field.name, op, value };
 }
@@ -272,7 +272,7 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
             id={id}
             type="text"
             inputMode={field.kind === 'money' ? 'decimal' : field.kind === 'number' ? 'numeric' : undefined}
-            placeholder={field.kind === 'money' ? '0.00' : ''}
+            placeholder={field.kind === 'money' ? moneyInputText(0, field.currency) : ''}
             value={text}
             onInput={(event) => onChange(event.currentTarget.value)}
           />
