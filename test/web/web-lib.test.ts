@@ -4,7 +4,7 @@ import { errorField, fieldMessage, isMissingRecord, ApiError } from '../../web/s
 import { collectInput, fromDraft, toDraft } from '../../web/src/lib/form.ts';
 import { CSV_BOM, parseCsv, toCsv } from '../../web/src/lib/csv.ts';
 import { fetchAllRows } from '../../web/src/lib/export.ts';
-import { amountProblem, formatAmount, formatDate, formatMoney, minorDigits, moneyInputText, optionLabel, parseAmount, parseInteger, valueText } from '../../web/src/lib/format.ts';
+import { amountProblem, inDeclaredOrder, formatAmount, formatDate, formatMoney, minorDigits, moneyInputText, optionLabel, parseAmount, parseInteger, valueText } from '../../web/src/lib/format.ts';
 import { appLocale, setAppLocale } from '../../web/src/lib/locale.ts';
 import { columnOrder, defaultColumns, listColumns, parseSort, sortText } from '../../web/src/lib/list-prefs.ts';
 import {
@@ -131,6 +131,16 @@ describe('money', () => {
     expect(amountProblem('Rent', 'too-many-decimals', 'EUR')).toBe('Rent takes at most 2 decimals (EUR); nothing is rounded');
     expect(amountProblem('Rent', 'too-many-decimals', 'JPY')).toBe('Rent takes no decimals (JPY has none); nothing is rounded');
     expect(amountProblem('Rent', 'not-an-amount', 'EUR', 'de-DE')).toBe('Rent must be an amount like 1234,50');
+  });
+});
+
+describe('select options', () => {
+  it.each([
+    [['ended', 'draft'], ['draft', 'ended']],
+    [['active', 'draft', 'ended'], ['draft', 'active', 'ended']],
+    [['ended', 'legacy', 'draft'], ['draft', 'ended', 'legacy']],
+  ])('keeps the declared order (draft, active, ended), not the order given: %j', (values, ordered) => {
+    expect(inDeclaredOrder(field('state', 'select', { options: ['draft', 'active', 'ended'] }), values)).toEqual(ordered);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { fromDraft } from '../lib/form.ts';
-import { moneyInputText, optionLabel } from '../lib/format.ts';
+import { inDeclaredOrder, moneyInputText, optionLabel } from '../lib/format.ts';
 import type { FieldInfo, FieldKind, FilterCondition, FilterOperator } from '../lib/types.ts';
 import { RefPicker } from './ref-picker.tsx';
 
@@ -73,7 +73,8 @@ function rowToFilter(field: FieldInfo, row: Row): FilterCondition | string {
   if (row.op === 'not_null') return { field: field.name, op: 'is_null', value: false };
   if (row.op === 'in') {
     const values = Array.isArray(row.value) ? row.value : [];
-    return values.length === 0 ? `Pick at least one ${field.label.toLowerCase()}` : { field: field.name, op: 'in', value: [...values] };
+    // In the declared order (a workflow's order), not the order they were ticked in.
+    return values.length === 0 ? `Pick at least one ${field.label.toLowerCase()}` : { field: field.name, op: 'in', value: inDeclaredOrder(field, values) };
   }
   if (field.kind === 'bool') return { field: field.name, op: row.op, value: row.value === 'true' };
   const text = typeof row.value === 'string' ? row.value : '';

@@ -215,6 +215,7 @@ function HistoryItem(props: {
   onRevert: (() => void) | undefined;
 }) {
   const { model, entry, now } = props;
+  const meta = useMeta();
   const kind = entryKind(entry);
   const changes = shownChanges(model, entry);
   const undid = entry.reverts ? props.page.find((other) => other.change_id === entry.reverts) : undefined;
@@ -233,9 +234,13 @@ function HistoryItem(props: {
             {entry.plan_id && (
               <>
                 {' · via plan '}
-                <a class="mono" href={paths.plan(entry.plan_id)} onClick={onLinkClick}>
-                  {entry.plan_id}
-                </a>
+                {meta.decidesPlans ? (
+                  <a class="mono" href={paths.plan(entry.plan_id)} onClick={onLinkClick}>
+                    {entry.plan_id}
+                  </a>
+                ) : (
+                  <span class="mono">{entry.plan_id}</span>
+                )}
               </>
             )}
           </span>

@@ -176,6 +176,15 @@ export function formatDateTime(value: string | null | undefined): string {
   return Number.isNaN(time) ? value : dateTimeFormat().format(time);
 }
 
+/**
+ * Options of a select as the module declares them (`draft, active, ended` is a workflow; sorted
+ * by name it would mislead), any value it does not declare after them.
+ */
+export function inDeclaredOrder(field: FieldInfo | undefined, values: readonly string[]): string[] {
+  const declared = field?.options ?? [];
+  return [...declared.filter((option) => values.includes(option)), ...values.filter((value) => !declared.includes(value))];
+}
+
 /** Option values are identifiers (`closed_won`); show them as words. */
 export function optionLabel(option: string): string {
   const words = option.replace(/[_-]+/g, ' ').trim();

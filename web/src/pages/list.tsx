@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { run, search } from '../lib/api.ts';
 import { can, titleFieldOf, useMeta } from '../lib/meta.ts';
-import { optionLabel, valueText } from '../lib/format.ts';
+import { inDeclaredOrder, optionLabel, valueText } from '../lib/format.ts';
 import { listColumns, parseSort, readListPrefs, sortText, writeListPrefs, type ListPrefs } from '../lib/list-prefs.ts';
 import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
@@ -39,7 +39,9 @@ export function describeFilter(field: FieldInfo | undefined, filter: FilterCondi
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
   const words: Record<Exclude<FilterOperator, 'is_null'>, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
-  const value = Array.isArray(filter.value) ? filter.value.map((item) => (field?.kind === 'select' ? optionLabel(String(item)) : String(item))).join(', ') : valueText(field, filter.value);
+  const value = Array.isArray(filter.value)
+    ? (field?.kind === 'select' ? inDeclaredOrder(field, filter.value.map(String)).map(optionLabel) : filter.value.map(String)).join(', ')
+    : valueText(field, filter.value);
   const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
   return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
 }
