@@ -71,6 +71,17 @@ async function adminPage(width: 'laptop' | 'phone', path: string): Promise<Page>
   return page;
 }
 
+/** A page signed in as `username` without the sign-in form (its session token put where the app keeps it), at `path`. */
+async function pageAs(username: string, viewport: typeof LAPTOP, path = '/'): Promise<Page> {
+  const person = PEOPLE.find((candidate) => candidate.username === username)!;
+  const token = await server.login(person.username, person.password);
+  const page = await newPage(viewport);
+  await page.addInitScript((session) => sessionStorage.setItem('rms.session', session), token);
+  await page.goto(path);
+  await page.locator('nav#sidebar').waitFor({ state: 'attached' });
+  return page;
+}
+
 async function shot(target: Page, name: string, fullPage = true): Promise<void> {
   if (fullPage) await target.evaluate(() => window.scrollTo(0, 0));
   await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
@@ -157,11 +168,10 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
     ['phone', PHONE],
   ] as const)('shows only the menus a role can use (%s)', async (width, viewport) => {
     // A clerk changes and deletes nothing: no plan is ever theirs to decide, so no Approvals (and no polling of it).
-    const clerk = await newPage(viewport);
+    const asked: string[] = [];
+    context.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    const clerk = await pageAs('clara', viewport);
     try {
-      const asked: string[] = [];
-      clerk.on('request', (request) => asked.push(new URL(request.url()).pathname));
-      await signIn(clerk, 'clara', 'clara-password-1');
       expect(await menuLinks(clerk)).toEqual(['Parties', 'Leads', 'Invoices', 'Agent tokens']);
       await expectNoSidewaysScroll(clerk);
       await shot(clerk, `42-${width}-clerk-menu`, false);
@@ -170,24 +180,23 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
       await clerk.getByRole('heading', { name: 'Not found' }).waitFor();
       expect(asked.filter((path) => path.startsWith('/api/plans'))).toEqual([]);
     } finally {
+      context.removeAllListeners('request');
       await clerk.close();
     }
     // The other roles' menus are the same at a phone's width.
     if (width === 'phone') return;
 
     // Sales may delete leads, which agents only propose: their inbox.
-    const sales = await newPage(viewport);
+    const sales = await pageAs('sam', viewport);
     try {
-      await signIn(sales, 'sam', 'sam-password-1');
       expect(await menuLinks(sales)).toEqual(['Parties', 'Leads', 'Invoices', 'Approvals', 'Agent tokens']);
     } finally {
       await sales.close();
     }
 
     // A person without a role: nothing to give an agent either.
-    const none = await newPage(viewport);
+    const none = await pageAs('nora', viewport);
     try {
-      await signIn(none, 'nora', 'nora-password-1');
       await none.getByText('There is nothing here you may see yet.').waitFor();
       expect(await none.getByRole('navigation', { name: 'Main' }).getByRole('link').count()).toBe(0);
       await none.goto('/agent-tokens');
