@@ -117,11 +117,35 @@ export interface AgentCallerInfo {
 
 export type CallerInfo = PersonCallerInfo | AgentCallerInfo;
 
+/** What the service calls itself for people (`serve --name`, `--colour`, `--locale`). */
+export interface ServiceInfo {
+  /** Its name, in the web app's top bar and page titles; default `Records`. */
+  readonly name: string;
+  /** Its colour as `#rrggbb`, the web app's top bar; default `#1f2735`. */
+  readonly colour: string;
+  /** The BCP 47 locale the web app writes amounts and dates in; null: each reader's browser locale. */
+  readonly locale: string | null;
+}
+
+/** Today's app when the service says nothing: "Records", its dark blue-grey bar, each reader's browser locale. */
+export const DEFAULT_SERVICE_INFO: ServiceInfo = { name: 'Records', colour: '#1f2735', locale: null };
+
+/** `GET /api/service`: answered without signing in (the sign-in page shows it). */
+export type ServiceAnswer = ServiceInfo;
+
 /** `GET /api/meta`. */
 export interface MetaAnswer {
   readonly caller: CallerInfo;
   readonly modules: readonly ModuleInfo[];
   readonly models: readonly ModelInfo[];
+  /** What the service calls itself (as `GET /api/service` answers). */
+  readonly service?: ServiceInfo;
+  /**
+   * For a person: whether they may decide some agent's plan, i.e. may run a command an agent's
+   * call is held for (one that needs approval, or an update that runs such an action). Without it
+   * the approvals inbox stays empty. Absent for agents.
+   */
+  readonly decides_plans?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
+import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
 import { DEFAULT_ADMIN_PASSWORD_FILE, startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 interface ServeOptions extends DatabaseOptions {
@@ -22,6 +23,9 @@ interface ServeOptions extends DatabaseOptions {
   readonly agentWritesPerMinute?: string;
   readonly trustProxy?: string;
   readonly adminPasswordFile?: string;
+  readonly name?: string;
+  readonly colour?: string;
+  readonly locale?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -47,8 +51,12 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--agent-writes-per-minute <n>', `creates, updates, deletes, actions and proposals an agent token may make per minute; 0 for unlimited (default: env ${AGENT_WRITES_ENV}, else ${DEFAULT_AGENT_LIMITS.writesPerMinute})`)
     .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client (true, a hop count, or addresses/subnets such as loopback,10.0.0.0/8), for the sign-in throttle (default: env ${TRUST_PROXY_ENV}, else none)`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
+    .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
+    .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
+    .option('--locale <tag>', `the locale the web app writes amounts and dates in, e.g. en-GB (default: env ${LOCALE_ENV}, else each reader's browser locale)`)
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
+      const identity = serviceIdentityOption(options);
       const registry = await loadRegistry();
       // Signals are handled from the start: one that arrives while starting stops the server once it is up.
       let server: RunningServer | undefined;
@@ -71,6 +79,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         ...trustProxyOption(options.trustProxy ?? env(TRUST_PROXY_ENV)),
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
         adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
+        serviceInfo: identity,
       }).catch(failStartup);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
     });
@@ -250,6 +259,24 @@ function trustProxyOption(value: string | undefined): { trustProxy?: boolean | n
     process.exit(1);
   }
   return { trustProxy };
+}
+
+const SERVICE_NAME_ENV = 'RMS_SERVICE_NAME';
+const SERVICE_COLOUR_ENV = 'RMS_SERVICE_COLOUR';
+const LOCALE_ENV = 'RMS_LOCALE';
+
+/** The service's name, colour and locale: options, else the environment, else the defaults; a wrong one stops the start. */
+function serviceIdentityOption(options: ServeOptions) {
+  try {
+    return serviceInfo(
+      { name: options.name ?? env(SERVICE_NAME_ENV), colour: options.colour ?? env(SERVICE_COLOUR_ENV), locale: options.locale ?? env(LOCALE_ENV) },
+      { name: `--name / ${SERVICE_NAME_ENV}`, colour: `--colour / ${SERVICE_COLOUR_ENV}`, locale: `--locale / ${LOCALE_ENV}` },
+    );
+  } catch (error) {
+    if (!(error instanceof ServiceSettingError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }
 
 function parseWhole(value: string, name: string, min: number, max: number): number {

@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { Knex } from 'knex';
+import type { ServiceInfo } from './api-shapes.ts';
 import type { RequestHandler, Router } from 'express';
 import { ensureAuditTables } from './audit/store.ts';
 import { ensureHistoryTables } from './history/store.ts';
@@ -91,6 +92,8 @@ export interface ServerOptions {
   /** Express's `trust proxy` (see `serve --trust-proxy`). Default none. */
   readonly trustProxy?: boolean | number | string;
   readonly extensions?: readonly ServerExtension[];
+  /** What the service calls itself for people (`serve --name`, `--colour`, `--locale`); default `DEFAULT_SERVICE_INFO`. */
+  readonly serviceInfo?: ServiceInfo;
   /** How long `close()` waits for in-flight requests before cutting connections. Default 10 s. */
   readonly shutdownGraceMs?: number;
 }
@@ -131,7 +134,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }
-    const app = createApp({ service, callers, beforeApi, api, isClosing: () => closing, ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}) });
+    const app = createApp({
+      service,
+      callers,
+      beforeApi,
+      api,
+      isClosing: () => closing,
+      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
+    });
 
     // Plain command calls are answered before Express (see http/command-route.ts); the rest is the app's.
     const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });

@@ -4,6 +4,7 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { createAuthRouter } from '../auth/index.ts';
+import type { ServiceInfo } from '../api-shapes.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import { jsonBody } from './body.ts';
@@ -31,6 +32,8 @@ export interface AppOptions {
   readonly api?: readonly (Router | RequestHandler)[];
   /** True once the server is shutting down: responses then close their connection. */
   readonly isClosing?: () => boolean;
+  /** What the service calls itself (`GET /api/service`); default `DEFAULT_SERVICE_INFO`. */
+  readonly serviceInfo?: ServiceInfo;
 }
 
 /** How long `GET /healthz` waits for the database before answering 503. */
@@ -94,7 +97,7 @@ export function createApp(options: AppOptions): Express {
   for (const handler of options.beforeApi ?? []) app.use(handler);
   app.use('/api', ...jsonBody());
   app.use(createAuthRouter({ db, registry, callers }));
-  app.use(createCatalogueRouter(service, callers));
+  app.use(createCatalogueRouter(service, callers, options.serviceInfo));
   for (const handler of options.api ?? []) app.use(handler);
 
   // A command that does not exist: authenticated first all the same (401 without a valid token),

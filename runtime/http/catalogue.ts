@@ -1,19 +1,24 @@
 /**
  * What a caller may use (SPEC 4.1): `GET /api/commands`, the command catalogue (SPEC 2.5), and
- * `GET /api/meta`, the modules, models, readable fields and actions that drive the web app.
+ * `GET /api/meta`, the modules, models, readable fields and actions that drive the web app; and
+ * `GET /api/service`, what the service calls itself, for anyone (the sign-in page shows it).
  */
 import { Router, type Request, type Response } from 'express';
-import type { ActionInfo, CallerInfo, CommandInfo, CommandsAnswer, FieldInfo, MetaAnswer, ModelInfo, ModuleInfo } from '../api-shapes.ts';
+import { DEFAULT_SERVICE_INFO, type ActionInfo, type CallerInfo, type CommandInfo, type CommandsAnswer, type FieldInfo, type MetaAnswer, type ModelInfo, type ModuleInfo, type ServiceAnswer, type ServiceInfo } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { Registry } from '../registry.ts';
-import { rightsOf } from '../rights.ts';
+import { rightsOf, type CallerRights } from '../rights.ts';
 import type { Callers } from './callers.ts';
 import { sendJson } from './send.ts';
 
-export function createCatalogueRouter(service: RecordService, callers: Callers): Router {
+export function createCatalogueRouter(service: RecordService, callers: Callers, serviceInfo: ServiceInfo = DEFAULT_SERVICE_INFO): Router {
   const { registry } = service;
   const router = Router();
+
+  router.get('/api/service', function serviceIdentity(_req: Request, res: Response) {
+    sendJson(res, 200, serviceInfo satisfies ServiceAnswer);
+  });
 
   router.get('/api/commands', async function commandCatalogue(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/commands');
@@ -23,7 +28,7 @@ export function createCatalogueRouter(service: RecordService, callers: Callers):
   router.get('/api/meta', async function meta(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/meta');
     res.setHeader('Link', '</mcp>; rel="mcp"');
-    sendJson(res, 200, metaFor(registry, caller));
+    sendJson(res, 200, { ...metaFor(registry, caller), service: serviceInfo } satisfies MetaAnswer);
   });
 
   return router;
@@ -91,5 +96,20 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
     caller.kind === 'person'
       ? { kind: 'person', username: caller.username, roles: caller.roles }
       : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
-  return { caller: who, modules, models };
+  return { caller: who, modules, models, ...(caller.kind === 'person' ? { decides_plans: decidesPlans(registry, rights) } : {}) };
+}
+
+/**
+ * Whether a person may decide some agent's plan: an agent's call is held as a plan when its
+ * command needs approval, or when it is an update that runs an action that does (see
+ * `prepareCommand`), and a person decides only the plans of commands they may run themselves,
+ * with the actions they run (`personMayDecide` in agents/routes.ts).
+ */
+function decidesPlans(registry: Registry, rights: CallerRights): boolean {
+  return Object.values(registry.commands).some(
+    (command) =>
+      rights.commands.has(command.id) &&
+      (command.needsApproval ||
+        (command.kind === 'update' && (registry.models[command.model]?.actions ?? []).some((action) => action.needsApproval && rights.commands.has(`${command.model}.${action.name}`)))),
+  );
 }

@@ -17,6 +17,9 @@ const SERVE_VARIABLES = [
   'RMS_AGENT_WRITES_PER_MINUTE',
   'RMS_TRUST_PROXY',
   'RMS_MCP_ALLOWED_ORIGINS',
+  'RMS_SERVICE_NAME',
+  'RMS_SERVICE_COLOUR',
+  'RMS_LOCALE',
 ];
 
 /** `process.env` without the server's variables, and without `also` (e.g. NODE_OPTIONS). */

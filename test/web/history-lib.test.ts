@@ -1,7 +1,8 @@
 /** Table tests of the web app's history helpers: times in words, which changes show and which revert, fragments. */
 import { describe, expect, it } from 'vitest';
 import { joinWords, optionLabel, relativeTime } from '../../web/src/lib/format.ts';
-import { entryKind, revertFields, sameValue, shownChanges, withheldName } from '../../web/src/lib/history.ts';
+import { sameValue, withheldName } from '../../web/src/lib/changes.ts';
+import { entryKind, revertFields, shownChanges } from '../../web/src/lib/history.ts';
 import { fragmentId, matchRoute, paths } from '../../web/src/lib/router.ts';
 import type { FieldInfo, HistoryEntryInfo, ModelInfo } from '../../web/src/lib/types.ts';
 

@@ -9,8 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registry } from '../fixtures/generated/registry.ts';
+import { registry as fixtureRegistry } from '../fixtures/generated/registry.ts';
+import type { ServiceInfo } from '../../runtime/api-shapes.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
+import type { Registry } from '../../runtime/registry.ts';
 import { SERVER_EXTENSIONS, startServer, type RunningServer } from '../../runtime/server.ts';
 import { webAppExtension } from '../../runtime/web.ts';
 
@@ -28,11 +30,28 @@ export interface WebTestServer {
   close(): Promise<void>;
 }
 
-export async function startWebTestServer(): Promise<WebTestServer> {
+export interface WebTestServerOptions {
+  /** Default: the fixture modules' registry. */
+  readonly registry?: Registry;
+  /** What the service calls itself (`serve --name/--colour/--locale`); default: the server's default. */
+  readonly serviceInfo?: ServiceInfo;
+}
+
+export async function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-web-'));
   const dbFile = join(dir, 'rms.sqlite');
+  const registry = options.registry ?? fixtureRegistry;
   const start = (extensions: readonly ServerExtension[]) =>
-    startServer({ registry, dbUrl: `sqlite:${dbFile}`, host: '127.0.0.1', port: 0, adminPassword: ADMIN_PASSWORD, log: () => {}, extensions });
+    startServer({
+      registry,
+      dbUrl: `sqlite:${dbFile}`,
+      host: '127.0.0.1',
+      port: 0,
+      adminPassword: ADMIN_PASSWORD,
+      log: () => {},
+      extensions,
+      ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
+    });
 
   let server = await start(SERVER_EXTENSIONS);
   const root = await fetch(`${server.url}/`);

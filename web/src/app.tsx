@@ -6,8 +6,9 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, onSessionChange, sessionToken, signOut } from './lib/api.ts';
 import { MetaContext, can, useMeta, withLookups, type AppMeta } from './lib/meta.ts';
-import { APP_NAME, errorMessage, pluralLabel } from './lib/page.ts';
+import { errorMessage, pluralLabel } from './lib/page.ts';
 import { matchRoute, navigate, onLinkClick, paths, useLocation, type Route } from './lib/router.ts';
+import { loadService, serviceName } from './lib/service.ts';
 import { forgetTitles } from './lib/titles.ts';
 import type { Meta, PlansAnswer } from './lib/types.ts';
 import { ApprovalsPage } from './pages/approvals.tsx';
@@ -22,6 +23,11 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 
 export function App() {
+  // What the service calls itself comes first: the sign-in page shows its name and colour.
+  const [serviceLoaded, setServiceLoaded] = useState(false);
+  useEffect(() => {
+    void loadService().then(() => setServiceLoaded(true));
+  }, []);
   const [token, setToken] = useState(sessionToken);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(
@@ -35,6 +41,7 @@ export function App() {
       }),
     [],
   );
+  if (!serviceLoaded) return null;
   if (!token) return <SignInPage notice={notice} />;
   return <SignedIn key={token} />;
 }
@@ -64,7 +71,8 @@ function SignedIn() {
   }, [attempt]);
 
   useEffect(() => {
-    if (!meta) return;
+    // The inbox is polled for its badge only for a person it can hold plans for.
+    if (!meta || meta.decides_plans === false) return;
     let live = true;
     const refresh = () =>
       get<PlansAnswer>('/api/plans').then(
@@ -96,7 +104,7 @@ function SignedIn() {
     return (
       <div class="center-page">
         <div class="card narrow">
-          <h1>{APP_NAME}</h1>
+          <h1>{serviceName()}</h1>
           <p class="alert alert-error" role="alert">
             {`Could not load the app: ${error}`}
           </p>
@@ -193,7 +201,7 @@ function Shell({ notice, onDismiss }: { notice: { message: string; tone: 'succes
           <span class="burger" aria-hidden="true" />
         </button>
         <a class="brand" href={paths.home()} onClick={onLinkClick}>
-          {APP_NAME}
+          {serviceName()}
         </a>
         <span class="spacer" />
         <span class="whoami" title={meta.caller.roles.join(', ')}>
@@ -221,25 +229,29 @@ function Shell({ notice, onDismiss }: { notice: { message: string; tone: 'succes
             </div>
           );
         })}
-        <div class="nav-group">
-          <h2 class="nav-heading">Agents</h2>
-          <ul>
-            <li>
-              {navLink(
-                paths.approvals(),
-                'Approvals',
-                route.page === 'approvals',
-                // Shown at 0 too (quietly), so "nothing waiting" reads differently from "not known".
-                meta.pendingCount !== null ? (
-                  <span class={meta.pendingCount > 0 ? 'badge' : 'badge badge-zero'} aria-label={`${meta.pendingCount} pending`}>
-                    {meta.pendingCount}
-                  </span>
-                ) : undefined,
+        {(meta.decidesPlans || meta.issuesTokens) && (
+          <div class="nav-group">
+            <h2 class="nav-heading">Agents</h2>
+            <ul>
+              {meta.decidesPlans && (
+                <li>
+                  {navLink(
+                    paths.approvals(),
+                    'Approvals',
+                    route.page === 'approvals',
+                    // Shown at 0 too (quietly), so "nothing waiting" reads differently from "not known".
+                    meta.pendingCount !== null ? (
+                      <span class={meta.pendingCount > 0 ? 'badge' : 'badge badge-zero'} aria-label={`${meta.pendingCount} pending`}>
+                        {meta.pendingCount}
+                      </span>
+                    ) : undefined,
+                  )}
+                </li>
               )}
-            </li>
-            <li>{navLink(paths.tokens(), 'Agent tokens', route.page === 'tokens')}</li>
-          </ul>
-        </div>
+              {meta.issuesTokens && <li>{navLink(paths.tokens(), 'Agent tokens', route.page === 'tokens')}</li>}
+            </ul>
+          </div>
+        )}
         {meta.isAdmin && (
           <div class="nav-group">
             <h2 class="nav-heading">Admin</h2>
@@ -297,9 +309,9 @@ function Page({ route, query }: { route: Route; query: URLSearchParams }) {
       return <RecordFormPage key={`${model.name}/${route.id}/edit`} model={model} id={route.id} query={query} />;
     }
     case 'approvals':
-      return <ApprovalsPage />;
+      return meta.decidesPlans ? <ApprovalsPage /> : <NotFound />;
     case 'tokens':
-      return <TokensPage />;
+      return meta.issuesTokens ? <TokensPage /> : <NotFound />;
     case 'audit':
       return meta.isAdmin ? <AuditPage query={query} /> : <NotFound />;
     default:

@@ -4,23 +4,10 @@
  * their target's title, empty as a dash). Used by a record's history, the revert confirmation and
  * the approvals inbox.
  */
-import type { ComponentChildren } from 'preact';
+import { sameValue, withheldName, type ChangeLine } from '../lib/changes.ts';
 import { valueText } from '../lib/format.ts';
-import { sameValue, withheldName } from '../lib/history.ts';
 import { useTitles } from '../lib/titles.ts';
-import type { FieldInfo } from '../lib/types.ts';
 import { Empty, FieldValue } from './value.tsx';
-
-export interface ChangeLine {
-  readonly name: string;
-  /** The field as the reader knows it; undefined for a field meta does not describe. */
-  readonly field: FieldInfo | undefined;
-  /** What it was; leave the key out to show only what it becomes (a create, a plan without the record). */
-  readonly from?: unknown;
-  readonly to: unknown;
-  /** A line under the value (e.g. that it changed since). */
-  readonly note?: ComponentChildren;
-}
 
 export function ChangeList({ lines, className = 'changes' }: { lines: readonly ChangeLine[]; className?: string }) {
   const refs = lines.flatMap((line) =>

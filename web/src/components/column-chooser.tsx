@@ -1,11 +1,12 @@
-/** Which fields a list shows: a checkbox per field (the title always), and back to the default. */
+/** Which fields a list shows: a checkbox per field (the title always), in the list's column order, and back to the default. */
+import { columnOrder } from '../lib/list-prefs.ts';
 import { titleFieldOf } from '../lib/meta.ts';
 import type { FieldInfo, ModelInfo } from '../lib/types.ts';
 
 export function ColumnChooser({ model, shown, customised, onChange }: { model: ModelInfo; shown: readonly FieldInfo[]; customised: boolean; onChange: (names: string[] | undefined) => void }) {
   const title = titleFieldOf(model);
   const shownNames = new Set(shown.map((field) => field.name));
-  const choosable = model.fields.filter((field) => !field.masked);
+  const choosable = title ? [title, ...columnOrder(model)] : columnOrder(model);
   function toggle(field: FieldInfo, on: boolean) {
     const next = choosable.filter((candidate) => candidate !== title && (candidate === field ? on : shownNames.has(candidate.name)));
     onChange(next.map((candidate) => candidate.name));

@@ -1,6 +1,6 @@
 /** One form field: its label, the input suited to its kind, its help text and its error. */
 import type { Draft } from '../lib/form.ts';
-import { optionLabel } from '../lib/format.ts';
+import { moneyInputText, optionLabel } from '../lib/format.ts';
 import type { FieldInfo } from '../lib/types.ts';
 import { RefPicker } from './ref-picker.tsx';
 
@@ -28,7 +28,7 @@ export function FieldInput({ model, field, value, error, onChange }: { model: st
       break;
     case 'money':
       input = (
-        <input {...common} class="input-money" type="text" inputMode="decimal" autoComplete="off" placeholder="0.00" value={text} onInput={(event) => onChange(event.currentTarget.value)} />
+        <input {...common} class="input-money" type="text" inputMode="decimal" autoComplete="off" placeholder={moneyInputText(0, field.currency)} value={text} onInput={(event) => onChange(event.currentTarget.value)} />
       );
       break;
     case 'date':

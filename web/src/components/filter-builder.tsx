@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { fromDraft } from '../lib/form.ts';
-import { moneyInputText, optionLabel } from '../lib/format.ts';
+import { inDeclaredOrder, moneyInputText, optionLabel } from '../lib/format.ts';
 import type { FieldInfo, FieldKind, FilterCondition, FilterOperator } from '../lib/types.ts';
 import { RefPicker } from './ref-picker.tsx';
 
@@ -57,7 +57,7 @@ function rowFromFilter(fields: readonly FieldInfo[], filter: FilterCondition): R
   const op: UiOp = filter.op === 'is_null' ? (filter.value === false ? 'not_null' : 'is_null') : filter.op;
   let value: Row['value'] = '';
   if (Array.isArray(filter.value)) value = filter.value.map(String);
-  else if (field.kind === 'money' && typeof filter.value === 'number') value = moneyInputText(filter.value);
+  else if (field.kind === 'money' && typeof filter.value === 'number') value = moneyInputText(filter.value, field.currency);
   else if (filter.value !== undefined && filter.value !== null) value = String(filter.value);
   return { key: ++nextKey, field: field.name, op, value };
 }
@@ -73,7 +73,8 @@ function rowToFilter(field: FieldInfo, row: Row): FilterCondition | string {
   if (row.op === 'not_null') return { field: field.name, op: 'is_null', value: false };
   if (row.op === 'in') {
     const values = Array.isArray(row.value) ? row.value : [];
-    return values.length === 0 ? `Pick at least one ${field.label.toLowerCase()}` : { field: field.name, op: 'in', value: [...values] };
+    // In the declared order (a workflow's order), not the order they were ticked in.
+    return values.length === 0 ? `Pick at least one ${field.label.toLowerCase()}` : { field: field.name, op: 'in', value: inDeclaredOrder(field, values) };
   }
   if (field.kind === 'bool') return { field: field.name, op: row.op, value: row.value === 'true' };
   const text = typeof row.value === 'string' ? row.value : '';
@@ -272,7 +273,7 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
             id={id}
             type="text"
             inputMode={field.kind === 'money' ? 'decimal' : field.kind === 'number' ? 'numeric' : undefined}
-            placeholder={field.kind === 'money' ? '0.00' : ''}
+            placeholder={field.kind === 'money' ? moneyInputText(0, field.currency) : ''}
             value={text}
             onInput={(event) => onChange(event.currentTarget.value)}
           />

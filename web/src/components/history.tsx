@@ -8,12 +8,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, command, isMissingRecord } from '../lib/api.ts';
 import { formatTimestamp, joinWords, optionLabel, relativeTime } from '../lib/format.ts';
-import { entryKind, findChange, HISTORY_PAGE, revertFields, shownChanges, withheldName } from '../lib/history.ts';
+import { withheldName, type ChangeLine } from '../lib/changes.ts';
+import { entryKind, findChange, HISTORY_PAGE, revertFields, shownChanges } from '../lib/history.ts';
 import { can, fieldOf, useMeta } from '../lib/meta.ts';
 import { errorMessage, useLoad, useNow, useScrollIntoView } from '../lib/page.ts';
 import { fragmentId, onLinkClick, paths, useLocation } from '../lib/router.ts';
 import type { HistoryEntryInfo, ModelInfo, RecordValue, SearchAnswer } from '../lib/types.ts';
-import { ChangeList, type ChangeLine } from './changes.tsx';
+import { ChangeList } from './changes.tsx';
 import { LoadError } from './load-status.tsx';
 import { ConfirmDialog } from './modal.tsx';
 
@@ -214,6 +215,7 @@ function HistoryItem(props: {
   onRevert: (() => void) | undefined;
 }) {
   const { model, entry, now } = props;
+  const meta = useMeta();
   const kind = entryKind(entry);
   const changes = shownChanges(model, entry);
   const undid = entry.reverts ? props.page.find((other) => other.change_id === entry.reverts) : undefined;
@@ -232,9 +234,13 @@ function HistoryItem(props: {
             {entry.plan_id && (
               <>
                 {' · via plan '}
-                <a class="mono" href={paths.plan(entry.plan_id)} onClick={onLinkClick}>
-                  {entry.plan_id}
-                </a>
+                {meta.decidesPlans ? (
+                  <a class="mono" href={paths.plan(entry.plan_id)} onClick={onLinkClick}>
+                    {entry.plan_id}
+                  </a>
+                ) : (
+                  <span class="mono">{entry.plan_id}</span>
+                )}
               </>
             )}
           </span>

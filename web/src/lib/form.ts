@@ -1,5 +1,5 @@
 /** Form drafts: what an input holds while people type, and the JSON it becomes when sent. */
-import { moneyInputText, parseInteger, parseMoney } from './format.ts';
+import { amountProblem, moneyInputText, parseAmount, parseInteger } from './format.ts';
 import type { FieldInfo } from './types.ts';
 
 /** Text inputs hold strings; a checkbox holds a boolean (null: never set). */
@@ -10,7 +10,7 @@ export type FieldErrors = Record<string, string>;
 export function toDraft(field: FieldInfo, value: unknown): Draft {
   if (field.kind === 'bool') return typeof value === 'boolean' ? value : null;
   if (value === null || value === undefined) return '';
-  if (field.kind === 'money') return typeof value === 'number' ? moneyInputText(value) : String(value);
+  if (field.kind === 'money') return typeof value === 'number' ? moneyInputText(value, field.currency) : String(value);
   return String(value);
 }
 
@@ -23,8 +23,9 @@ export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
   if (text.trim() === '') return { ok: true, value: null };
   switch (field.kind) {
     case 'money': {
-      const value = parseMoney(text);
-      return value === undefined ? { ok: false, error: `${field.label} must be an amount like 12.34` } : { ok: true, value };
+      // People type amounts in major units (950.00 is 950 euros); the API takes minor units.
+      const amount = parseAmount(text, field.currency);
+      return amount.ok ? { ok: true, value: amount.value } : { ok: false, error: amountProblem(field.label, amount.problem, field.currency) };
     }
     case 'number': {
       const value = parseInteger(text);

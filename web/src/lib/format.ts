@@ -1,61 +1,116 @@
-/** Values by field kind: how they are shown, and how what people type becomes JSON. */
+/** Values by field kind: how they are shown (in the app's locale), and how what people type becomes JSON. */
+import { appLocale, localeFormat, numberMarks } from './locale.ts';
 import type { FieldInfo } from './types.ts';
 
-const grouping = new Intl.NumberFormat('en-US', { useGrouping: true, maximumFractionDigits: 0 });
-
-/** 123456 → "1,234.56"; -5 → "-0.05". Integer arithmetic only, so no float rounding. */
-export function formatMoney(minor: number): string {
-  const negative = minor < 0;
-  const abs = Math.abs(Math.trunc(minor));
-  const units = Math.floor(abs / 100);
-  const cents = String(abs % 100).padStart(2, '0');
-  return `${negative ? '-' : ''}${grouping.format(units)}.${cents}`;
+/** How many decimals a currency's amounts have (EUR 2, JPY 0, BHD 3): 2 without a currency, or for a code Intl does not know. */
+export function minorDigits(currency?: string): number {
+  if (!currency) return 2;
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
 }
 
-const currencyFormats = new Map<string, Intl.NumberFormat | null>();
-
-function currencyFormat(currency: string): Intl.NumberFormat | null {
-  let format = currencyFormats.get(currency);
-  if (format === undefined) {
-    try {
-      format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
-    } catch {
-      format = null; // not an ISO 4217 code this browser knows: the code is written after the amount
-    }
-    currencyFormats.set(currency, format);
-  }
-  return format;
+/** Minor units as a plain decimal: 123450 → "1234.50" (2 digits), "123450" (0 digits). Integer arithmetic only, so no float rounding. */
+function decimalText(minor: number, digits: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = String(Math.abs(Math.trunc(minor)));
+  if (digits === 0) return `${sign}${abs}`;
+  const padded = abs.padStart(digits + 1, '0');
+  return `${sign}${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
 
 /**
- * A money field's value for reading: with its currency when the field has one (123456 in EUR →
- * "€1,234.56"), else as `formatMoney`. The amount goes to Intl as a decimal string, which it
- * formats exactly (no float rounding of large amounts).
+ * Intl formats a decimal string exactly (a number would be rounded past 2^53), though its types
+ * only name numbers.
+ */
+const exactly = (decimal: string) => decimal as unknown as number;
+
+/** 123456 → "1,234.56" in en-US ("1.234,56" in de-DE); -5 → "-0.05"; with the currency's decimals. */
+export function formatMoney(minor: number, currency?: string): string {
+  const digits = minorDigits(currency);
+  const format = localeFormat(`money-${digits}`, (locale) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  return format.format(exactly(decimalText(minor, digits)));
+}
+
+/**
+ * A money field's value for reading, in the app's locale: with its currency when the field has
+ * one (123456 in EUR → "€1,234.56" in en-US, "1.234,56 €" in de-DE), else as `formatMoney`.
  */
 export function formatAmount(minor: number, currency?: string): string {
   if (!currency) return formatMoney(minor);
-  const format = currencyFormat(currency);
-  if (!format) return `${formatMoney(minor)} ${currency}`;
-  return format.format(formatMoney(minor).replace(/,/g, '') as unknown as number);
+  const format = localeFormat(`currency-${currency}`, (locale) => {
+    try {
+      return new Intl.NumberFormat(locale, { style: 'currency', currency });
+    } catch {
+      return null; // not an ISO 4217 code this browser knows: the code is written after the amount
+    }
+  });
+  if (!format) return `${formatMoney(minor, currency)} ${currency}`;
+  return format.format(exactly(decimalText(minor, minorDigits(currency))));
 }
 
-/** The money input's text for a value: 1234 → "12.34" (no grouping, so it parses back). */
-export function moneyInputText(minor: number | null | undefined): string {
+/** The money input's text for a value: 1234 → "12.34" ("12,34" in de-DE; no grouping, so it reads back). */
+export function moneyInputText(minor: number | null | undefined, currency?: string, locale: string = appLocale()): string {
   if (minor === null || minor === undefined) return '';
-  return formatMoney(minor).replace(/,/g, '');
+  return decimalText(minor, minorDigits(currency)).replace('.', numberMarks(locale).decimal);
 }
 
-/** "12.34" → 1234, "1,000" → 100000, "" → null; undefined when it is not an amount. */
-export function parseMoney(text: string): number | null | undefined {
-  const clean = text.trim().replace(/[,\s]/g, '');
-  if (clean === '') return null;
-  const match = /^(-?)(\d*)(?:\.(\d{0,2}))?$/.exec(clean);
-  if (!match || (match[2] === '' && (match[3] ?? '') === '')) return undefined;
-  const units = Number(match[2] || '0');
-  const cents = Number((match[3] ?? '').padEnd(2, '0'));
-  const value = units * 100 + cents;
-  if (!Number.isSafeInteger(value)) return undefined;
-  return match[1] ? -value : value;
+/** What a typed amount is: minor units (null for empty), or why it is none. */
+export type AmountParse = { readonly ok: true; readonly value: number | null } | { readonly ok: false; readonly problem: 'not-an-amount' | 'too-many-decimals' };
+
+/** `1,234` and `1.234.567`: a mark followed by groups of exactly three digits. */
+function groupedBy(text: string, mark: string): boolean {
+  return new RegExp(`^\\d{1,3}(?:\\${mark}\\d{3})+$`).test(text);
+}
+
+/**
+ * An amount as a person types it, in major units (`950.00`, `950`, `1,200.50`; `1.200,50` in a
+ * decimal-comma locale), as integer minor units of `currency`. Spaces and apostrophes group
+ * digits. With both `.` and `,` in it, the last one is the decimal mark; with one of them only, it
+ * is the decimal mark when it is the locale's, else grouping when it is followed by groups of
+ * three digits (`1.500` in de-DE), else the decimal mark when it comes once (`950.00` in de-DE).
+ * More decimals than the currency has is refused, never rounded.
+ */
+export function parseAmount(text: string, currency?: string, locale: string = appLocale()): AmountParse {
+  const clean = text.replace(/[\s'’]/g, '').replace(/^\u2212/, '-');
+  if (clean === '') return { ok: true, value: null };
+  const match = /^([+-]?)([\d.,]*)$/.exec(clean);
+  const body = match?.[2] ?? '';
+  if (!match || !/\d/.test(body)) return { ok: false, problem: 'not-an-amount' };
+  const count = (mark: string) => body.split(mark).length - 1;
+  const splitAt = (mark: string) => [body.slice(0, body.lastIndexOf(mark)), body.slice(body.lastIndexOf(mark) + 1)] as const;
+  let whole = body;
+  let fraction = '';
+  if (count('.') > 0 && count(',') > 0) {
+    const mark = body.lastIndexOf('.') > body.lastIndexOf(',') ? '.' : ',';
+    [whole, fraction] = splitAt(mark);
+    const group = mark === '.' ? ',' : '.';
+    if (!groupedBy(whole, group)) return { ok: false, problem: 'not-an-amount' };
+    whole = whole.split(group).join('');
+  } else if (count('.') > 0 || count(',') > 0) {
+    const mark = count('.') > 0 ? '.' : ',';
+    if (mark === numberMarks(locale).decimal && count(mark) === 1) [whole, fraction] = splitAt(mark);
+    else if (groupedBy(body, mark)) whole = body.split(mark).join('');
+    else if (count(mark) === 1) [whole, fraction] = splitAt(mark);
+    else return { ok: false, problem: 'not-an-amount' };
+  }
+  if (!/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return { ok: false, problem: 'not-an-amount' };
+  const digits = minorDigits(currency);
+  if (fraction.length > digits) return { ok: false, problem: 'too-many-decimals' };
+  const minor = BigInt(whole || '0') * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, '0') || '0');
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, problem: 'not-an-amount' };
+  const value = Number(minor);
+  return { ok: true, value: match[1] === '-' && value !== 0 ? -value : value };
+}
+
+/** Why a typed amount of `label` was refused, in words. */
+export function amountProblem(label: string, problem: 'not-an-amount' | 'too-many-decimals', currency?: string, locale: string = appLocale()): string {
+  const digits = minorDigits(currency);
+  if (problem === 'not-an-amount') return `${label} must be an amount like ${moneyInputText(123450, currency, locale)}`;
+  if (digits === 0) return `${label} takes no decimals (${currency} has none); nothing is rounded`;
+  return `${label} takes at most ${digits} decimals${currency ? ` (${currency})` : ''}; nothing is rounded`;
 }
 
 /** "42" → 42, "" → null; undefined when it is not a whole number. */
@@ -67,15 +122,16 @@ export function parseInteger(text: string): number | null | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateFormat = () => localeFormat('date', (locale) => new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' }));
+const dateTimeFormat = () => localeFormat('date-time', (locale) => new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }));
+const timestampFormat = () =>
+  localeFormat('timestamp', (locale) => new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }));
+const integerFormat = () => localeFormat('integer', (locale) => new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 }));
 
-const timestampFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-
-/** An ISO timestamp to the second, in the reader's locale and time zone ("Mar 12, 2025, 08:09:42 AM"). */
+/** An ISO timestamp to the second, in the app's locale and the reader's time zone ("Mar 12, 2025, 08:09:42 AM"). */
 export function formatTimestamp(value: string): string {
   const time = Date.parse(value);
-  return Number.isNaN(time) ? value : timestampFormat.format(time);
+  return Number.isNaN(time) ? value : timestampFormat().format(time);
 }
 
 const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
@@ -107,17 +163,26 @@ export function joinWords(words: readonly string[]): string {
   return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
-/** "2025-03-12" → "Mar 12, 2025" (in the reader's locale). */
+/** "2025-03-12" → "Mar 12, 2025" (in the app's locale: "12 Mar 2025" in en-GB, "12. März 2025" in de-DE). */
 export function formatDate(value: string): string {
   const time = Date.parse(`${value}T00:00:00Z`);
-  return Number.isNaN(time) ? value : dateFormat.format(time);
+  return Number.isNaN(time) ? value : dateFormat().format(time);
 }
 
-/** An ISO timestamp in the reader's locale and time zone. */
+/** An ISO timestamp in the app's locale and the reader's time zone. */
 export function formatDateTime(value: string | null | undefined): string {
   if (!value) return '';
   const time = Date.parse(value);
-  return Number.isNaN(time) ? value : dateTimeFormat.format(time);
+  return Number.isNaN(time) ? value : dateTimeFormat().format(time);
+}
+
+/**
+ * Options of a select as the module declares them (`draft, active, ended` is a workflow; sorted
+ * by name it would mislead), any value it does not declare after them.
+ */
+export function inDeclaredOrder(field: FieldInfo | undefined, values: readonly string[]): string[] {
+  const declared = field?.options ?? [];
+  return [...declared.filter((option) => values.includes(option)), ...values.filter((value) => !declared.includes(value))];
 }
 
 /** Option values are identifiers (`closed_won`); show them as words. */
@@ -134,7 +199,7 @@ export function valueText(field: FieldInfo | undefined, value: unknown): string 
     case 'money':
       return typeof value === 'number' ? formatAmount(value, field.currency) : String(value);
     case 'number':
-      return typeof value === 'number' ? grouping.format(value) : String(value);
+      return typeof value === 'number' ? integerFormat().format(value) : String(value);
     case 'date':
       return typeof value === 'string' ? formatDate(value) : String(value);
     case 'bool':

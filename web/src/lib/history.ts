@@ -3,6 +3,7 @@
  * of its fields to show, whether it can be reverted (`<model>.revert`) and what that puts back.
  */
 import { run } from './api.ts';
+import { isEmptyValue } from './changes.ts';
 import { fieldOf } from './meta.ts';
 import type { FieldInfo, HistoryEntryInfo, ModelInfo, SearchAnswer } from './types.ts';
 
@@ -12,16 +13,6 @@ export type EntryKind = 'create' | 'update' | 'delete' | 'action';
 export function entryKind(entry: HistoryEntryInfo): EntryKind {
   const name = entry.command.slice(entry.command.indexOf('.') + 1);
   return name === 'create' || name === 'update' || name === 'delete' ? name : 'action';
-}
-
-/** Empty as the server stores it: null (and, to be safe, undefined and ''). */
-export function isEmptyValue(value: unknown): boolean {
-  return value === null || value === undefined || value === '';
-}
-
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (isEmptyValue(a) && isEmptyValue(b)) return true;
-  return a === b;
 }
 
 export interface ShownChange {
@@ -54,12 +45,6 @@ export function revertFields(model: ModelInfo, entry: HistoryEntryInfo): string[
   return shownChanges(model, entry)
     .filter((change) => change.field !== undefined && !change.field.governed)
     .map((change) => change.name);
-}
-
-/** `lead.notes` → `Notes`: the name of a withheld field (its label is withheld too). */
-export function withheldName(path: string): string {
-  const name = path.slice(path.indexOf('.') + 1).replace(/[_-]+/g, ' ').trim();
-  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 /** Entries a page of the record page's history shows. */

@@ -4,11 +4,11 @@
  * it). Stored names are checked against the fields the person reads now, so a field that was
  * removed or withheld since simply drops out.
  */
-import { titleFieldOf } from './meta.ts';
+import { fieldOf, titleFieldOf } from './meta.ts';
 import type { FieldInfo, FieldKind, ModelInfo, OrderKey } from './types.ts';
 
 export interface ListPrefs {
-  /** Field names shown besides the title, in the model's order; absent: the default columns. */
+  /** Field names shown besides the title (shown in `columnOrder`); absent: the default columns. */
   readonly columns?: readonly string[];
   /** The sort chosen last (`field` or `-field`); null: the default order; absent: never chosen. */
   readonly sort?: string | null;
@@ -58,18 +58,25 @@ function priorityOf(field: FieldInfo): number {
 }
 
 /**
+ * The order a list's columns come in: the fields of the module's `list` hint as the hint writes
+ * them, then the other fields in the model's order. The title is not among them (it always comes
+ * first).
+ */
+export function columnOrder(model: ModelInfo): FieldInfo[] {
+  const title = titleFieldOf(model);
+  const hinted = (model.list ?? []).map((name) => fieldOf(model, name)).filter((field): field is FieldInfo => field !== undefined && field !== title);
+  return [...hinted, ...model.fields.filter((field) => field !== title && !hinted.includes(field))];
+}
+
+/**
  * The columns besides the title a list shows by default: the module's `list` hint when it has one,
- * else up to `DEFAULT_COLUMN_COUNT` fields picked one kind at a time in `KIND_PRIORITY` (so a lead
- * shows its stage, revenue, close date and party rather than two dates), required fields first
- * within a kind. Shown in the model's field order.
+ * in its order; else up to `DEFAULT_COLUMN_COUNT` fields picked one kind at a time in
+ * `KIND_PRIORITY` (so a lead shows its stage, revenue, close date and party rather than two
+ * dates), required fields first within a kind, shown in the model's field order.
  */
 export function defaultColumns(model: ModelInfo): string[] {
-  const title = titleFieldOf(model);
-  const candidates = model.fields.filter((field) => field !== title && !field.masked);
-  if (model.list) {
-    const hinted = new Set(model.list);
-    return candidates.filter((field) => hinted.has(field.name)).map((field) => field.name);
-  }
+  if (model.list) return columnOrder(model).filter((field) => model.list!.includes(field.name)).map((field) => field.name);
+  const candidates = columnOrder(model);
   const byKind = new Map<number, FieldInfo[]>();
   for (const field of candidates) {
     const priority = priorityOf(field);
@@ -89,11 +96,11 @@ export function defaultColumns(model: ModelInfo): string[] {
   return candidates.filter((field) => chosen.has(field.name)).map((field) => field.name);
 }
 
-/** The list's columns: the title first, then the chosen (or default) fields in the model's order. */
+/** The list's columns: the title first, then the chosen (or default) fields in `columnOrder`. */
 export function listColumns(model: ModelInfo, chosen: readonly string[] | undefined): FieldInfo[] {
   const title = titleFieldOf(model);
   const names = new Set(chosen ?? defaultColumns(model));
-  const rest = model.fields.filter((field) => field !== title && names.has(field.name));
+  const rest = columnOrder(model).filter((field) => names.has(field.name));
   return title ? [title, ...rest] : rest.length > 0 ? rest : [...model.fields];
 }
 
@@ -102,7 +109,7 @@ export function parseSort(text: string | null | undefined, fields: readonly Fiel
   if (!text) return null;
   const dir = text.startsWith('-') ? 'desc' : 'asc';
   const name = text.replace(/^-/, '');
-  return fields.some((field) => field.name === name && !field.masked) ? { field: name, dir } : null;
+  return fields.some((field) => field.name === name) ? { field: name, dir } : null;
 }
 
 export function sortText(sort: OrderKey | null): string | null {

@@ -6,6 +6,10 @@ import type { FieldInfo, Meta, ModelInfo } from './types.ts';
 export interface AppMeta extends Meta {
   readonly model: (name: string) => ModelInfo | undefined;
   readonly isAdmin: boolean;
+  /** Whether the person may decide some agent's plan (`decides_plans`; an older server: assumed so): the approvals inbox is theirs. */
+  readonly decidesPlans: boolean;
+  /** Whether the person may use some command, so has something to give an agent token (a token's scopes are among them). */
+  readonly issuesTokens: boolean;
   /** Pending approvals, for the badge; null while unknown or when the inbox is unavailable. */
   readonly pendingCount: number | null;
   readonly refreshPending: () => void;
@@ -23,9 +27,14 @@ export function useMeta(): AppMeta {
   return meta;
 }
 
-export function withLookups(meta: Meta): Pick<AppMeta, 'model' | 'isAdmin'> {
+export function withLookups(meta: Meta): Pick<AppMeta, 'model' | 'isAdmin' | 'decidesPlans' | 'issuesTokens'> {
   const byName = new Map(meta.models.map((model) => [model.name, model]));
-  return { model: (name) => byName.get(name), isAdmin: meta.caller.roles.includes('admin') };
+  return {
+    model: (name) => byName.get(name),
+    isAdmin: meta.caller.roles.includes('admin'),
+    decidesPlans: meta.decides_plans !== false,
+    issuesTokens: meta.models.length > 0,
+  };
 }
 
 export function can(model: ModelInfo | undefined, command: string): boolean {

@@ -1,12 +1,11 @@
 /** Small helpers every page uses. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
-
-export const APP_NAME = 'Records';
+import { serviceName } from './service.ts';
 
 export function useDocumentTitle(title: string): void {
   useEffect(() => {
-    document.title = title ? `${title} · ${APP_NAME}` : APP_NAME;
+    document.title = title ? `${title} · ${serviceName()}` : serviceName();
   }, [title]);
 }
 

@@ -1,22 +1,66 @@
 /**
  * Records to CSV and back, by field kind. Export writes values that import reads again: money in
- * major units without grouping (`1234.50`), dates `YYYY-MM-DD`, yes/no as `true`/`false`, options
- * and refs by their stored value (an id for refs). Import also takes what people type in a
- * spreadsheet: `1,234.50`, `yes`/`no`/`1`/`0`, option labels in any case.
+ * major units without grouping, with the currency's decimals and a point before them (`1234.50`),
+ * dates `YYYY-MM-DD`, yes/no as `true`/`false`, options and refs by their stored value (an id for
+ * refs). Import also takes what people type in a spreadsheet: `1,234.50`, `yes`/`no`/`1`/`0`,
+ * option labels in any case, and a ref by its target's title (see `resolveRef`).
  */
-import { moneyInputText, optionLabel, parseInteger, parseMoney } from './format.ts';
+import { minorDigits, moneyInputText, optionLabel, parseAmount, parseInteger } from './format.ts';
 import type { FieldInfo, ModelInfo, RecordValue } from './types.ts';
 
 /**
- * Spreadsheet apps run a cell that starts with one of these as a formula ("CSV injection"), so an
- * exported text that starts with one gets an apostrophe in front, which they show as text; import
- * takes the apostrophe off again.
+ * Amounts in a CSV file are read as the export writes them, whatever the app's locale: a point
+ * before the decimals, commas (or spaces) grouping thousands (`parseAmount` in en-US).
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const CSV_LOCALE = 'en-US';
 
-/** The columns an export writes: the record's id, then every field the person reads in clear. */
-export function exportFields(model: ModelInfo): FieldInfo[] {
-  return model.fields.filter((field) => !field.masked);
+/** What spreadsheets skip before a cell's first character, or fold into a look-alike (full-width `＝` is `=`). */
+function spreadsheetStart(text: string): string {
+  return text.normalize('NFKC').replace(/^[\s\p{Cc}\p{Cf}]+/u, '');
+}
+
+/** A text a spreadsheet may read as a formula: after what it skips (`spreadsheetStart`), it starts with `=`, `+`, `-` or `@`; or it starts with a tab or carriage return. */
+function startsLikeFormula(text: string): boolean {
+  return /^[\t\r]/.test(text) || /^[=+\-@]/.test(spreadsheetStart(text));
+}
+
+/** A signed number or a phone number (`-12.50`, `+44 20 7946 0958`, `+1 (555) 010-9999`): digits, spaces and `( ) . / -` only. */
+const PLAIN_VALUE = /^[+-][\d\s().\/-]*\d[\d\s().\/-]*$/;
+
+/**
+ * Whether a spreadsheet would run `text` as a formula ("CSV injection") that could call a function
+ * or reach another cell: it starts like a formula (`startsLikeFormula`, so ` =1+1`, `\u00a0=1+1`
+ * and `＝1+1` too) and is not a plain signed number or phone number, which has no letters to name
+ * a function or a cell with.
+ */
+export function isFormulaLike(text: string): boolean {
+  if (/^[\t\r]/.test(text)) return true;
+  const start = spreadsheetStart(text);
+  if (/^[=@]/.test(start)) return true;
+  return /^[+-]/.test(start) && !PLAIN_VALUE.test(start.trimEnd());
+}
+
+/**
+ * An exported text that `isFormulaLike` gets an apostrophe in front, which spreadsheets show as
+ * text; so does a text that starts with apostrophes followed by what import would take one off
+ * (so that `'=x` comes back as `'=x`).
+ */
+export function defuseFormula(text: string): string {
+  return isFormulaLike(text) || (text.startsWith("'") && startsLikeFormula(text.replace(/^'+/, ''))) ? `'${text}` : text;
+}
+
+/**
+ * Import takes off the apostrophe export put in front (`defuseFormula`), and the one older exports
+ * put before any `=`, `+`, `-` or `@`: one leading apostrophe, when what follows (past any further
+ * apostrophes) starts like a formula.
+ */
+export function undoDefuse(text: string): string {
+  return text.startsWith("'") && startsLikeFormula(text.slice(1).replace(/^'+/, '')) ? text.slice(1) : text;
+}
+
+/** The columns an export writes besides the record's id: every field the person reads, in the model's order. */
+export function exportFields(model: ModelInfo): readonly FieldInfo[] {
+  return model.fields;
 }
 
 /** The header of a field's column: its label, with the currency of a money field (`Amount (EUR)`). */
@@ -32,14 +76,12 @@ export function exportCell(field: FieldInfo, value: unknown): string {
   if (value === null || value === undefined) return '';
   switch (field.kind) {
     case 'money':
-      return typeof value === 'number' ? moneyInputText(value) : String(value);
+      return typeof value === 'number' ? moneyInputText(value, field.currency, CSV_LOCALE) : String(value);
     case 'bool':
       return value === true ? 'true' : value === false ? 'false' : String(value);
     case 'text':
-    case 'longtext': {
-      const text = typeof value === 'string' ? value : JSON.stringify(value);
-      return FORMULA_START.test(text) ? `'${text}` : text;
-    }
+    case 'longtext':
+      return defuseFormula(typeof value === 'string' ? value : JSON.stringify(value));
     default:
       return typeof value === 'string' ? value : String(value);
   }
@@ -51,34 +93,45 @@ export function exportRow(fields: readonly FieldInfo[], record: RecordValue): st
 
 /** The fields an import can fill: what `create` takes (governed selects start at their first option). */
 export function importFields(model: ModelInfo): FieldInfo[] {
-  return model.fields.filter((field) => !field.governed && !field.masked);
+  return model.fields.filter((field) => !field.governed);
 }
 
-/** `Expected revenue`, `expected_revenue`, `EXPECTED-REVENUE` and `expected revenue (EUR)` are one name. */
+/** `Expected revenue`, `expected_revenue`, `EXPECTED-REVENUE`, `E-mail` and `Email` are one name: letters and digits, any case. */
 function normalName(text: string): string {
-  return text.trim().toLowerCase().replace(/[\s_-]+/g, ' ');
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /**
- * The field each column goes to by default: a header that matches a field's name or label (case
- * and spacing aside) maps to it; each field takes the first column that matches it; the rest map
- * to nothing (null).
+ * The field each column goes to by default: a header that matches a field's name, label or
+ * export header (`Amount (EUR)`), case, spaces and punctuation aside, maps to it; each field
+ * takes the first column that matches it; the rest map to nothing (null).
  */
 export function defaultMapping(headers: readonly string[], fields: readonly FieldInfo[]): (string | null)[] {
   const taken = new Set<string>();
   return headers.map((header) => {
     const name = normalName(header);
-    const field = fields.find((candidate) => !taken.has(candidate.name) && [candidate.name, candidate.label, columnHeader(candidate)].some((known) => normalName(known) === name));
+    const field = name === '' ? undefined : fields.find((candidate) => !taken.has(candidate.name) && [candidate.name, candidate.label, columnHeader(candidate)].some((known) => normalName(known) === name));
     if (!field) return null;
     taken.add(field.name);
     return field.name;
   });
 }
 
+/** The columns that go into no field, by their header (`(column 3)` for one without): the import page lists them all. */
+export function unmatchedColumns(headers: readonly string[], mapping: readonly (string | null)[]): string[] {
+  return headers.flatMap((header, column) => (mapping[column] ? [] : [header.trim() || `(column ${column + 1})`]));
+}
+
 export type CellValue = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
 const TRUE_WORDS = new Set(['true', 'yes', '1', 'y']);
 const FALSE_WORDS = new Set(['false', 'no', '0', 'n']);
+
+/** “1,234.50” as a CSV amount of this currency would be written (`123,450` where it has no decimals). */
+function exampleAmount(currency: string | undefined): string {
+  const digits = minorDigits(currency);
+  return new Intl.NumberFormat(CSV_LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(digits === 0 ? 123450 : 1234.5);
+}
 
 /** A cell as the JSON value `create` takes; `undefined` for an empty cell (the field is left out). */
 export function importCell(field: FieldInfo, cell: string): CellValue {
@@ -90,8 +143,13 @@ export function importCell(field: FieldInfo, cell: string): CellValue {
       // A currency sign or the field's own code around the amount is fine (`€1,200.00`, `1200 EUR`).
       const code = field.currency ? `|\\b${field.currency.replace(/[^A-Za-z]/g, '')}\\b` : '';
       const symbols = new RegExp(`[$€£¥₹]${code}`, 'gi');
-      const value = parseMoney(text.replace(symbols, ''));
-      return value === undefined || value === null ? { ok: false, error: `${field.label}: ${quoted} is not an amount like 1,234.50` } : { ok: true, value };
+      const amount = parseAmount(text.replace(symbols, ''), field.currency, CSV_LOCALE);
+      if (amount.ok && amount.value !== null) return { ok: true, value: amount.value };
+      if (!amount.ok && amount.problem === 'too-many-decimals') {
+        const digits = minorDigits(field.currency);
+        return { ok: false, error: `${field.label}: ${quoted} has ${digits === 0 ? 'decimals' : `more than ${digits} decimals`}${field.currency ? ` (${field.currency})` : ''}; nothing is rounded` };
+      }
+      return { ok: false, error: `${field.label}: ${quoted} is not an amount like ${exampleAmount(field.currency)}` };
     }
     case 'number': {
       const value = parseInteger(text);
@@ -113,21 +171,54 @@ export function importCell(field: FieldInfo, cell: string): CellValue {
     case 'ref':
       return { ok: true, value: text };
     case 'text':
-      return { ok: true, value: text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text };
+      return { ok: true, value: undoDefuse(text) };
     default:
       // Long text keeps its line breaks and spacing; only the spreadsheet's apostrophe goes.
-      return { ok: true, value: cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell };
+      return { ok: true, value: undoDefuse(cell) };
   }
 }
 
-/** One CSV record as the input of `create`, or the problems that keep it from being sent. */
-export function importInput(cells: readonly string[], mapping: readonly (string | null)[], fields: readonly FieldInfo[]): { input: Record<string, unknown>; errors: string[] } {
+/**
+ * What the cells of a ref column name, looked up in the target model (lib/ref-lookup.ts): the
+ * values that are ids of its records, and the ids of the records each other value is the title of.
+ * Absent for a target the person cannot look up: its cells go to the server as ids.
+ */
+export interface RefLookup {
+  readonly target: ModelInfo;
+  readonly ids: ReadonlySet<string>;
+  readonly byTitle: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * A ref cell as the id it stands for: an id of a record of the target, else the title of exactly
+ * one (a unit's code, a party's name, exactly as written); a title that several records share is
+ * refused, naming how many, and so is a value that is neither.
+ */
+export function resolveRef(field: FieldInfo, value: string, lookup: RefLookup | undefined): CellValue {
+  if (!lookup || lookup.ids.has(value)) return { ok: true, value };
+  const quoted = `“${value.length > 40 ? `${value.slice(0, 40)}…` : value}”`;
+  const target = lookup.target.label.toLowerCase();
+  const ids = lookup.byTitle.get(value) ?? [];
+  if (ids.length === 1) return { ok: true, value: ids[0] };
+  const titleLabel = lookup.target.fields.find((candidate) => candidate.name === lookup.target.title_field)?.label.toLowerCase() ?? 'title';
+  if (ids.length === 0) return { ok: false, error: `${field.label}: no ${target} has the id or ${titleLabel} ${quoted}` };
+  return { ok: false, error: `${field.label}: ${quoted} is the ${titleLabel} of ${ids.length} ${target} records; use the id of the one you mean` };
+}
+
+/** One CSV record as the input of `create`, or the problems that keep it from being sent. Refs are resolved with `refs` (by field name). */
+export function importInput(
+  cells: readonly string[],
+  mapping: readonly (string | null)[],
+  fields: readonly FieldInfo[],
+  refs: ReadonlyMap<string, RefLookup> = new Map(),
+): { input: Record<string, unknown>; errors: string[] } {
   const input: Record<string, unknown> = {};
   const errors: string[] = [];
   mapping.forEach((name, column) => {
     const field = name === null ? undefined : fields.find((candidate) => candidate.name === name);
     if (!field) return;
-    const parsed = importCell(field, cells[column] ?? '');
+    let parsed = importCell(field, cells[column] ?? '');
+    if (parsed.ok && field.kind === 'ref' && typeof parsed.value === 'string') parsed = resolveRef(field, parsed.value, refs.get(field.name));
     if (!parsed.ok) errors.push(parsed.error);
     else if (parsed.value !== undefined) input[field.name] = parsed.value;
   });

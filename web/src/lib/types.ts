@@ -32,9 +32,11 @@ export type {
   RateLimitsInfo,
   RecordValue,
   SearchAnswer,
+  ServiceAnswer,
+  ServiceInfo,
 } from '../../../runtime/api-shapes.ts';
-// The one value among them: a plain array, so the bundle gains a few bytes, not the runtime.
-export { FILTER_OPERATORS } from '../../../runtime/api-shapes.ts';
+// The values among them: plain constants, so the bundle gains a few bytes, not the runtime.
+export { DEFAULT_SERVICE_INFO, FILTER_OPERATORS } from '../../../runtime/api-shapes.ts';
 
 /**
  * `GET /api/meta` as the app sees it: only people sign in to the app (an agent token cannot), so

@@ -153,7 +153,7 @@ function AuditRow({ row }: { row: AuditTrailRow }) {
           {formatTimestamp(row.at)}
         </time>
       </td>
-      <td data-label="Who">
+      <td data-label="Who" class="audit-who">
         {row.actor === 'agent' ? (
           <>
             <span class="tag">agent</span> {row.agent_label ?? ''}

@@ -10,9 +10,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, command, dryRun, errorField, fieldMessage } from '../lib/api.ts';
 import { csvFile, parseCsv, type CsvRecord } from '../lib/csv.ts';
 import { download, exportFileName } from '../lib/export.ts';
-import { can, recordTitle, useMeta } from '../lib/meta.ts';
+import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle } from '../lib/page.ts';
-import { defaultMapping, importFields, importInput } from '../lib/records-csv.ts';
+import { minorDigits } from '../lib/format.ts';
+import { defaultMapping, importFields, importInput, unmatchedColumns, type RefLookup } from '../lib/records-csv.ts';
+import { lookUpRefs } from '../lib/ref-lookup.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitle } from '../lib/titles.ts';
 import type { FieldInfo, FieldKind, ModelInfo, RecordValue } from '../lib/types.ts';
@@ -40,15 +42,12 @@ interface Run {
   readonly stopped: boolean;
 }
 
-const EXPECTS: Record<FieldKind, string> = {
+const EXPECTS: Record<Exclude<FieldKind, 'money' | 'select' | 'ref'>, string> = {
   text: 'text',
   longtext: 'text; line breaks are kept',
   number: 'a whole number, like 42',
-  money: 'an amount in major units, like 1,234.50 (two decimals at most)',
   date: 'a date as YYYY-MM-DD, like 2025-03-31',
   bool: 'true/false, yes/no or 1/0',
-  select: 'one of the options',
-  ref: 'the id of the record it refers to',
 };
 
 /** Reads a file as UTF-8, or as Windows-1252 when it is not valid UTF-8 (older spreadsheet apps). */
@@ -114,11 +113,23 @@ export function ImportPage({ model }: { model: ModelInfo }) {
       set({ kind, done, total: indexes.length, running, results: new Map(results), stopped: stop.current });
     };
     update(true);
+    let refs: Map<string, RefLookup>;
+    try {
+      // The refs the rows name, by id or by title: looked up once for the whole run.
+      const column = (field: FieldInfo) => mapping.indexOf(field.name);
+      const mapped = fields.filter((field) => column(field) >= 0);
+      refs = await lookUpRefs(mapped, meta.model, (field) => indexes.map((index) => file.rows[index]!.cells[column(field)] ?? ''));
+    } catch (caught) {
+      for (const index of indexes) results.set(index, { ok: false, error: `The records the file refers to could not be looked up: ${errorMessage(caught)}` });
+      done = indexes.length;
+      update(false);
+      return;
+    }
     let next = 0;
     const worker = async () => {
       while (next < indexes.length && !stop.current) {
         const index = indexes[next++]!;
-        const { input, errors } = importInput(file.rows[index]!.cells, mapping, fields);
+        const { input, errors } = importInput(file.rows[index]!.cells, mapping, fields, refs);
         if (errors.length > 0) {
           results.set(index, { ok: false, error: errors.join('; ') });
         } else {
@@ -165,6 +176,7 @@ export function ImportPage({ model }: { model: ModelInfo }) {
   }
 
   const mapped = new Set(mapping.filter((name): name is string => name !== null));
+  const unmatched = file ? unmatchedColumns(file.header, mapping) : [];
   const missingRequired = fields.filter((field) => field.required && !mapped.has(field.name));
   const checkFailures = check && !check.running ? [...check.results].filter(([, result]) => !result.ok) : [];
   const passed = check && !check.running && !check.stopped ? file!.rows.map((_, index) => index).filter((index) => check.results.get(index)?.ok) : [];
@@ -198,6 +210,11 @@ export function ImportPage({ model }: { model: ModelInfo }) {
         <div class="card">
           <h2>2. Match the columns to fields</h2>
           <p class="muted small">{`${file.name}: ${file.rows.length.toLocaleString('en-US')} ${file.rows.length === 1 ? 'row' : 'rows'}. Columns are matched to fields by their names; an empty cell leaves the field empty.`}</p>
+          {unmatched.length > 0 && (
+            <p class="alert alert-info import-unmatched-note" role="status">
+              {`${unmatched.length === 1 ? 'This column matches' : `These ${unmatched.length} columns match`} no field and ${unmatched.length === 1 ? 'is' : 'are'} not imported: ${unmatched.join(', ')}. Choose a field for ${unmatched.length === 1 ? 'it' : 'each'} under “Import into” to import ${unmatched.length === 1 ? 'it' : 'them'}.`}
+            </p>
+          )}
           <div class="table-wrap">
             <table class="data compact import-mapping">
               <thead>
@@ -211,7 +228,7 @@ export function ImportPage({ model }: { model: ModelInfo }) {
                 {file.header.map((header, column) => {
                   const field = fields.find((candidate) => candidate.name === mapping[column]);
                   return (
-                    <tr key={column}>
+                    <tr key={column} class={field ? undefined : 'import-unmatched'}>
                       <td data-label="Column">{header || <span class="muted">{`(column ${column + 1})`}</span>}</td>
                       <td data-label="First row" class="import-sample">
                         <span class="clip">{file.rows[0]?.cells[column] ?? ''}</span>
@@ -236,7 +253,7 @@ export function ImportPage({ model }: { model: ModelInfo }) {
                               </option>
                             ))}
                           </select>
-                          {field && <span class="help">{expects(field)}</span>}
+                          {field ? <span class="help">{expects(field, meta.model)}</span> : <span class="help import-left-out">Not imported</span>}
                         </div>
                       </td>
                     </tr>
@@ -298,10 +315,23 @@ export function ImportPage({ model }: { model: ModelInfo }) {
   );
 }
 
-function expects(field: FieldInfo): string {
-  if (field.kind === 'select') return `Expects one of: ${(field.options ?? []).join(', ')}`;
-  if (field.kind === 'money' && field.currency) return `Expects ${EXPECTS.money} (${field.currency})`;
-  return `Expects ${EXPECTS[field.kind]}`;
+function expects(field: FieldInfo, modelOf: (name: string) => ModelInfo | undefined): string {
+  switch (field.kind) {
+    case 'select':
+      return `Expects one of: ${(field.options ?? []).join(', ')}`;
+    case 'money': {
+      const digits = minorDigits(field.currency);
+      const decimals = digits === 0 ? 'no decimals' : `${digits === 2 ? 'two' : digits} decimals at most`;
+      return `Expects an amount in major units, like ${digits === 0 ? '1,234' : '1,234.50'} (${decimals}${field.currency ? `, ${field.currency}` : ''})`;
+    }
+    case 'ref': {
+      const target = modelOf(field.target ?? '');
+      const title = target && titleFieldOf(target);
+      return `Expects the id of the ${target?.label.toLowerCase() ?? 'record'} it refers to${title ? `, or its ${title.label.toLowerCase()}` : ''}`;
+    }
+    default:
+      return `Expects ${EXPECTS[field.kind]}`;
+  }
 }
 
 /** `lead.title is required` → `Title is required`. */

@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { run, search } from '../lib/api.ts';
 import { can, titleFieldOf, useMeta } from '../lib/meta.ts';
-import { optionLabel, valueText } from '../lib/format.ts';
+import { inDeclaredOrder, optionLabel, valueText } from '../lib/format.ts';
 import { listColumns, parseSort, readListPrefs, sortText, writeListPrefs, type ListPrefs } from '../lib/list-prefs.ts';
 import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
@@ -39,7 +39,9 @@ export function describeFilter(field: FieldInfo | undefined, filter: FilterCondi
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
   const words: Record<Exclude<FilterOperator, 'is_null'>, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
-  const value = Array.isArray(filter.value) ? filter.value.map((item) => (field?.kind === 'select' ? optionLabel(String(item)) : String(item))).join(', ') : valueText(field, filter.value);
+  const value = Array.isArray(filter.value)
+    ? (field?.kind === 'select' ? inDeclaredOrder(field, filter.value.map(String)).map(optionLabel) : filter.value.map(String)).join(', ')
+    : valueText(field, filter.value);
   const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
   return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
 }
@@ -53,7 +55,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
   const columns = useMemo(() => listColumns(model, prefs.columns), [model, prefs.columns]);
   const titleField = titleFieldOf(model);
   const searchable = titleField !== undefined && (titleField.kind === 'text' || titleField.kind === 'longtext');
-  const filterable = model.fields.filter((field) => !field.masked);
+  const filterable = model.fields;
 
   const q = query.get('q') ?? '';
   const filters = parseFilters(query.get('f'), model.fields);
@@ -176,12 +178,10 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
           <span>Sort</span>
           <select value={sortText(sort) ?? ''} onChange={(event) => setSort(event.currentTarget.value || null)}>
             <option value="">Default order</option>
-            {model.fields
-              .filter((field) => !field.masked)
-              .flatMap((field) => [
-                <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
-                <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
-              ])}
+            {model.fields.flatMap((field) => [
+              <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
+              <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
+            ])}
           </select>
         </label>
         {state.loading && (
@@ -267,19 +267,14 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
             <tr>
               {columns.map((field) => {
                 const sorted = sort?.field === field.name ? sort.dir : null;
-                const sortable = !field.masked;
                 return (
                   <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                    {sortable ? (
-                      <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
-                        {field.label}
-                        <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
-                          {sorted === 'desc' ? '▼' : '▲'}
-                        </span>
-                      </button>
-                    ) : (
-                      field.label
-                    )}
+                    <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
+                      {field.label}
+                      <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
+                        {sorted === 'desc' ? '▼' : '▲'}
+                      </span>
+                    </button>
                   </th>
                 );
               })}

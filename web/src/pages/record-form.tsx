@@ -160,10 +160,13 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
   );
 }
 
-/** `?party=<id>` from a related list fills that field of a new record. */
+/**
+ * `?party=<id>` from a related list fills that field of a new record. A money field's value is an
+ * amount as people write it (`?amount=950.00` is 950.00, not 9.50): it fills the input as typed text.
+ */
 function prefill(kind: string, value: string | null): unknown {
   if (value === null) return undefined;
   if (kind === 'bool') return value === 'true';
-  if (kind === 'number' || kind === 'money') return Number.isFinite(Number(value)) ? Number(value) : undefined;
+  if (kind === 'number') return Number.isFinite(Number(value)) ? Number(value) : undefined;
   return value;
 }

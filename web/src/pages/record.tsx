@@ -252,7 +252,7 @@ async function runDelete(model: ModelInfo, id: string): Promise<'done' | 'propos
 /** Records of other models whose ref fields point at this record (a party's leads and invoices). */
 function Related({ model, record }: { model: ModelInfo; record: RecordValue }) {
   const meta = useMeta();
-  const sources = meta.models.flatMap((other) => (can(other, 'search') ? other.fields.filter((field) => field.kind === 'ref' && field.target === model.name && !field.masked).map((field) => ({ model: other, field })) : []));
+  const sources = meta.models.flatMap((other) => (can(other, 'search') ? other.fields.filter((field) => field.kind === 'ref' && field.target === model.name).map((field) => ({ model: other, field })) : []));
   if (sources.length === 0) return null;
   return (
     <>

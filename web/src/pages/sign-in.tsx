@@ -1,7 +1,8 @@
 /** Sign-in: username and password; wrong credentials, lockout and expiry explained in words. */
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, signIn } from '../lib/api.ts';
-import { APP_NAME, errorMessage, useDocumentTitle } from '../lib/page.ts';
+import { errorMessage, useDocumentTitle } from '../lib/page.ts';
+import { serviceName } from '../lib/service.ts';
 
 export function SignInPage({ notice }: { notice: string | null }) {
   useDocumentTitle('Sign in');
@@ -38,7 +39,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
   return (
     <div class="center-page">
       <main class="card narrow sign-in">
-        <h1>{APP_NAME}</h1>
+        <h1>{serviceName()}</h1>
         <p class="muted">Sign in to work with your records.</p>
         {notice && !error && (
           <p class="alert alert-info" role="status">
