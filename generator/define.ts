@@ -18,7 +18,7 @@
  * });
  */
 
-import type { CommandKind, FieldKind } from '../runtime/api-shapes.ts';
+import type { FieldKind } from '../runtime/api-shapes.ts';
 import { EVERY_MODEL_COMMANDS, type EveryModelKind } from '../runtime/command-kinds.ts';
 
 // The kinds are declared once, with the API's shapes, which the runtime and the web app import too.

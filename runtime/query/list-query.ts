@@ -13,14 +13,16 @@ import { dialectOf, type Dialect } from '../db/connect.ts';
 import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
-import { hashValue, isTokenForm, MASK_BINDINGS_TABLE } from '../masking/tables.ts';
-import type { IssuedToken } from '../masking/token-store.ts';
 import { LIMITS } from '../kinds.ts';
 import type { ModelMeta } from '../registry.ts';
 import { searchIndexName, searchIdsTable } from '../db/index-names.ts';
 import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
 import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
+import { keysetByOneKey, keysetCondition, whereClause } from './keyset.ts';
+import { maskedCondition, maskedFieldError, type MaskedFilters } from './token-filter.ts';
+
+export { maskedFilterTokens, maskedTokenKey, type MaskedFilters } from './token-filter.ts';
 
 export type { CompiledList, CompiledQueryField, Keyset, ModelQuery, SqlFragment };
 
@@ -67,51 +69,6 @@ function optionRank(column: string, options: readonly string[]): { sql: string; 
 }
 
 /**
- * An agent's filters on fields masked for it (personal data): equality with masking tokens it
- * holds, never with a clear value. A record matches a token when reading it shows the agent that
- * token — a shared token where the agent holds no binding of another token for the value, a
- * written token where the agent's binding says so (masking/bindings.ts) — so that a filter tells
- * it nothing that reading every record would not, and never whether a value it wrote equals
- * another record's.
- */
-export interface MaskedFilters {
-  readonly agentTokenId: string;
-  /** Fields masked for the agent. */
-  readonly maskedNames: ReadonlySet<string>;
-  /** The tokens the filter names, as the agent was issued them, by `maskedTokenKey(field, token)`. */
-  readonly tokens: ReadonlyMap<string, IssuedToken>;
-}
-
-export function maskedTokenKey(field: string, token: string): string {
-  return `${field}\u0000${token}`;
-}
-
-/** The operators a masked field may be filtered with. */
-const MASKED_OPERATORS: ReadonlySet<FilterOperator> = new Set(['eq', 'in']);
-
-/** The tokens an input's `token_filter` names on masked fields (what `MaskedFilters.tokens` must resolve), as [field, token]. */
-export function maskedFilterTokens(input: ListInput, maskedNames: ReadonlySet<string>): [string, string][] {
-  const tokens: [string, string][] = [];
-  for (const condition of input.token_filter ?? []) {
-    if (!maskedNames.has(condition.field) || !MASKED_OPERATORS.has(condition.op)) continue;
-    const values = condition.op === 'in' && Array.isArray(condition.value) ? condition.value : [condition.value];
-    for (const value of values) if (isTokenForm(value)) tokens.push([condition.field, value]);
-  }
-  return tokens;
-}
-
-/**
- * SPEC 4.5's refusal of a field the caller does not read in clear, saying why when the field is
- * masked for it: it exists, but its values may not be compared, ordered or matched in clear.
- */
-function maskedFieldError(path: string) {
-  return badRequest(
-    `unknown field ${path}: it is personal data, masked for you, so it cannot be filtered or ordered by its value; ` +
-      'to find records by it, use token_filter with eq or in and a masking token you were given',
-  );
-}
-
-/**
  * Checks a structurally valid list input (see `listInput`) against the model and the fields the
  * caller reads in clear (and, for an agent, the masked ones it may filter by token), and compiles it.
  */
@@ -154,55 +111,6 @@ export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, 
   if (input.offset !== undefined) throw badRequest('after and offset cannot be used together: after continues where the last page ended');
   const after = input.after === '' ? undefined : decodeCursor(input.after, order);
   return { where, orderBy, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
-}
-
-/**
- * The rows after the keyset's row in the order: after it on the first key, or equal there and
- * after it on the next, and so on, and finally the id. Empty values come last on every key.
- */
-function keysetCondition(after: Keyset): SqlFragment {
-  const equalSoFar: SqlFragment[] = [];
-  const alternatives: SqlFragment[] = [];
-  for (const { field, desc, value } of after.keys) {
-    const bound = field.sortValue(value);
-    if (field.kind === 'id') {
-      alternatives.push(join([...equalSoFar, { sql: `${field.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }]));
-      break;
-    }
-    if (value === null) {
-      // On an empty value only more empty values follow: equal here, decided by the next key.
-      equalSoFar.push({ sql: `${field.column} IS NULL`, bindings: [] });
-      continue;
-    }
-    alternatives.push(join([...equalSoFar, { sql: `(${field.sortable} ${desc ? '<' : '>'} ? OR ${field.column} IS NULL)`, bindings: [bound] }]));
-    equalSoFar.push({ sql: `${field.sortable} = ?`, bindings: [bound] });
-  }
-  return { sql: `(${alternatives.map((alternative) => `(${alternative.sql})`).join(' OR ')})`, bindings: alternatives.flatMap((alternative) => alternative.bindings) };
-}
-
-function join(conditions: readonly SqlFragment[]): SqlFragment {
-  return { sql: conditions.map((condition) => condition.sql).join(' AND '), bindings: conditions.flatMap((condition) => condition.bindings) };
-}
-
-/** `eq`/`in` with masking tokens on a field masked for the agent (see `MaskedFilters`). */
-function maskedCondition(query: ModelQuery, masked: MaskedFilters, name: string, op: FilterOperator, value: unknown): SqlFragment {
-  const field = query.fields.get(name)!;
-  if (!MASKED_OPERATORS.has(op)) throw badRequest(`${field.path}: token_filter takes eq or in`);
-  const values = op === 'in' ? value : [value];
-  if (!Array.isArray(values) || values.length < 1 || values.length > LIMITS.inValues) throw badRequest(`${field.path}: in needs an array of 1 to ${LIMITS.inValues} values`);
-  const matches = values.map((token): SqlFragment => {
-    const issued = typeof token === 'string' ? masked.tokens.get(maskedTokenKey(name, token)) : undefined;
-    if (!issued) throw badRequest(`${field.path}: token_filter takes masking tokens (${field.path} values you were given, such as the ones reads show you)`);
-    const binding =
-      `SELECT 1 FROM ${sqlIdentifier(MASK_BINDINGS_TABLE)} b WHERE b.agent_token_id = ? AND b.model = ? AND b.record_id = ${sqlIdentifier(query.table)}."id" ` +
-      'AND b.field = ? AND b.value_hash = ?';
-    const bindings = [issued.value, masked.agentTokenId, query.model, name, hashValue(issued.value), issued.label, issued.n];
-    // Reads show a binding's token where the agent holds one for the value, the shared token elsewhere.
-    return issued.written
-      ? { sql: `(${field.column} = ? AND EXISTS (${binding} AND b.label = ? AND b.n = ?))`, bindings }
-      : { sql: `(${field.column} = ? AND NOT EXISTS (${binding} AND NOT (b.label = ? AND b.n = ?)))`, bindings };
-  });
-  return matches.length === 1 ? matches[0]! : { sql: `(${matches.map((match) => match.sql).join(' OR ')})`, bindings: matches.flatMap((match) => match.bindings) };
 }
 
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
@@ -290,12 +198,6 @@ export function applyWhere(builder: Knex.QueryBuilder, list: CompiledList): Knex
   return builder;
 }
 
-/** The conditions of a compiled list as a `where` clause (empty without conditions), with its bindings. */
-function whereClause(list: CompiledList): SqlFragment {
-  if (list.where.length === 0) return { sql: '', bindings: [] };
-  return { sql: ` where ${list.where.map((condition) => condition.sql).join(' and ')}`, bindings: list.where.flatMap((condition) => condition.bindings) };
-}
-
 /**
  * The statement of a list page: `select` (a model's `select <columns> from <table>`, written once)
  * with the list's conditions, order and page.
@@ -317,45 +219,6 @@ export function listStatement(select: string, list: CompiledList, dialect: Diale
     bindings.push(list.offset);
   }
   return { sql, bindings };
-}
-
-/**
- * A keyset page of an order by one key (and the id): what follows the row (v, id) is the rows
- * equal on the key with a greater id, then those past v, then (empty values last) those without a
- * value. Each part is a range an index on (key, id) reads in order from where it starts, so a page
- * costs the same at any depth; one condition with ORs would make the database read from the top.
- */
-function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlFragment {
-  const [{ field: key, desc, value }, { field: id, value: lastId }] = after.keys as [Keyset['keys'][number], Keyset['keys'][number]];
-  const filters = list.where;
-  const limit = list.limit;
-  let partCount = 0;
-  const part = (conditions: readonly SqlFragment[], orderBy: string): SqlFragment => {
-    const where = whereClause({ ...list, where: [...filters, ...conditions] });
-    return {
-      sql: `select * from (${select}${where.sql} order by ${orderBy}${limit === undefined ? '' : ' limit ?'}) as part${partCount++}`,
-      bindings: [...where.bindings, ...(limit === undefined ? [] : [limit])],
-    };
-  };
-  // Every part in the index's whole order, the key too, NULLS LAST as in the index: where the key
-  // is one value (or empty) that orders by id alone, but PostgreSQL matches an index's order only
-  // to the order as written (for `IS NULL` it would rather sort every empty row).
-  const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ASC`;
-  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.sortValue(lastId)] };
-  const parts: SqlFragment[] = [];
-  if (value !== null) {
-    const bound = key.sortValue(value);
-    parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], order));
-    parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], order));
-    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], order));
-  } else {
-    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }, idAfter], order));
-  }
-  const union = parts.map((fragment) => fragment.sql).join(' union all ');
-  return {
-    sql: `select * from (${union}) as page order by ${list.orderBy}${limit === undefined ? '' : ' limit ?'}`,
-    bindings: [...parts.flatMap((fragment) => fragment.bindings), ...(limit === undefined ? [] : [limit])],
-  };
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * Keyset paging's conditions (see cursor.ts): the rows after the last row of the page before, in
+ * the page's order, written so that an index on the order's keys serves them at any depth.
+ */
+import type { CompiledList, Keyset, SqlFragment } from './compiled-list.ts';
+
+/**
+ * The rows after the keyset's row in the order: after it on the first key, or equal there and
+ * after it on the next, and so on, and finally the id. Empty values come last on every key.
+ */
+export function keysetCondition(after: Keyset): SqlFragment {
+  const equalSoFar: SqlFragment[] = [];
+  const alternatives: SqlFragment[] = [];
+  for (const { field, desc, value } of after.keys) {
+    const bound = field.sortValue(value);
+    if (field.kind === 'id') {
+      alternatives.push(join([...equalSoFar, { sql: `${field.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }]));
+      break;
+    }
+    if (value === null) {
+      // On an empty value only more empty values follow: equal here, decided by the next key.
+      equalSoFar.push({ sql: `${field.column} IS NULL`, bindings: [] });
+      continue;
+    }
+    alternatives.push(join([...equalSoFar, { sql: `(${field.sortable} ${desc ? '<' : '>'} ? OR ${field.column} IS NULL)`, bindings: [bound] }]));
+    equalSoFar.push({ sql: `${field.sortable} = ?`, bindings: [bound] });
+  }
+  return { sql: `(${alternatives.map((alternative) => `(${alternative.sql})`).join(' OR ')})`, bindings: alternatives.flatMap((alternative) => alternative.bindings) };
+}
+
+function join(conditions: readonly SqlFragment[]): SqlFragment {
+  return { sql: conditions.map((condition) => condition.sql).join(' AND '), bindings: conditions.flatMap((condition) => condition.bindings) };
+}
+
+/**
+ * A keyset page of an order by one key (and the id): what follows the row (v, id) is the rows
+ * equal on the key with a greater id, then those past v, then (empty values last) those without a
+ * value. Each part is a range an index on (key, id) reads in order from where it starts, so a page
+ * costs the same at any depth; one condition with ORs would make the database read from the top.
+ */
+export function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlFragment {
+  const [{ field: key, desc, value }, { field: id, value: lastId }] = after.keys as [Keyset['keys'][number], Keyset['keys'][number]];
+  const filters = list.where;
+  const limit = list.limit;
+  let partCount = 0;
+  const part = (conditions: readonly SqlFragment[], orderBy: string): SqlFragment => {
+    const where = whereClause({ ...list, where: [...filters, ...conditions] });
+    return {
+      sql: `select * from (${select}${where.sql} order by ${orderBy}${limit === undefined ? '' : ' limit ?'}) as part${partCount++}`,
+      bindings: [...where.bindings, ...(limit === undefined ? [] : [limit])],
+    };
+  };
+  // Every part in the index's whole order, the key too, NULLS LAST as in the index: where the key
+  // is one value (or empty) that orders by id alone, but PostgreSQL matches an index's order only
+  // to the order as written (for `IS NULL` it would rather sort every empty row).
+  const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ASC`;
+  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.sortValue(lastId)] };
+  const parts: SqlFragment[] = [];
+  if (value !== null) {
+    const bound = key.sortValue(value);
+    parts.push(part([{ sql: `${key.sortable} = ?`, bindings: [bound] }, idAfter], order));
+    parts.push(part([{ sql: `${key.sortable} ${desc ? '<' : '>'} ?`, bindings: [bound] }], order));
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }], order));
+  } else {
+    parts.push(part([{ sql: `${key.column} IS NULL`, bindings: [] }, idAfter], order));
+  }
+  const union = parts.map((fragment) => fragment.sql).join(' union all ');
+  return {
+    sql: `select * from (${union}) as page order by ${list.orderBy}${limit === undefined ? '' : ' limit ?'}`,
+    bindings: [...parts.flatMap((fragment) => fragment.bindings), ...(limit === undefined ? [] : [limit])],
+  };
+}
+
+/** The conditions of a compiled list as a `where` clause (empty without conditions), with its bindings. */
+export function whereClause(list: CompiledList): SqlFragment {
+  if (list.where.length === 0) return { sql: '', bindings: [] };
+  return { sql: ` where ${list.where.map((condition) => condition.sql).join(' and ')}`, bindings: list.where.flatMap((condition) => condition.bindings) };
+}
+
