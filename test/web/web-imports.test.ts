@@ -4,60 +4,11 @@
  * lib/history.ts, are one concern), and the layers read downward only: app → pages → components →
  * lib.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { findCircle, importGraph } from '../helpers/import-graph.ts';
 
 const SRC = resolve(import.meta.dirname, '..', '..', 'web', 'src');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return /\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
-
-/** Each source (relative to web/src) → the sources of web/src it imports, type-only imports included. */
-function importGraph(): Map<string, string[]> {
-  const files = sources(SRC);
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms)].map((match) => resolve(dirname(file), match[1]!));
-    graph.set(
-      relative(SRC, file),
-      targets.filter((target) => files.includes(target)).map((target) => relative(SRC, target)),
-    );
-  }
-  return graph;
-}
-
-/** One circle of `graph`, as the path that closes it, or null. */
-function findCircle(graph: ReadonlyMap<string, readonly string[]>): string[] | null {
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): string[] | null => {
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === 'open') return [...path.slice(path.indexOf(next)), next];
-      if (!state.has(next)) {
-        const found = visit(next);
-        if (found) return found;
-      }
-    }
-    path.pop();
-    state.set(node, 'done');
-    return null;
-  };
-  for (const node of graph.keys()) {
-    if (state.has(node)) continue;
-    const found = visit(node);
-    if (found) return found;
-  }
-  return null;
-}
 
 /** `components/history.tsx` and `lib/history.ts` → `history`. */
 const concernOf = (file: string) => file.replace(/^.*\//, '').replace(/\.tsx?$/, '');
@@ -66,7 +17,7 @@ const LAYERS = ['lib', 'components', 'pages', 'app'] as const;
 const layerOf = (file: string) => LAYERS.indexOf((file.includes('/') ? file.slice(0, file.indexOf('/')) : 'app') as (typeof LAYERS)[number]);
 
 describe('web app imports', () => {
-  const graph = importGraph();
+  const graph = importGraph(SRC);
 
   it('reads the sources it checks', () => {
     expect(graph.get('components/history.tsx')).toEqual(expect.arrayContaining(['components/changes.tsx', 'lib/history.ts']));
