@@ -42,7 +42,7 @@ export function runInit(dir: string): void {
   const name = packageName(basename(target));
   const files = listFiles(TEMPLATE_DIR);
   if (files.length === 0) throw new Error(`no service template in ${TEMPLATE_DIR}: the rmsgen checkout is incomplete`);
-  const values: Readonly<Record<string, string>> = { name, dependency: fileDependency(target) };
+  const values: Readonly<Record<string, string>> = { name, dependency: fileDependency(target), dependencyScripts: scriptsKey(target) };
 
   // What exists before: on failure, everything below it that init made goes.
   const created = firstMissing(target);
@@ -84,6 +84,15 @@ function fill(text: string, values: Readonly<Record<string, string>>): string {
 function fileDependency(target: string): string {
   const path = relative(target, PACKAGE_ROOT).split(sep).join('/');
   return `file:${path === '' ? '.' : path}`;
+}
+
+/**
+ * The `allowScripts` key that lets npm run this checkout's `prepare` when it installs the service:
+ * the link's own spec, relative to the service's node_modules/ (what `npm install-scripts approve`
+ * writes, and the form npm's `--strict-allow-scripts` check matches before it links anything).
+ */
+function scriptsKey(target: string): string {
+  return `file:${relative(join(target, 'node_modules'), PACKAGE_ROOT).split(sep).join('/')}`;
 }
 
 /** A folder name as an npm package name: lower case, letters, digits, `-`, `.` and `_`. */
