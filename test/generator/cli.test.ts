@@ -123,7 +123,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
   // A refused part (an unknown key, a missing one) is the first cause: references to it from
   // other parts, in the same module or another, are not reported as problems of their own.
-  it.each([
+  it.each<{ case: string; modules: Record<string, string>; lines: string[] }>([
     {
       case: 'a model with an unknown key, granted and referred to in its module',
       modules: {
