@@ -98,14 +98,16 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('seed')
-    .description('Fill a model with realistic records to try the service at size: the same --seed gives the same values; refs point at records of their targets (seeded first when there are none)')
+    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them')
     .requiredOption('--model <name>', 'model to fill, e.g. lead')
     .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
     .option('--seed <n>', 'picks the values (default 1)')
+    .option('--today <YYYY-MM-DD>', 'the day dates are spread around, a year either side (default: today, UTC)')
     .option('--db <url>', dbHelp)
-    .action(async (options: { model: string; count: string; seed?: string; db?: string }) => {
+    .action(async (options: { model: string; count: string; seed?: string; today?: string; db?: string }) => {
       const count = parseWhole(options.count, '--count', 1, MAX_SEED_COUNT);
       const seed = options.seed === undefined ? 1 : parseWhole(options.seed, '--seed', 0, 2_147_483_647);
+      const today = options.today === undefined ? undefined : parseDay(options.today, '--today');
       const registry = await loadRegistry();
       if (!registry.models[options.model]) {
         console.error(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
@@ -117,7 +119,14 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       try {
         // Brings a new or older database up to the definitions first, as serve would.
         await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
-        const seeded = await seedRecords(db, registry, { model: options.model, count, seed, onProgress: progress.update, log: (line) => progress.print(line) });
+        const seeded = await seedRecords(db, registry, {
+          model: options.model,
+          count,
+          seed,
+          ...(today === undefined ? {} : { today }),
+          onProgress: progress.update,
+          log: (line) => progress.print(line),
+        });
         progress.done();
         const seconds = (performance.now() - started) / 1000;
         const total = seeded.reduce((sum, step) => sum + step.count, 0);
@@ -140,12 +149,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .requiredOption('--before <YYYY-MM-DD>', 'remove the entries made before this day (UTC); not after today')
     .option('--db <url>', dbHelp)
     .action(async (options: { before: string; db?: string }) => {
-      const before = options.before.trim();
-      const day = new Date(`${before}T00:00:00.000Z`);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(before) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== before) {
-        console.error(`invalid --before ${options.before}: use a real calendar date YYYY-MM-DD`);
-        process.exit(1);
-      }
+      const before = parseDay(options.before, '--before');
       const today = new Date().toISOString().slice(0, 10);
       if (before > today) {
         console.error(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
@@ -250,6 +254,17 @@ function trustProxyOption(value: string | undefined): { trustProxy?: boolean | n
     process.exit(1);
   }
   return { trustProxy };
+}
+
+/** A real calendar date `YYYY-MM-DD`. */
+function parseDay(value: string, name: string): string {
+  const day = value.trim();
+  const date = new Date(`${day}T00:00:00.000Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) {
+    console.error(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
+    process.exit(1);
+  }
+  return day;
 }
 
 function parseWhole(value: string, name: string, min: number, max: number): number {
