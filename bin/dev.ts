@@ -26,6 +26,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { changedFiles, snapshot, watchTrees, type Snapshot, type TreeWatcher } from './dev-watch.ts';
 import { startDevFront, type DevFront } from './dev-proxy.ts';
+import { CliError } from '../runtime/cli-error.ts';
 import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, WEB_DIST_DIR } from './outputs.ts';
 
 /** Quiet time after the last change before a rebuild starts. */
@@ -395,8 +396,7 @@ function say(line: string): void {
 }
 
 function fail(line: string): never {
-  process.stderr.write(`dev: ${line}\n`);
-  process.exit(1);
+  throw new CliError(`dev: ${line}`);
 }
 
 function parsePort(value: string): number {

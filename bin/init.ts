@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { listFiles } from '../generator/write.ts';
+import { CliError } from '../runtime/cli-error.ts';
 import { PACKAGE_ROOT } from './outputs.ts';
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, 'templates', 'service');
@@ -117,6 +118,5 @@ function firstMissing(path: string): string | undefined {
 }
 
 function fail(line: string): never {
-  process.stderr.write(`init: ${line}\n`);
-  process.exit(1);
+  throw new CliError(`init: ${line}`);
 }

@@ -7,6 +7,7 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
+import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
@@ -89,8 +90,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         for (const change of changes) console.log(change);
       } catch (error) {
         if (!(error instanceof MigrationRefusedError)) throw error;
-        console.error(error.message);
-        process.exitCode = 1;
+        throw new CliError(error.message);
       } finally {
         await db.destroy();
       }
@@ -110,8 +110,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const today = options.today === undefined ? undefined : parseDay(options.today, '--today');
       const registry = await loadRegistry();
       if (!registry.models[options.model]) {
-        console.error(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
-        process.exit(1);
+        throw new CliError(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
       }
       const db = openDatabase(databaseUrl(options.db));
       const progress = progressBar(process.stdout);
@@ -135,8 +134,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       } catch (error) {
         progress.done();
         if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
-        console.error(error.message);
-        process.exitCode = 1;
+        throw new CliError(error.message);
       } finally {
         await db.destroy();
       }
@@ -152,8 +150,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const before = parseDay(options.before, '--before');
       const today = new Date().toISOString().slice(0, 10);
       if (before > today) {
-        console.error(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
-        process.exit(1);
+        throw new CliError(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
       }
       const registry = await loadRegistry();
       const db = openDatabase(databaseUrl(options.db));
@@ -197,15 +194,16 @@ function progressBar(out: NodeJS.WriteStream): { update(done: number, total: num
   };
 }
 
+/**
+ * Drains and closes the server. Nothing else keeps the process alive then (the database is closed,
+ * every connection cut), so it ends by itself: exit status 0, or 1 when closing failed.
+ */
 function shutDown(server: RunningServer, signal: string): void {
   console.log(`${signal}: shutting down`);
-  server.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logUnexpectedError(error);
-      process.exit(1);
-    },
-  );
+  server.close().catch((error: unknown) => {
+    logUnexpectedError(error);
+    process.exitCode = 1;
+  });
 }
 
 function databaseUrl(option: string | undefined): string {
@@ -250,8 +248,7 @@ function trustProxyOption(value: string | undefined): { trustProxy?: boolean | n
     // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
     express().set('trust proxy', trustProxy);
   } catch (error) {
-    console.error(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
-    process.exit(1);
+    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
   }
   return { trustProxy };
 }
@@ -261,8 +258,7 @@ function parseDay(value: string, name: string): string {
   const day = value.trim();
   const date = new Date(`${day}T00:00:00.000Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) {
-    console.error(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
-    process.exit(1);
+    throw new CliError(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
   }
   return day;
 }
@@ -270,8 +266,7 @@ function parseDay(value: string, name: string): string {
 function parseWhole(value: string, name: string, min: number, max: number): number {
   const number = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isInteger(number) || number < min || number > max) {
-    console.error(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
-    process.exit(1);
+    throw new CliError(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
   }
   return number;
 }
@@ -291,8 +286,7 @@ function publicUrlOption(value: string | undefined): { publicUrl?: string } {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    console.error(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
-    process.exit(1);
+    throw new CliError(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
   }
   return { publicUrl: url.origin };
 }
@@ -300,19 +294,14 @@ function publicUrlOption(value: string | undefined): { publicUrl?: string } {
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`invalid port ${value}: use a number from 0 to 65535`);
-    process.exit(1);
+    throw new CliError(`invalid port ${value}: use a number from 0 to 65535`);
   }
   return port;
 }
 
+/** A start refused for a reason the person can act on is a CliError; anything else stays what it is, a bug. */
 function failStartup(error: unknown): never {
-  if (error instanceof MigrationRefusedError) {
-    console.error(error.message);
-  } else if ((error as { code?: unknown }).code === 'EADDRINUSE') {
-    console.error(`cannot listen: ${(error as Error).message}`);
-  } else {
-    logUnexpectedError(error);
-  }
-  process.exit(1);
+  if (error instanceof MigrationRefusedError) throw new CliError(error.message);
+  if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new CliError(`cannot listen: ${(error as Error).message}`);
+  throw error;
 }
