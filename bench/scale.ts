@@ -120,7 +120,8 @@ async function measureAtScale(dialect: 'sqlite' | 'postgres', options: ScaleOpti
         limitMs: 30,
         command: 'search',
         // At a million rows the first is "lead 99999", the issue's example (11 titles hold it).
-        bodies: [`lead ${Math.floor(options.rows / 10) - 1}`, 'Lead 12345:', 'northwind renewal', 'lead 4242', 'ACME PILOT'].map((value) => ({ filter: [{ field: 'title', op: 'contains', value }], limit: 50 })),
+        // Seeded titles are "Lead <n>": the others match from 11 titles ("Lead 12345") to over 11,000 at a million ("LEAD 31").
+        bodies: [`lead ${Math.floor(options.rows / 10) - 1}`, 'Lead 12345', 'lead 777', 'lead 4242', 'LEAD 31'].map((value) => ({ filter: [{ field: 'title', op: 'contains', value }], limit: 50 })),
         check: (body) => (body.value.total > 0 ? undefined : 'nothing found'),
       },
       {

@@ -2,12 +2,14 @@
  * `rmsgen` command line in TypeScript, run through tsx by bin/rmsgen.js for everything but the
  * server's commands (those run compiled: bin/server-main.ts). Each area registers its own
  * subcommands; this file only wires them, importing an area only when its commands can run:
- * `build`, `check`, `dev` and `init` never load the runtime, and help lists everything.
+ * `build`, `check`, `dev` and `init` never load the runtime (but its one-class cli-error.ts), and
+ * help lists everything. A command's CliError ends the process here (bin/exit.ts).
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { registerGeneratorCommands } from '../generator/cli.ts';
 import { registerDevCommand } from './dev.ts';
+import { exitOnError } from './exit.ts';
 import { registerInitCommand } from './init.ts';
 import { PROJECT } from './outputs.ts';
 import { createProgram } from './program.ts';
@@ -24,7 +26,7 @@ if (command !== 'build' && command !== 'check' && command !== 'dev' && command !
   registerServerCommands(program, { checkBuild: false });
 }
 
-await program.parseAsync(process.argv);
+await program.parseAsync(process.argv).catch((error: unknown) => exitOnError(error));
 
 /**
  * `rmsgen build` into the project's generated/ (this package's, or a service's: bin/project.js)

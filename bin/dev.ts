@@ -11,6 +11,8 @@
  *   start migrates additively) and, once it listens, takes over the port from the previous one,
  *   which is then stopped. A build that fails, or a server that does not start, leaves the last
  *   good server serving.
+ * - What a server's start leaves in place for `rmsgen migrate` (the table of a removed model) it
+ *   logs at every start; dev passes each such line on once, with the command that applies it.
  * - The port people use is a front (bin/dev-proxy.ts) that forwards to the current server and
  *   tells open pages of the web app to reload after each rebuild; `serve` and web/dist/ have no
  *   part of it.
@@ -24,6 +26,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { changedFiles, snapshot, watchTrees, type Snapshot, type TreeWatcher } from './dev-watch.ts';
 import { startDevFront, type DevFront } from './dev-proxy.ts';
+import { CliError } from '../runtime/cli-error.ts';
 import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, WEB_DIST_DIR } from './outputs.ts';
 
 /** Quiet time after the last change before a rebuild starts. */
@@ -73,6 +76,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     // A service's own sources are its modules; rmsgen's runtime and web app are only watched in rmsgen itself.
     roots: PROJECT.service ? [modulesDir] : [modulesDir, join(PACKAGE_ROOT, 'runtime'), join(PACKAGE_ROOT, 'web', 'src')],
     serveArgs: db === undefined ? [] : ['--db', db],
+    migrateCommand: migrateCommand(options.db),
   });
   process.once('SIGINT', () => void dev.stop('SIGINT'));
   process.once('SIGTERM', () => void dev.stop('SIGTERM'));
@@ -86,6 +90,8 @@ interface SessionOptions {
   readonly roots: readonly string[];
   /** `--db`, when given. */
   readonly serveArgs: readonly string[];
+  /** The command that applies what `serve` leaves in place, as the person would type it here. */
+  readonly migrateCommand: string;
 }
 
 interface Served {
@@ -110,6 +116,11 @@ class DevSession {
   /** The last build's server did not start: the next good build tries again, changed or not. */
   private retryServer = false;
   private stopping = false;
+  /**
+   * What the servers said they left in place for `rmsgen migrate` (the table of a removed model …):
+   * every restart says it again, dev says each once.
+   */
+  private readonly leftInPlace = new Set<string>();
 
   constructor(
     private readonly front: DevFront,
@@ -242,14 +253,25 @@ class DevSession {
     const exited = new Promise<void>((resolveExit) => child.on('close', () => resolveExit()));
     const served: Served = { child, port: 0, exited, stopping: false };
     const output: string[] = [];
+    let newlyLeftInPlace = 0;
     const onLine = (line: string, stream: NodeJS.WriteStream) => {
       const match = /^listening on http:\/\/[^\s]+:(\d+)$/.exec(line);
       if (match && listening) {
+        if (newlyLeftInPlace > 0) {
+          say(`\`${this.options.migrateCommand}\` applies what serve leaves in place: it drops tables and columns that hold nothing, and refuses what would lose data (dev names each once)`);
+        }
         listening(Number(match[1]));
         return;
       }
       // The child's own shutdown line: dev says what it stops.
       if (/^SIG[A-Z]+: shutting down$/.test(line)) return;
+      if (LEFT_IN_PLACE.test(line)) {
+        if (this.leftInPlace.has(line)) return;
+        this.leftInPlace.add(line);
+        newlyLeftInPlace += 1;
+        stream.write(`${line}\n`);
+        return;
+      }
       output.push(line);
       stream.write(`${line}\n`);
     };
@@ -312,6 +334,18 @@ class DevSession {
   }
 }
 
+/** How `serve` names what its additive migration left for `rmsgen migrate` (runtime/db/migrate/table-plan.ts's leftLine). */
+const LEFT_IN_PLACE = /^left in place for rmsgen migrate: /;
+
+/**
+ * `npx rmsgen migrate` on the database dev serves: with `--db` when dev was given one (written out
+ * unless it holds a password), else as it is (RMS_DB, or the default, is read the same way).
+ */
+function migrateCommand(db: string | undefined): string {
+  if (db === undefined) return 'npx rmsgen migrate';
+  return `npx rmsgen migrate --db ${/^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(db) ? '<the --db dev was given>' : db}`;
+}
+
 /** A server that exited before it listened, with what it printed (its reason: a migration refused …). */
 class StartFailed extends Error {
   constructor(
@@ -362,8 +396,7 @@ function say(line: string): void {
 }
 
 function fail(line: string): never {
-  process.stderr.write(`dev: ${line}\n`);
-  process.exit(1);
+  throw new CliError(`dev: ${line}`);
 }
 
 function parsePort(value: string): number {

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { listFiles } from '../generator/write.ts';
+import { CliError } from '../runtime/cli-error.ts';
 import { PACKAGE_ROOT } from './outputs.ts';
 
 const TEMPLATE_DIR = join(PACKAGE_ROOT, 'templates', 'service');
@@ -42,7 +43,7 @@ export function runInit(dir: string): void {
   const name = packageName(basename(target));
   const files = listFiles(TEMPLATE_DIR);
   if (files.length === 0) throw new Error(`no service template in ${TEMPLATE_DIR}: the rmsgen checkout is incomplete`);
-  const values: Readonly<Record<string, string>> = { name, dependency: fileDependency(target) };
+  const values: Readonly<Record<string, string>> = { name, dependency: fileDependency(target), dependencyScripts: scriptsKey(target) };
 
   // What exists before: on failure, everything below it that init made goes.
   const created = firstMissing(target);
@@ -86,6 +87,15 @@ function fileDependency(target: string): string {
   return `file:${path === '' ? '.' : path}`;
 }
 
+/**
+ * The `allowScripts` key that lets npm run this checkout's `prepare` when it installs the service:
+ * the link's own spec, relative to the service's node_modules/ (what `npm install-scripts approve`
+ * writes, and the form npm's `--strict-allow-scripts` check matches before it links anything).
+ */
+function scriptsKey(target: string): string {
+  return `file:${relative(join(target, 'node_modules'), PACKAGE_ROOT).split(sep).join('/')}`;
+}
+
 /** A folder name as an npm package name: lower case, letters, digits, `-`, `.` and `_`. */
 function packageName(folder: string): string {
   const name = folder
@@ -108,6 +118,5 @@ function firstMissing(path: string): string | undefined {
 }
 
 function fail(line: string): never {
-  process.stderr.write(`init: ${line}\n`);
-  process.exit(1);
+  throw new CliError(`init: ${line}`);
 }

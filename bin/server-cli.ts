@@ -4,6 +4,7 @@
  * a build older than its sources.
  */
 import type { Command } from 'commander';
+import { CliError } from '../runtime/cli-error.ts';
 import { registerRuntimeCommands } from '../runtime/cli.ts';
 import { REBUILD_COMMAND, serverBuildProblem, webAppBuildProblem } from './outputs.ts';
 
@@ -32,7 +33,7 @@ export function registerServerCommands(program: Command, options: ServerCommandO
 }
 
 /**
- * Stops the process, naming what is stale and the command that rebuilds it, unless
+ * Refuses the command (a CliError), naming what is stale and the command that rebuilds it, unless
  * `--allow-stale` was given (then it warns and goes on).
  */
 function refuseStaleBuild(command: Command): void {
@@ -44,9 +45,7 @@ function refuseStaleBuild(command: Command): void {
     for (const problem of problems) console.error(`warning: ${problem}; running it anyway (--allow-stale)`);
     return;
   }
-  for (const problem of problems) console.error(`${problem}.`);
-  console.error(`Run \`${REBUILD_COMMAND}\` to rebuild, or pass --allow-stale to ${command.name()} anyway.`);
-  process.exit(1);
+  throw new CliError([...problems.map((problem) => `${problem}.`), `Run \`${REBUILD_COMMAND}\` to rebuild, or pass --allow-stale to ${command.name()} anyway.`].join('\n'));
 }
 
 function isServe(command: Command): boolean {

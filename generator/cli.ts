@@ -85,7 +85,7 @@ function moduleSummary(module: ModuleIR): string {
 export function registerGeneratorCommands(program: Command): void {
   program
     .command('build')
-    .description('Validate modules/ and write generated/ (per model: schemas, model metadata, commands, Knex queries, MCP tools; plus catalogue, roles, registry)')
+    .description("Validate modules/ and write generated/ (per model: schemas, model metadata, commands, queries, MCP tools; plus roles and the registry); into the project's own generated/, then also compile the server and build the web app where stale")
     .option('--check', 'write nothing; exit 1 listing stale, missing or extra files when the output is out of date')
     .option('--modules <dir>', 'folder of module definitions', './modules')
     .option('--out <dir>', 'output folder', './generated')

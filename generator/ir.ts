@@ -72,11 +72,6 @@ export interface SelectFieldIR extends FieldIRBase {
   readonly options: readonly [string, ...string[]];
 }
 
-/** A select field that only actions change. */
-export interface GovernedFieldIR extends SelectFieldIR {
-  readonly governed: true;
-}
-
 export interface RefFieldIR extends FieldIRBase {
   readonly kind: 'ref';
   readonly personal: false;
@@ -98,14 +93,6 @@ export interface FieldIRByKind {
 }
 
 export type FieldIR = FieldIRByKind[FieldKind];
-
-export function isGoverned(field: FieldIR): field is GovernedFieldIR {
-  return field.governed;
-}
-
-export function isPersonal(field: FieldIR): field is PersonalFieldIR {
-  return field.personal;
-}
 
 /** Something worked out per field kind, each entry getting the field type of its kind: a `Record<FieldKind, …>` for fields. */
 export type FieldKindTable<T> = { readonly [K in FieldKind]: (field: FieldIRByKind[K]) => T };

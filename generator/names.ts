@@ -31,4 +31,4 @@ export function pascalCase(name: string): string {
 }
 
 // English phrases from labels: shared with the runtime, which words tool descriptions too.
-export { inSentence, plural, withArticle } from '../runtime/words.ts';
+export { inSentence, minorUnitsSentence, plural, withArticle } from '../runtime/words.ts';

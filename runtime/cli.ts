@@ -7,6 +7,7 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
+import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
@@ -98,8 +99,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         for (const change of changes) console.log(change);
       } catch (error) {
         if (!(error instanceof MigrationRefusedError)) throw error;
-        console.error(error.message);
-        process.exitCode = 1;
+        throw new CliError(error.message);
       } finally {
         await db.destroy();
       }
@@ -107,18 +107,19 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('seed')
-    .description('Fill a model with realistic records to try the service at size: the same --seed gives the same values; refs point at records of their targets (seeded first when there are none)')
+    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them')
     .requiredOption('--model <name>', 'model to fill, e.g. lead')
     .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
     .option('--seed <n>', 'picks the values (default 1)')
+    .option('--today <YYYY-MM-DD>', 'the day dates are spread around, a year either side (default: today, UTC)')
     .option('--db <url>', dbHelp)
-    .action(async (options: { model: string; count: string; seed?: string; db?: string }) => {
+    .action(async (options: { model: string; count: string; seed?: string; today?: string; db?: string }) => {
       const count = parseWhole(options.count, '--count', 1, MAX_SEED_COUNT);
       const seed = options.seed === undefined ? 1 : parseWhole(options.seed, '--seed', 0, 2_147_483_647);
+      const today = options.today === undefined ? undefined : parseDay(options.today, '--today');
       const registry = await loadRegistry();
       if (!registry.models[options.model]) {
-        console.error(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
-        process.exit(1);
+        throw new CliError(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
       }
       const db = openDatabase(databaseUrl(options.db));
       const progress = progressBar(process.stdout);
@@ -126,7 +127,14 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       try {
         // Brings a new or older database up to the definitions first, as serve would.
         await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
-        const seeded = await seedRecords(db, registry, { model: options.model, count, seed, onProgress: progress.update, log: (line) => progress.print(line) });
+        const seeded = await seedRecords(db, registry, {
+          model: options.model,
+          count,
+          seed,
+          ...(today === undefined ? {} : { today }),
+          onProgress: progress.update,
+          log: (line) => progress.print(line),
+        });
         progress.done();
         const seconds = (performance.now() - started) / 1000;
         const total = seeded.reduce((sum, step) => sum + step.count, 0);
@@ -135,8 +143,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       } catch (error) {
         progress.done();
         if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
-        console.error(error.message);
-        process.exitCode = 1;
+        throw new CliError(error.message);
       } finally {
         await db.destroy();
       }
@@ -149,16 +156,10 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .requiredOption('--before <YYYY-MM-DD>', 'remove the entries made before this day (UTC); not after today')
     .option('--db <url>', dbHelp)
     .action(async (options: { before: string; db?: string }) => {
-      const before = options.before.trim();
-      const day = new Date(`${before}T00:00:00.000Z`);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(before) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== before) {
-        console.error(`invalid --before ${options.before}: use a real calendar date YYYY-MM-DD`);
-        process.exit(1);
-      }
+      const before = parseDay(options.before, '--before');
       const today = new Date().toISOString().slice(0, 10);
       if (before > today) {
-        console.error(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
-        process.exit(1);
+        throw new CliError(`--before ${before} is after today (${today}): that would remove entries not yet made; use today or an earlier day`);
       }
       const registry = await loadRegistry();
       const db = openDatabase(databaseUrl(options.db));
@@ -202,15 +203,16 @@ function progressBar(out: NodeJS.WriteStream): { update(done: number, total: num
   };
 }
 
+/**
+ * Drains and closes the server. Nothing else keeps the process alive then (the database is closed,
+ * every connection cut), so it ends by itself: exit status 0, or 1 when closing failed.
+ */
 function shutDown(server: RunningServer, signal: string): void {
   console.log(`${signal}: shutting down`);
-  server.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logUnexpectedError(error);
-      process.exit(1);
-    },
-  );
+  server.close().catch((error: unknown) => {
+    logUnexpectedError(error);
+    process.exitCode = 1;
+  });
 }
 
 function databaseUrl(option: string | undefined): string {
@@ -255,8 +257,7 @@ function trustProxyOption(value: string | undefined): { trustProxy?: boolean | n
     // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
     express().set('trust proxy', trustProxy);
   } catch (error) {
-    console.error(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
-    process.exit(1);
+    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
   }
   return { trustProxy };
 }
@@ -274,16 +275,25 @@ function serviceIdentityOption(options: ServeOptions) {
     );
   } catch (error) {
     if (!(error instanceof ServiceSettingError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    throw new CliError(error.message);
   }
+}
+
+
+/** A real calendar date `YYYY-MM-DD`. */
+function parseDay(value: string, name: string): string {
+  const day = value.trim();
+  const date = new Date(`${day}T00:00:00.000Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) {
+    throw new CliError(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
+  }
+  return day;
 }
 
 function parseWhole(value: string, name: string, min: number, max: number): number {
   const number = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isInteger(number) || number < min || number > max) {
-    console.error(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
-    process.exit(1);
+    throw new CliError(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
   }
   return number;
 }
@@ -303,8 +313,7 @@ function publicUrlOption(value: string | undefined): { publicUrl?: string } {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    console.error(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
-    process.exit(1);
+    throw new CliError(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
   }
   return { publicUrl: url.origin };
 }
@@ -312,19 +321,14 @@ function publicUrlOption(value: string | undefined): { publicUrl?: string } {
 function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`invalid port ${value}: use a number from 0 to 65535`);
-    process.exit(1);
+    throw new CliError(`invalid port ${value}: use a number from 0 to 65535`);
   }
   return port;
 }
 
+/** A start refused for a reason the person can act on is a CliError; anything else stays what it is, a bug. */
 function failStartup(error: unknown): never {
-  if (error instanceof MigrationRefusedError) {
-    console.error(error.message);
-  } else if ((error as { code?: unknown }).code === 'EADDRINUSE') {
-    console.error(`cannot listen: ${(error as Error).message}`);
-  } else {
-    logUnexpectedError(error);
-  }
-  process.exit(1);
+  if (error instanceof MigrationRefusedError) throw new CliError(error.message);
+  if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new CliError(`cannot listen: ${(error as Error).message}`);
+  throw error;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FILTER_OPERATORS, type FilterOperator } from './api-shapes.ts';
+import { withArticle } from './words.ts';
 
 // Declared with the API's shapes, which the web app imports too; re-exported for the runtime's importers.
 export { FILTER_OPERATORS, type FilterOperator };
@@ -50,7 +51,7 @@ export const kinds = {
   select: <const O extends readonly [string, ...string[]]>(path: string, options: O) =>
     z.enum(options, { error: message(path, `must be one of: ${options.join(', ')}`) }),
   ref: (path: string, target: string) =>
-    z.string({ error: message(path, `must be the id of a ${target}`) }).min(1, { error: `${path} is required` }),
+    z.string({ error: message(path, `must be the id of ${withArticle(target)}`) }).min(1, { error: `${path} is required` }),
 } as const;
 
 /** The `id` of the record a command works on. */

@@ -12,7 +12,7 @@ export interface Invoice {
   party: string;
   /** Lead. Id of a lead record. */
   lead: string | null;
-  /** Amount. Integer amount in minor currency units (12.34 is 1234). */
+  /** Amount. Integer, minor units: 950.00 EUR is 95000. */
   amount: number;
   /** Issue date. Calendar date `YYYY-MM-DD`. */
   issue_date: string;

@@ -8,9 +8,9 @@ export const invoiceRecordJsonSchema: JsonSchema = {
   properties: {
     id: { type: 'string', description: 'Id of the invoice.' },
     number: { type: 'string', description: 'Number. Text.' },
-    party: { type: 'string', description: 'Party. Id of a party record.' },
-    lead: { type: ['string', 'null'], description: 'Lead. Id of a lead record.' },
-    amount: { type: 'integer', description: 'Amount. Integer amount in minor currency units (12.34 is 1234).' },
+    party: { type: 'string', description: 'Party. Id of a party record: find it with party__search.' },
+    lead: { type: ['string', 'null'], description: 'Lead. Id of a lead record: find it with lead__search.' },
+    amount: { type: 'integer', description: 'Amount. Integer, minor units: 950.00 EUR is 95000.' },
     issue_date: { type: 'string', format: 'date', description: 'Issue date. Date as YYYY-MM-DD.' },
     due_date: { type: ['string', 'null'], format: 'date', description: 'Due date. Date as YYYY-MM-DD.' },
     state: {
@@ -154,7 +154,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     name: 'invoice__list',
     command: 'invoice.list',
     title: 'List invoices',
-    description: 'List invoices with optional filter, order and paging. Returns {denied, value} with an array of invoices as value. Filter and order only on fields you can read in clear; masked fields fail as unknown fields.',
+    description: 'List invoices with optional filter, order and paging. Returns {denied, value} with an array of invoices as value. Use it to read invoices page by page; invoice__search takes the same input and also counts the matches. Filter and order only on fields you can read in clear; masked fields fail as unknown fields.',
     inputSchema: invoiceListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -174,7 +174,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     name: 'invoice__search',
     command: 'invoice.search',
     title: 'Search invoices',
-    description: 'Search invoices; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Filter and order only on fields you can read in clear; masked fields fail as unknown fields.',
+    description: 'Search invoices; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Use it when you need how many match; to read page by page without counting, invoice__list is lighter. Filter and order only on fields you can read in clear; masked fields fail as unknown fields.',
     inputSchema: invoiceListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -204,16 +204,20 @@ export const invoiceTools: readonly ToolMeta[] = [
       type: 'object',
       properties: {
         number: { type: 'string', minLength: 1, description: 'Number. Text.' },
-        party: { type: 'string', minLength: 1, description: 'Party. Id of a party record.' },
+        party: {
+          type: 'string',
+          minLength: 1,
+          description: 'Party. Id of a party record: find it with party__search.',
+        },
         lead: {
           anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
-          description: 'Lead. Id of a lead record. null clears it.',
+          description: 'Lead. Id of a lead record: find it with lead__search. null clears it.',
         },
         amount: {
           type: 'integer',
           minimum: -9007199254740991,
           maximum: 9007199254740991,
-          description: 'Amount. Integer amount in minor currency units (12.34 is 1234).',
+          description: 'Amount. Integer, minor units: 950.00 EUR is 95000.',
         },
         issue_date: {
           type: 'string',
@@ -254,16 +258,20 @@ export const invoiceTools: readonly ToolMeta[] = [
       properties: {
         id: { type: 'string', minLength: 1, description: 'Id of the invoice.' },
         number: { type: 'string', minLength: 1, description: 'Number. Text.' },
-        party: { type: 'string', minLength: 1, description: 'Party. Id of a party record.' },
+        party: {
+          type: 'string',
+          minLength: 1,
+          description: 'Party. Id of a party record: find it with party__search.',
+        },
         lead: {
           anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
-          description: 'Lead. Id of a lead record. null clears it.',
+          description: 'Lead. Id of a lead record: find it with lead__search. null clears it.',
         },
         amount: {
           type: 'integer',
           minimum: -9007199254740991,
           maximum: 9007199254740991,
-          description: 'Amount. Integer amount in minor currency units (12.34 is 1234).',
+          description: 'Amount. Integer, minor units: 950.00 EUR is 95000.',
         },
         issue_date: {
           type: 'string',
@@ -418,7 +426,7 @@ export const invoiceTools: readonly ToolMeta[] = [
                 properties: {
                   change_id: { type: 'string', description: 'Names the change, for revert.' },
                   at: { type: 'string', description: 'When, ISO-8601 UTC.' },
-                  command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+                  command: { type: 'string', description: 'The command that made the change, e.g. invoice.update.' },
                   by: {
                     type: 'object',
                     properties: {

@@ -12,7 +12,7 @@ export interface Lead {
   party: string | null;
   /** Stage. Governed: changed only through actions; a new record starts at the first option. */
   stage: 'new' | 'qualified' | 'won' | 'lost';
-  /** Expected revenue. Integer amount in minor currency units (12.34 is 1234). */
+  /** Expected revenue. Integer, minor units: 950.00 is 95000. */
   expected_revenue: number | null;
   /** Probability (%). Integer. */
   probability: number | null;

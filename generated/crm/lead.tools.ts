@@ -8,7 +8,7 @@ export const leadRecordJsonSchema: JsonSchema = {
   properties: {
     id: { type: 'string', description: 'Id of the lead.' },
     title: { type: 'string', description: 'Title. Text.' },
-    party: { type: ['string', 'null'], description: 'Party. Id of a party record.' },
+    party: { type: ['string', 'null'], description: 'Party. Id of a party record: find it with party__search.' },
     stage: {
       type: 'string',
       enum: ['new', 'qualified', 'won', 'lost'],
@@ -16,7 +16,7 @@ export const leadRecordJsonSchema: JsonSchema = {
     },
     expected_revenue: {
       type: ['integer', 'null'],
-      description: 'Expected revenue. Integer amount in minor currency units (12.34 is 1234).',
+      description: 'Expected revenue. Integer, minor units: 950.00 is 95000.',
     },
     probability: { type: ['integer', 'null'], description: 'Probability (%). Integer.' },
     close_date: { type: ['string', 'null'], format: 'date', description: 'Close date. Date as YYYY-MM-DD.' },
@@ -183,7 +183,7 @@ export const leadTools: readonly ToolMeta[] = [
     name: 'lead__list',
     command: 'lead.list',
     title: 'List leads',
-    description: 'List leads with optional filter, order and paging. Returns {denied, value} with an array of leads as value. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for.',
+    description: 'List leads with optional filter, order and paging. Returns {denied, value} with an array of leads as value. Use it to read leads page by page; lead__search takes the same input and also counts the matches. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for.',
     inputSchema: leadListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -203,7 +203,7 @@ export const leadTools: readonly ToolMeta[] = [
     name: 'lead__search',
     command: 'lead.search',
     title: 'Search leads',
-    description: 'Search leads; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for.',
+    description: 'Search leads; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Use it when you need how many match; to read page by page without counting, lead__list is lighter. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for.',
     inputSchema: leadListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -235,11 +235,11 @@ export const leadTools: readonly ToolMeta[] = [
         title: { type: 'string', minLength: 1, description: 'Title. Text.' },
         party: {
           anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
-          description: 'Party. Id of a party record. null clears it.',
+          description: 'Party. Id of a party record: find it with party__search. null clears it.',
         },
         expected_revenue: {
           anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],
-          description: 'Expected revenue. Integer amount in minor currency units (12.34 is 1234). null clears it.',
+          description: 'Expected revenue. Integer, minor units: 950.00 is 95000. null clears it.',
         },
         probability: {
           anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],
@@ -285,7 +285,7 @@ export const leadTools: readonly ToolMeta[] = [
         title: { type: 'string', minLength: 1, description: 'Title. Text.' },
         party: {
           anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
-          description: 'Party. Id of a party record. null clears it.',
+          description: 'Party. Id of a party record: find it with party__search. null clears it.',
         },
         stage: {
           type: 'string',
@@ -294,7 +294,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
         expected_revenue: {
           anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],
-          description: 'Expected revenue. Integer amount in minor currency units (12.34 is 1234). null clears it.',
+          description: 'Expected revenue. Integer, minor units: 950.00 is 95000. null clears it.',
         },
         probability: {
           anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],

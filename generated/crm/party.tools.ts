@@ -161,7 +161,7 @@ export const partyTools: readonly ToolMeta[] = [
     name: 'party__list',
     command: 'party.list',
     title: 'List parties',
-    description: 'List parties with optional filter, order and paging. Returns {denied, value} with an array of parties as value. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for.',
+    description: 'List parties with optional filter, order and paging. Returns {denied, value} with an array of parties as value. Use it to read parties page by page; party__search takes the same input and also counts the matches. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for.',
     inputSchema: partyListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -181,7 +181,7 @@ export const partyTools: readonly ToolMeta[] = [
     name: 'party__search',
     command: 'party.search',
     title: 'Search parties',
-    description: 'Search parties; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for.',
+    description: 'Search parties; returns matching rows and their total count. Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset. Use it when you need how many match; to read page by page without counting, party__list is lighter. Filter and order only on fields you can read in clear; masked fields fail as unknown fields. Personal fields (name, email, phone, notes) come back masked as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1; such a token may be sent to party__create or party__update to store the real value it stands for.',
     inputSchema: partyListJsonSchema,
     outputSchema: {
       type: 'object',
@@ -359,7 +359,7 @@ export const partyTools: readonly ToolMeta[] = [
                 properties: {
                   change_id: { type: 'string', description: 'Names the change, for revert.' },
                   at: { type: 'string', description: 'When, ISO-8601 UTC.' },
-                  command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
+                  command: { type: 'string', description: 'The command that made the change, e.g. party.update.' },
                   by: {
                     type: 'object',
                     properties: {

@@ -1,6 +1,6 @@
 /** What every emitter receives, with every default resolved once. */
 import { posix } from 'node:path';
-import type { ModelIR, ModuleIR, ProjectIR } from '../ir.ts';
+import type { ModelIR, ProjectIR } from '../ir.ts';
 import { camelCase } from '../names.ts';
 import type { SourceText } from './source.ts';
 
@@ -46,12 +46,6 @@ export function modelBase(model: ModelIR): string {
 export function modelExports(model: ModelIR) {
   const camel = camelCase(model.name);
   return { model: `${camel}Model`, commands: `${camel}Commands`, tools: `${camel}Tools`, queries: `${camel}Queries` };
-}
-
-export function moduleOf(ir: ProjectIR, model: ModelIR): ModuleIR {
-  const module = ir.modules.find((candidate) => candidate.name === model.module);
-  if (!module) throw new Error(`model ${model.name} has no module ${model.module}`);
-  return module;
 }
 
 /** Banner source of the project-wide files. */

@@ -1,6 +1,6 @@
 /** `<module>/<model>.schemas.ts`: the record interface and the zod input schema of every command. */
 import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
-import { pascalCase } from '../names.ts';
+import { minorUnitsSentence, pascalCase, withArticle } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { commandInput, inputSchemaName, inputTypeName, kindsImports, printLazyInput } from './inputs.ts';
 import { neverEmpty } from './model.ts';
@@ -24,11 +24,11 @@ const RECORD_NOTES: FieldKindTable<string | undefined> = {
   text: () => undefined,
   longtext: () => undefined,
   number: () => 'Integer.',
-  money: () => 'Integer amount in minor currency units (12.34 is 1234).',
+  money: (field) => minorUnitsSentence(field.currency),
   date: () => 'Calendar date `YYYY-MM-DD`.',
   bool: () => undefined,
   select: (field) => (field.governed ? 'Governed: changed only through actions; a new record starts at the first option.' : undefined),
-  ref: (field) => `Id of a ${field.target} record.`,
+  ref: (field) => `Id of ${withArticle(field.target)} record.`,
 };
 
 function fieldDocs(field: FieldIR): string {

@@ -8,7 +8,7 @@ import { COMMAND_KINDS, type CommandResultShape } from '../../runtime/command-ki
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
 import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
-import { camelCase, defaultLabel, inSentence, plural, withArticle } from '../names.ts';
+import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, commandInput, type CommandInput } from './inputs.ts';
 import { code, literal, type Code } from './print.ts';
@@ -21,11 +21,12 @@ const KIND_HINTS: FieldKindTable<string> = {
   text: () => 'Text.',
   longtext: () => 'Text, may span lines.',
   number: () => 'Integer.',
-  money: () => 'Integer amount in minor currency units (12.34 is 1234).',
+  money: (field) => minorUnitsSentence(field.currency),
   date: () => 'Date as YYYY-MM-DD.',
   bool: () => 'true or false.',
   select: (field) => `One of: ${field.options.join(', ')}.`,
-  ref: (field) => `Id of a ${field.target} record.`,
+  // Where an agent finds the id to send.
+  ref: (field) => `Id of ${withArticle(field.target)} record: find it with ${field.target}__search.`,
 };
 
 /** JSON Schema of a field's value: a type, with a format or the allowed values. */
@@ -159,31 +160,33 @@ interface ResultNames {
 }
 
 /** One entry of a record's history, as `<model>.history` answers it. */
-const HISTORY_ENTRY: Json = {
-  type: 'object',
-  properties: {
-    change_id: { type: 'string', description: 'Names the change, for revert.' },
-    at: { type: 'string', description: 'When, ISO-8601 UTC.' },
-    command: { type: 'string', description: 'The command that made the change, e.g. lead.update.' },
-    by: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string', enum: ['person', 'agent'] },
-        username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
-        agent_label: { type: ['string', 'null'], description: "The agent token's label." },
+function historyEntry(model: ModelIR): Json {
+  return {
+    type: 'object',
+    properties: {
+      change_id: { type: 'string', description: 'Names the change, for revert.' },
+      at: { type: 'string', description: 'When, ISO-8601 UTC.' },
+      command: { type: 'string', description: `The command that made the change, e.g. ${model.name}.update.` },
+      by: {
+        type: 'object',
+        properties: {
+          kind: { type: 'string', enum: ['person', 'agent'] },
+          username: { type: 'string', description: 'The person, or the person whose agent token it was.' },
+          agent_label: { type: ['string', 'null'], description: "The agent token's label." },
+        },
+        required: ['kind', 'username', 'agent_label'],
       },
-      required: ['kind', 'username', 'agent_label'],
+      plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
+      reverts: { type: 'string', description: 'The change this one put back.' },
+      changes: {
+        type: 'object',
+        description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+        additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
+      },
     },
-    plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
-    reverts: { type: 'string', description: 'The change this one put back.' },
-    changes: {
-      type: 'object',
-      description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
-      additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
-    },
-  },
-  required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
-};
+    required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
+  };
+}
 
 
 function envelopeOf(value: unknown): Json {
@@ -198,7 +201,7 @@ function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): J
     records: { type: 'array', items: record },
     page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-    history: { type: 'object', properties: { rows: { type: 'array', items: HISTORY_ENTRY }, total: { type: 'integer' } }, required: ['rows', 'total'] },
+    history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
   const envelope = envelopeOf(values[shape]);
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;

@@ -1,6 +1,6 @@
 /** A model's references by name: its title to one of its fields, ref fields to models it may see, read rights to known roles. */
 import { unknownNameHint } from '../suggest.ts';
-import type { ModelDraft } from './drafts.ts';
+import type { ModelDraft, RefusedNames } from './drafts.ts';
 import type { ProblemList } from './problem-list.ts';
 import { ID_FIELD } from './reserved.ts';
 
@@ -10,6 +10,8 @@ export interface FieldReferenceContext {
   readonly roles: readonly string[];
   /** The modules the model's module depends on, directly or not. */
   readonly visibleModules: ReadonlySet<string>;
+  /** Models and roles of refused definitions: references to them are not reported. */
+  readonly refused: RefusedNames;
 }
 
 export function checkFieldReferences(model: ModelDraft, context: FieldReferenceContext, problems: ProblemList): void {
@@ -28,7 +30,9 @@ export function checkFieldReferences(model: ModelDraft, context: FieldReferenceC
     const report = problems.at(source, { model: model.name, field: field.name });
     if (field.kind === 'ref') {
       const target = context.modelsByName.get(field.to);
-      if (!target) {
+      if (!target && context.refused.models.has(field.to)) {
+        // The target's own problem says enough.
+      } else if (!target) {
         report({ code: 'unknown-ref-target', message: `ref to unknown model "${field.to}"`, fix: unknownNameHint(field.to, [...context.modelsByName.keys()], 'models') });
       } else if (target.module !== model.module && !context.visibleModules.has(target.module.name)) {
         report({
@@ -39,7 +43,7 @@ export function checkFieldReferences(model: ModelDraft, context: FieldReferenceC
       }
     }
     for (const role of field.read ?? []) {
-      if (!context.roles.includes(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
+      if (!context.roles.includes(role) && !context.refused.roles.has(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
     }
   }
   checkIndexes(model, fieldNames, problems);

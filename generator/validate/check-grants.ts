@@ -39,6 +39,8 @@ export function checkGrants(
       granted.set(role, commandIds);
       for (const [modelName, grant] of Object.entries(grants)) {
         const model = modelsByName.get(modelName);
+        // A model whose definition was refused: its own problem says enough.
+        if (!model && project.refused.models.has(modelName)) continue;
         if (!model) {
           report({ code: 'unknown-grant-model', message: `grant on unknown model "${modelName}"`, fix: unknownNameHint(modelName, grantable, 'models this module may grant') });
           continue;
@@ -64,7 +66,7 @@ export function checkGrants(
         }
         for (const command of grant) {
           if (commands.includes(command)) commandIds.add(`${modelName}.${command}`);
-          else reportOnModel({ code: 'unknown-grant-command', message: `unknown command "${command}"`, fix: choiceHint(command, commands, `commands of ${modelName}`) });
+          else if (!model.brokenActions.has(command)) reportOnModel({ code: 'unknown-grant-command', message: `unknown command "${command}"`, fix: choiceHint(command, commands, `commands of ${modelName}`) });
         }
         moduleGrants.push({ role, model: modelName, commands: grant.filter((command) => commands.includes(command)) });
       }

@@ -33,7 +33,7 @@ export function checkProject(project: ProjectDraft, problems: ProblemList): Reso
   for (const module of project.modules) {
     const visibleModules = dependencies.reachable.get(module.name) ?? new Set<string>();
     for (const model of module.models) {
-      checkFieldReferences(model, { modelsByName, roles, visibleModules }, problems);
+      checkFieldReferences(model, { modelsByName, roles, visibleModules, refused: project.refused }, problems);
       for (const [action, field] of checkActions(model, problems)) movedFields.set(action, field);
     }
   }

@@ -12,6 +12,20 @@ export interface ProjectDraft {
   readonly modules: readonly ModuleDraft[];
   /** Every module found, including those whose definition was refused (a dependsOn may still name them). */
   readonly moduleNames: readonly string[];
+  /** What parts refused by the readers were named: the checks stay quiet about references to them. */
+  readonly refused: RefusedNames;
+}
+
+/**
+ * The names declared by parts whose definition was refused (a model with an unknown key, a module
+ * whose definition is not of the right shape). Another part that refers to one of them is not wrong
+ * for it: the refused part's own problem is the cause, and a second line about the reference (`grant
+ * on unknown model`, `ref to unknown model`) would only hide it.
+ */
+export interface RefusedNames {
+  readonly models: ReadonlySet<string>;
+  /** Roles a refused module grants. */
+  readonly roles: ReadonlySet<string>;
 }
 
 export interface ModuleDraft {
@@ -32,6 +46,8 @@ export interface ModelDraft {
   /** Fields whose definition was refused; later checks stay quiet about them. */
   readonly brokenFields: ReadonlySet<string>;
   readonly actions: readonly ActionDraft[];
+  /** Actions whose definition was refused; a grant naming one is not reported. */
+  readonly brokenActions: ReadonlySet<string>;
 }
 
 /** A field definition of the right shape, tagged by kind, with its name. */

@@ -3,7 +3,8 @@
  * (its name, keys that do not fit its kind, a select's options, a personal field's mask label),
  * and keep what passed as drafts. Problems between parts (a ref to an unknown model, an action
  * moving an unknown field) are the checks' business; a part refused here is left out of the
- * drafts, and the checks stay quiet about it.
+ * drafts, its name is kept (`refused`, `brokenFields`, `brokenActions`), and the checks stay quiet
+ * about references to it: its own problem is the first cause, the rest would be its consequences.
  */
 import { FIELD_KINDS, type FieldKind } from '../define.ts';
 import type { LoadedModule, LoadedModules } from '../load.ts';
@@ -16,6 +17,7 @@ import { actionShape, FIELD_SHAPES, modelShape, moduleShape, parseShape } from '
 
 export function readProject(loaded: LoadedModules, problems: ProblemList): ProjectDraft {
   const modules: ModuleDraft[] = [];
+  const refused: Refused = { models: new Set(), roles: new Set() };
   for (const module of loaded.modules) {
     for (const { line, key } of module.duplicateKeys) {
       problems.at(module.source, { line })({
@@ -24,13 +26,19 @@ export function readProject(loaded: LoadedModules, problems: ProblemList): Proje
         fix: 'JavaScript silently keeps only the last one; rename or remove one',
       });
     }
-    const draft = readModule(module, problems);
+    const draft = readModule(module, problems, refused);
     if (draft) modules.push(draft);
   }
-  return { dirName: loaded.dirName, modules, moduleNames: loaded.modules.map((module) => module.name) };
+  return { dirName: loaded.dirName, modules, moduleNames: loaded.modules.map((module) => module.name), refused };
 }
 
-function readModule(module: LoadedModule, problems: ProblemList): ModuleDraft | undefined {
+/** `RefusedNames`, while the readers fill it. */
+interface Refused {
+  readonly models: Set<string>;
+  readonly roles: Set<string>;
+}
+
+function readModule(module: LoadedModule, problems: ProblemList, refused: Refused): ModuleDraft | undefined {
   const report = problems.at(module.source);
   if (!IDENTIFIER.test(module.name)) {
     report({
@@ -49,12 +57,19 @@ function readModule(module: LoadedModule, problems: ProblemList): ModuleDraft | 
     return undefined;
   }
   const def = parseShape(moduleShape, module.definition, report);
-  if (!def) return undefined;
+  if (!def) {
+    // What it would have declared, as far as it can be read.
+    const { models, roles } = module.definition;
+    if (isPlainObject(models)) for (const name of Object.keys(models)) refused.models.add(name);
+    if (isPlainObject(roles)) for (const name of Object.keys(roles)) refused.roles.add(name);
+    return undefined;
+  }
   const models: ModelDraft[] = [];
   const draft: ModuleDraft = { name: module.name, source: module.source, def, models };
   for (const [name, raw] of Object.entries(def.models)) {
     const model = readModel(draft, name, raw, problems);
     if (model) models.push(model);
+    else refused.models.add(name);
   }
   return draft;
 }
@@ -86,11 +101,13 @@ function readModel(module: ModuleDraft, name: string, raw: unknown, problems: Pr
     else brokenFields.add(fieldName);
   }
   const actions: ActionDraft[] = [];
+  const brokenActions = new Set<string>();
   for (const [actionName, actionRaw] of Object.entries(def.actions ?? {})) {
     const action = readAction(problems.at(module.source, { model: name, action: actionName }), actionName, actionRaw);
     if (action) actions.push(action);
+    else brokenActions.add(actionName);
   }
-  return { name, module, def, fields, brokenFields, actions };
+  return { name, module, def, fields, brokenFields, actions, brokenActions };
 }
 
 /** Keys of some kinds only, refused with a message of their own (before the shape check, which would only say "unknown key"). */

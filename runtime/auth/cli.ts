@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
+import { CliError } from '../cli-error.ts';
 import { DEFAULT_DB_URL, openDatabase } from '../db/connect.ts';
 import type { Registry } from '../registry.ts';
 import {
@@ -125,7 +126,7 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** Opens the database, makes sure the auth tables exist, runs `action`; input errors print one line and exit 1. */
+/** Opens the database, makes sure the auth tables exist, runs `action`; an input error becomes a CliError, one line. */
 async function runUserCommand(options: DbOption, action: (db: Knex) => Promise<void>): Promise<void> {
   let db: Knex | undefined;
   try {
@@ -139,8 +140,7 @@ async function runUserCommand(options: DbOption, action: (db: Knex) => Promise<v
     await action(db);
   } catch (err) {
     if (!(err instanceof AuthInputError)) throw err;
-    process.stderr.write(`error: ${err.message}\n`);
-    process.exitCode = 1;
+    throw new CliError(`error: ${err.message}`);
   } finally {
     await db?.destroy();
   }

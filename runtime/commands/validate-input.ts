@@ -2,7 +2,8 @@
  * Input validation of every command kind. The generated zod schema checks shape and field kinds
  * with SPEC's error texts; this adds what depends on the caller and the model's rules:
  * - a field the caller does not read does not exist for it (`unknown field <model>.<field>`);
- * - governed fields are not set by `create`; an action takes only its required fields;
+ * - governed fields are not set by `create`; an action takes only its required fields
+ *   (`lead.qualify does not take lead.title`);
  * - `""` in a text field means empty;
  * - `null` means empty: absent on create, "clear the field" on update (refused when required).
  */
@@ -72,9 +73,9 @@ function validateRecordInput(ctx: CommandContext, raw: Record<string, unknown>):
       continue;
     }
     const field = model.fields.get(key);
-    if (!field || !ctx.fields.readableNames.has(key) || (actionFields !== undefined && !actionFields.includes(key))) {
-      throw badRequest(`unknown field ${name}.${key}`);
-    }
+    if (!field || !ctx.fields.readableNames.has(key)) throw badRequest(`unknown field ${name}.${key}`);
+    // A field the caller reads, but not one this action writes: say so, rather than that it does not exist.
+    if (actionFields !== undefined && !actionFields.includes(key)) throw badRequest(`${meta.id} does not take ${name}.${key}`);
     if (kind === 'create' && field.governed) {
       const actions = model.meta.actions.filter((action) => action.field === key).map((action) => action.name);
       throw badRequest(`${name}.${key} is set by actions${actions.length ? ` (${actions.join(', ')})` : ''}, not by create`);

@@ -61,9 +61,11 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
       break;
     case 'list':
       parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
+      parts.push(`Use it to read ${plural(phrase)} page by page; ${model.name}__search takes the same input and also counts the matches.`);
       break;
     case 'search':
       parts.push('Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset.');
+      parts.push(`Use it when you need how many match; to read page by page without counting, ${model.name}__list is lighter.`);
       break;
     case 'delete':
       parts.push('Returns {denied, value} with {id} as value.');

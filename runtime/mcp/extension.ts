@@ -6,6 +6,7 @@ import type { Registry } from '../registry.ts';
 import type { ServerExtension } from '../extension.ts';
 import { ALLOWED_ORIGINS_ENV, parseAllowedOrigins } from './origins.ts';
 import { createToolCatalogue } from './tools.ts';
+import { minorUnitsExample } from '../words.ts';
 
 export interface McpExtensionOptions {
   /**
@@ -77,14 +78,30 @@ function loadedOnFirstRequest(load: () => Promise<Router>): RequestHandler {
 /** The MCP endpoint with the allowed origins from the environment. */
 export const mcpExtension: ServerExtension = createMcpExtension();
 
-/** What a model needs to know before its first call (sent once, at `initialize`). */
+/**
+ * What a model needs to know before its first call (sent once, at `initialize`, to every caller).
+ * Its examples are the service's own, taken from fields every caller may read, so that they name
+ * nothing withheld from anyone; a service without personal or money fields is told nothing of them.
+ */
 export function instructionsFor(registry: Registry): string {
   const modules = registry.modules.map((module) => `${module.label} (${module.models.join(', ')})`).join('; ');
+  const fields = registry.modules
+    .flatMap((module) => module.models)
+    .flatMap((name) => registry.models[name]?.fields.map((field) => ({ model: name, field })) ?? [])
+    .filter(({ field }) => field.readRoles === undefined && !field.hiddenFromAgents);
+  const personal = fields.find(({ field }) => field.personal && field.maskLabel !== undefined);
+  const currencies = new Set(fields.filter(({ field }) => field.kind === 'money').map(({ field }) => field.currency));
+  const required = fields.find(({ field }) => field.required);
   return [
     `Business records of ${modules}.`,
     'Each tool <model>__<command> runs one command with your rights; you see only the tools you may use.',
-    'Results are {denied, value}: personal fields come back as tokens like NAME_1 (send a token back in the same field to store the real value it stands for); fields you may not read are absent and named in denied.',
+    `Results are {denied, value}: ${
+      personal
+        ? `personal fields come back as tokens like ${personal.field.maskLabel}_1 (send a token back in the same field to store the real value it stands for); `
+        : ''
+    }fields you may not read are absent and named in denied.`,
+    ...(currencies.size > 0 ? [`Money fields hold integers in minor units: ${minorUnitsExample(currencies.size === 1 ? [...currencies][0] : undefined)}.`] : []),
     'A command that needs a person\'s approval changes nothing: it returns {"status": "approval_required", "plan_id"} and a person approves the plan.',
-    'Refused input comes back as a tool error with the reason, e.g. "lead.title is required".',
+    `Refused input comes back as a tool error with the reason, e.g. "${required ? `${required.model}.${required.field.name} is required` : 'id is required'}".`,
   ].join(' ');
 }

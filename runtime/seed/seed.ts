@@ -1,6 +1,6 @@
 /**
- * `rmsgen seed`: fills a model's table with realistic records (values from `values.ts`) to try the
- * service at size or to benchmark it. Records go straight into the tables, in large transactions,
+ * `rmsgen seed`: fills a model's table with plausible records (values from `values.ts`, by each
+ * field's kind and name) to try the service at size or to benchmark it. Records go straight into the tables, in large transactions,
  * as an operator's import would: not through the command path, so they have no audit rows and no
  * history. Refs point at records of their targets; a target with none is seeded first.
  */
@@ -12,7 +12,7 @@ import { indexesOf, type IndexDesign } from '../db/migrate/index-design.ts';
 import { newId } from '../ids.ts';
 import { toDb } from '../query/values.ts';
 import type { ModelMeta, Registry } from '../registry.ts';
-import { seedableCount, valuesMaker, type SeedTargets } from './values.ts';
+import { seedableCount, todayUtc, valuesMaker, type SeedTargets } from './values.ts';
 
 export const MAX_SEED_COUNT = 10_000_000;
 
@@ -24,6 +24,8 @@ export interface SeedOptions {
   readonly count: number;
   /** Picks the values: the same seed gives the same values (ids are new on every run). Default 1. */
   readonly seed?: number;
+  /** The day (`YYYY-MM-DD`) dates are spread around, within a year either side. Default today (UTC). */
+  readonly today?: string;
   /** Called after each transaction with the records written so far, of `total` (targets included). */
   readonly onProgress?: (done: number, total: number) => void;
   /** A line for the person running it, e.g. that a ref's target is seeded first. */
@@ -70,6 +72,7 @@ export async function seedRecords(db: Knex, registry: Registry, options: SeedOpt
   const total = plan.reduce((sum, step) => sum + step.count, 0);
   if (dialectOf(db) === 'sqlite') await db.raw('pragma cache_size = -262144');
   const seed = options.seed ?? 1;
+  const today = options.today ?? todayUtc();
   let done = 0;
   for (const step of plan) {
     const stepModel = registry.models[step.model] as ModelMeta;
@@ -87,7 +90,7 @@ export async function seedRecords(db: Knex, registry: Registry, options: SeedOpt
     // the missing indexes again.
     const rebuilt = step.count >= Math.max(options.rebuildIndexesFrom ?? BULK_LOAD, first - 1) ? orderedIndexes(db, stepModel) : [];
     for (const index of rebuilt) await db.raw(`drop index if exists ${sqlIdentifier(index.name)}`);
-    await insertRecords(db, stepModel, { first, count: step.count, seed, targets }, (written) => {
+    await insertRecords(db, stepModel, { first, count: step.count, seed, today, targets }, (written) => {
       options.onProgress?.(done + written, total);
     });
     if (rebuilt.length > 0) {
@@ -101,7 +104,8 @@ export async function seedRecords(db: Knex, registry: Registry, options: SeedOpt
 }
 
 /**
- * What to seed, in order: the ref targets that have no records yet (a tenth as many, at least one;
+ * What to seed, in order: the ref targets that have no records yet (a tenth as many, but at least
+ * ten, or as many as the model's records when they are fewer, so that refs spread over several;
  * their own empty targets before them), then the model. A ref to the model itself, or a cycle,
  * points only at records that existed before.
  */
@@ -114,7 +118,7 @@ async function planSeeding(db: Knex, registry: Registry, model: ModelMeta, count
       const target = field.kind === 'ref' ? registry.models[field.target ?? ''] : undefined;
       if (!target || visiting.has(target.name) || plan.some((step) => step.model === target.name)) continue;
       if ((await countRows(db, target.table.name)) > 0) continue;
-      const targetCount = Math.max(1, Math.ceil(currentCount / 10));
+      const targetCount = Math.min(currentCount, Math.max(10, Math.ceil(currentCount / 10)));
       log(`${target.name} has no records for ${current.name}.${field.name} to point at: seeding ${targetCount.toLocaleString('en-US')} ${target.name} records first`);
       await visit(target, targetCount);
     }
@@ -149,6 +153,7 @@ interface Batch {
   readonly first: number;
   readonly count: number;
   readonly seed: number;
+  readonly today: string;
   readonly targets: SeedTargets;
 }
 
@@ -172,7 +177,7 @@ async function insertRecords(db: Knex, model: ModelMeta, batch: Batch, progress:
     model.table.name,
     model.table.indexes.flatMap((index) => (typeof index !== 'string' && index.unique && index.fields.length === 1 ? index.fields : [])),
   );
-  const makeValues = valuesMaker(model, batch.seed, batch.targets);
+  const makeValues = valuesMaker(model, batch.seed, batch.targets, batch.today);
   let written = 0;
   while (written < batch.count) {
     const inTransaction = Math.min(RECORDS_PER_TRANSACTION, batch.count - written);

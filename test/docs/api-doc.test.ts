@@ -299,6 +299,7 @@ describe('error texts', () => {
     'id is required': () => t.command(admin, 'lead.get', {}),
     'id must be a string': () => t.command(admin, 'lead.get', { id: 5 }),
     'unknown field <model>.<field>': () => create({ title: 'x', margin: 1 }),
+    '<model>.<action> does not take <model>.<field>': () => t.command(admin, 'lead.qualify', { id: lead.id, title: 'x' }),
     '<model>.<field> is required': () => create({}),
     '<model>.<field> must be a string': () => create({ title: 5 }),
     '<model>.<field> must be valid Unicode text': () => raw('/api/lead/create', '{"title":"\\ud800"}', json),

@@ -121,6 +121,70 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     ]);
   });
 
+  // A refused part (an unknown key, a missing one) is the first cause: references to it from
+  // other parts, in the same module or another, are not reported as problems of their own.
+  it.each<{ case: string; modules: Record<string, string>; lines: string[] }>([
+    {
+      case: 'a model with an unknown key, granted and referred to in its module',
+      modules: {
+        lettings: `export default { models: {
+          unit: { colour: 'red', fields: { code: { kind: 'text', required: true } } },
+          lease: { fields: { unit: { kind: 'ref', to: 'unit' } } },
+        }, roles: { manager: { unit: '*', lease: ['get'] } } };`,
+      },
+      lines: ['modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, actions, indexes, list)'],
+    },
+    {
+      case: 'a model missing its fields, granted and referred to from a module that depends on it',
+      modules: {
+        estate: `export default { models: { property: { label: 'Property' } } };`,
+        lettings: `export default { dependsOn: ['estate'], models: {
+          unit: { fields: { property: { kind: 'ref', to: 'property', required: true } } },
+        }, roles: { manager: { property: ['get', 'list'], unit: '*' } } };`,
+      },
+      lines: ['modules/estate/module.ts: model property: missing "fields" (add fields: { <name>: { kind: \'text\' } })'],
+    },
+    {
+      case: 'a module with an unknown key: its models, granted and referred to elsewhere, and its roles, read elsewhere',
+      modules: {
+        estate: `export default { colour: 'red', models: { property: { fields: { name: { kind: 'text' } } } }, roles: { owner: { property: '*' } } };`,
+        lettings: `export default { dependsOn: ['estate'], models: {
+          unit: { fields: { property: { kind: 'ref', to: 'property' }, code: { kind: 'text', read: ['owner'] } } },
+        }, roles: { manager: { property: ['get'], unit: '*' } } };`,
+      },
+      lines: ['modules/estate/module.ts: unknown key "colour" (valid keys: label, description, dependsOn, currency, models, roles)'],
+    },
+    {
+      case: 'an action missing its description, granted',
+      modules: {
+        lettings: `export default { models: { lease: {
+          fields: { state: { kind: 'select', options: ['draft', 'active'], governed: true } },
+          actions: { activate: { from: 'draft', to: 'active' } },
+        } }, roles: { manager: { lease: ['get', 'activate'] } } };`,
+      },
+      lines: ["modules/lettings/module.ts: model lease, action activate: missing \"description\" (add description: 'What the action does')"],
+    },
+    {
+      case: 'a refused part does not hide the problems that are not its consequences',
+      modules: {
+        lettings: `export default { models: {
+          unit: { colour: 'red', fields: {} },
+          lease: { fields: { unit: { kind: 'ref', to: 'unit' }, tenant: { kind: 'ref', to: 'tenant' } } },
+        }, roles: { manager: { unit: '*', lease: ['get', 'end'], tenant: ['get'] } } };`,
+      },
+      lines: [
+        'modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, actions, indexes, list)',
+        'modules/lettings/module.ts: model lease, field tenant: ref to unknown model "tenant" (known models: lease)',
+        'modules/lettings/module.ts: role manager, model lease: unknown command "end" (commands of lease: get, list, search, create, update, delete, history, revert)',
+        'modules/lettings/module.ts: role manager: grant on unknown model "tenant" (known models this module may grant: lease)',
+      ],
+    },
+  ])('check reports the first cause, not its consequences: $case', async ({ modules, lines }) => {
+    const result = await rmsgen(['check', '--modules', 'modules'], moduleTree(modules));
+    expect(result.stderr.trimEnd().split('\n')).toEqual(lines);
+    expect(result.status).toBe(1);
+  });
+
   it('build: index, unique, search, indexes and list reach the generated model and its queries', async () => {
     const dir = moduleTree({
       shop: `export default { models: { order: { fields: { number: { kind: 'text', unique: true, search: true }, placed: { kind: 'date', index: true }, state: { kind: 'select', options: ['open', 'paid'] }, total: { kind: 'money', currency: 'EUR' } }, indexes: [['state', 'placed']], list: ['placed', 'total'] } } };`,

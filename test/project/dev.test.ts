@@ -9,7 +9,7 @@
  * the end whatever happened.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -394,6 +394,45 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
         else expect(lines[index], dev.stdout).toMatch(want);
       });
       expect(existsSync(db)).toBe(true);
+    } finally {
+      killGroup(dev.child.pid!);
+    }
+  });
+
+  it('what serve leaves in place for rmsgen migrate is named once, with the command that applies it, however often the server restarts', async () => {
+    const project = await copyProject();
+    // A module that goes away while dev runs: its table stays, left for rmsgen migrate.
+    mkdirSync(join(project, 'modules/notes'));
+    writeFileSync(join(project, 'modules/notes/module.ts'), "export default { models: { memo: { fields: { body: { kind: 'text' } } } } };\n");
+    const db = join(project, 'data/dev.sqlite');
+    const dev = new Dev(project, ['--port', '0', '--db', `sqlite:${db}`]);
+    try {
+      await dev.line(/^dev: serving http:\/\/127\.0\.0\.1:\d+ /);
+      rmSync(join(project, 'modules/notes'), { recursive: true });
+      await dev.line(/^dev: rebuilt in .*; server restarted at /);
+      // Two more restarts, one of them a change of its own.
+      const source = readFileSync(join(project, CRM), 'utf8');
+      writeFileSync(join(project, CRM), source.replace("        tax_id: {", "        website: { kind: 'text' },\n        tax_id: {"));
+      await dev.line(/^dev: rebuilt in .*; server restarted at /, 2);
+      writeFileSync(join(project, CRM), source);
+      await dev.line(/^dev: rebuilt in .*; server restarted at /, 3);
+
+      const left = 'left in place for rmsgen migrate: table memo (model memo is not in this version\'s definitions)';
+      const hint = `dev: \`npx rmsgen migrate --db sqlite:${db}\` applies what serve leaves in place: it drops tables and columns that hold nothing, and refuses what would lose data (dev names each once)`;
+      const lines = dev.lines();
+      expect(lines.filter((line) => line.startsWith('left in place'))).toEqual([
+        left,
+        // The website column the next change removed again.
+        'left in place for rmsgen migrate: column party.website (not in this version\'s definitions)',
+      ]);
+      expect(lines.filter((line) => line.includes('applies what serve leaves in place'))).toEqual([hint, hint]);
+      expect(lines.indexOf(hint)).toBe(lines.indexOf(left) + 1);
+
+      // The command does what the line says, beside the running server.
+      const migrated = spawnSync(process.execPath, [join(project, 'bin/rmsgen.js'), 'migrate', '--db', `sqlite:${db}`], { cwd: project, env: cleanEnv(), encoding: 'utf8', timeout: 120_000 });
+      expect({ status: migrated.status, stderr: migrated.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(migrated.stdout).toContain('dropped empty table memo (model removed)');
+      expect(await dev.stop()).toBe(0);
     } finally {
       killGroup(dev.child.pid!);
     }

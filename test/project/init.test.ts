@@ -127,6 +127,8 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
       type: 'module',
       scripts: { dev: 'rmsgen dev', build: 'rmsgen build', check: 'rmsgen check', start: 'rmsgen serve', test: 'rmsgen build --check && node --test test/' },
       dependencies: { rmsgen: dependency },
+      // The link as npm names it, from node_modules/: rmsgen's `prepare` may run on `npm install`.
+      allowScripts: { [`file:${relative(join(service, 'node_modules'), ROOT)}`]: true },
     });
     // No demo modules; the example imports rmsgen through the dependency.
     expect(readdirSync(join(service, 'modules'))).toEqual(['helpdesk']);
@@ -153,6 +155,21 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     const missing = run(dir, RMSGEN, ['init']);
     expect(missing.status).toBe(1);
     expect(missing.stderr.split('\n')[0]).toBe("error: missing required argument 'dir'");
+  });
+
+  it('npm installs it offline, even where install scripts not in allowScripts are refused (--strict-allow-scripts)', () => {
+    // In a service of its own, so that the hand-made link of the next test stays as it is.
+    const installed = join(dir, 'npm-installed');
+    expect(run(dir, RMSGEN, ['init', 'npm-installed']).status).toBe(0);
+    const npm = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--strict-allow-scripts'], {
+      cwd: installed,
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    expect(npm.stderr).not.toMatch(/install-scripts|allowScripts/);
+    expect(npm.status).toBe(0);
+    expect(realpathSync(join(installed, 'node_modules/rmsgen'))).toBe(realpathSync(ROOT));
   });
 
   it('builds, checks and serves as a service of its own; refuses a stale build of its own; rmsgen dev serves it', async () => {

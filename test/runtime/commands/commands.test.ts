@@ -239,13 +239,13 @@ describe('governed fields and actions', () => {
     const id = await newLead();
     await refused('lead.lose', { id }, 'lead.lost_reason is required');
     await refused('lead.lose', { id, lost_reason: '' }, 'lead.lost_reason is required');
-    await refused('lead.lose', { id, lost_reason: 'x', title: 'y' }, 'unknown field lead.title');
+    await refused('lead.lose', { id, lost_reason: 'x', title: 'y' }, 'lead.lose does not take lead.title');
     expect(await ok('lead.lose', { id, lost_reason: 'too expensive' })).toMatchObject({ stage: 'lost', lost_reason: 'too expensive', title: 'Deal' });
   });
 
   it('an action without inputs takes only the id', async () => {
     const id = await newLead();
-    await refused('lead.qualify', { id, stage: 'won' }, 'unknown field lead.stage');
+    await refused('lead.qualify', { id, stage: 'won' }, 'lead.qualify does not take lead.stage');
   });
 
   it('update of a governed field runs the matching action', async () => {

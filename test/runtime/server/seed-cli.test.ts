@@ -33,7 +33,7 @@ async function post(url: string, path: string, body: unknown, token?: string) {
 describe('rmsgen seed', () => {
   it('seeds, says what and how fast, and serve serves it', async () => {
     const db = `sqlite:${join(dir, 'seeded.sqlite')}`;
-    const seeded = rmsgen(['seed', '--model', 'lead', '--count', '1200', '--db', db]);
+    const seeded = rmsgen(['seed', '--model', 'lead', '--count', '1200', '--today', '2026-06-15', '--db', db]);
     expect(seeded.stderr).toBe('');
     expect(seeded.status).toBe(0);
     const lines = seeded.stdout.trimEnd().split('\n');
@@ -61,10 +61,14 @@ describe('rmsgen seed', () => {
       const total = await post(url, '/api/lead/search', { limit: 1 }, token);
       expect(total.status).toBe(200);
       expect(total.body.value.total).toBe(1200);
-      // "Lead 12: …", "Lead 120: …", "Lead 121: …" … "Lead 129: …": 11 titles hold "lead 12".
-      const found = await post(url, '/api/lead/search', { filter: [{ field: 'title', op: 'contains', value: 'LEAD 12:' }], limit: 50 }, token);
+      // Titles are "Lead 1" … "Lead 1200": "lead 119" is in "Lead 119" and "Lead 1190" … "Lead 1199".
+      const found = await post(url, '/api/lead/search', { filter: [{ field: 'title', op: 'contains', value: 'LEAD 119' }], order: [{ field: 'title' }], limit: 50 }, token);
       expect(found.status).toBe(200);
-      expect(found.body.value.rows.map((row: { title: string }) => row.title.split(':')[0])).toEqual(['Lead 12']);
+      expect(found.body.value.rows.map((row: { title: string }) => row.title)).toEqual(['Lead 119', ...Array.from({ length: 10 }, (_, i) => `Lead ${1190 + i}`)]);
+      // Dates within a year either side of --today.
+      for (const filter of [{ field: 'close_date', op: 'lt', value: '2025-06-15' }, { field: 'close_date', op: 'gt', value: '2027-06-15' }]) {
+        expect((await post(url, '/api/lead/search', { filter: [filter], limit: 1 }, token)).body.value.total).toBe(0);
+      }
       // Keyset pages walk every lead exactly once.
       const seen = new Set<string>();
       // An empty `after` asks for keyset paging from the start.
@@ -91,6 +95,13 @@ describe('rmsgen seed', () => {
       const bad = rmsgen(['seed', '--model', 'lead', '--count', count, '--db', db]);
       expect(bad.status).toBe(1);
       expect(bad.stderr).toBe(`invalid --count ${count}: use a whole number from 1 to 10000000\n`);
+    }
+    for (const today of ['2026-02-30', 'today', '15/06/2026']) {
+      expect(rmsgen(['seed', '--model', 'lead', '--count', '5', '--today', today, '--db', db])).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: `invalid --today ${today}: use a real calendar date YYYY-MM-DD\n`,
+      });
     }
     const missing = rmsgen(['seed', '--model', 'lead', '--db', db]);
     expect(missing.status).toBe(1);
