@@ -320,6 +320,13 @@ describe('error texts', () => {
 
     // Filters, order and paging
     'unknown key <key>': () => list({ foo: 1 }),
+    'unknown field <model>.<field>: it is personal data, masked for you, so it cannot be filtered or ordered by its value; to find records by it, use token_filter with eq or in and a masking token you were given': () =>
+      t.command(agent, 'party.list', { filter: [{ field: 'name', op: 'eq', value: 'Ada' }] }),
+    'token_filter must be an array': () => list({ token_filter: {} }),
+    '<model>.<field> is not masked for you: filter it with filter': () => list({ token_filter: [{ field: 'title', op: 'eq', value: 'TITLE_1' }] }),
+    '<model>.<field>: token_filter takes eq or in': () => t.command(agent, 'party.list', { token_filter: [{ field: 'name', op: 'ne', value: 'NAME_1' }] }),
+    '<model>.<field>: token_filter takes masking tokens (<model>.<field> values you were given, such as the ones reads show you)': () =>
+      t.command(agent, 'party.list', { token_filter: [{ field: 'name', op: 'eq', value: 'Ada' }] }),
     'filter must be an array': () => list({ filter: {} }),
     'filter may have at most 50 conditions': () => list({ filter: Array.from({ length: 51 }, () => ({ field: 'title', op: 'is_null' })) }),
     'filter condition must be an object': () => filter(1),

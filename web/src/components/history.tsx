@@ -266,7 +266,8 @@ function HistoryItem(props: {
           <When at={undoneBy.at} now={now} />.
         </p>
       )}
-      {lines.length > 0 ? <ChangeList lines={lines} /> : <p class="muted small">Only fields withheld from you changed.</p>}
+      {/* The server leaves out entries that changed only fields the caller may not read. */}
+      <ChangeList lines={lines} />
     </li>
   );
 }
