@@ -56,7 +56,7 @@ export const DEFAULT_ADMIN_PASSWORD_FILE = 'data/initial-admin-password';
  */
 function keepGeneratedPassword(file: string, password: string): string {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${password}\n`, { mode: 0o600 });
     chmodSync(file, 0o600); // a file left from an earlier database keeps its mode on overwrite
   } catch (error) {

@@ -3,7 +3,7 @@
  * Everything above this file talks to knex and keeps SQL portable; dialect differences that
  * cannot be avoided go through `dialectOf`.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -73,7 +73,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
       },
     });
   }
-  if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+  if (target.location !== ':memory:') createPrivately(target.location);
   const reader: ReaderSlot = {};
   const db = knexFactory({
     client: 'better-sqlite3',
@@ -102,6 +102,17 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
   });
   readers.set(db, reader);
   return db;
+}
+
+/**
+ * The database file holds password hashes and every personal value: it is made readable by the
+ * server's user only (0600), in folders made for it 0700. SQLite gives its `-wal` and `-shm` files
+ * the mode of the database file, so they are private too. A file or folder that exists keeps its
+ * mode: the operator chose it.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
 }
 
 /** Runs a read-only `select` on SQLite, synchronously; values are bound as better-sqlite3 binds them. */
