@@ -11,7 +11,7 @@ import type { PreparedCommand, RecordService } from '../commands/types.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
-import { listInput } from '../kinds.ts';
+import { listInput, planId } from '../kinds.ts';
 import { parseOr400 } from '../query/values.ts';
 import { ADMIN_ROLE, rightsOf } from '../rights.ts';
 import type { Registry } from '../registry.ts';
@@ -35,14 +35,14 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/plans/:id');
-    const row = await visiblePlan(service, caller, String(req.params.planId));
+    const row = await visiblePlan(service, caller, parseOr400(planId, req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
     sendJson(res, 200, { plan: await planView(service, caller, row, names) } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
     const person = await personOnly(callers, req, res);
-    const row = await visiblePlan(service, person, String(req.params.planId));
+    const row = await visiblePlan(service, person, parseOr400(planId, req.params.planId));
     if (row.status !== 'pending') throw alreadyDecided(row);
     const prepared = JSON.parse(row.input) as PreparedCommand;
     // History names the agent that proposed the change (with the person who made its token), and the plan.
@@ -77,7 +77,7 @@ export function createAgentRouter(service: RecordService, callers: Callers): Rou
 
   router.post('/api/reject/:planId', async function reject(req: Request, res: Response) {
     const person = await personOnly(callers, req, res);
-    const row = await visiblePlan(service, person, String(req.params.planId));
+    const row = await visiblePlan(service, person, parseOr400(planId, req.params.planId));
     if (row.status !== 'pending') throw alreadyDecided(row);
     const won = await decidePlan(db, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(db, row.id)) ?? row);

@@ -8,6 +8,7 @@ import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-sh
 import type { PersonCaller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { sendJson } from '../http/send.ts';
+import { textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
 import { allowedCommands } from '../rights.ts';
 import {
@@ -35,6 +36,8 @@ export const MAX_LABEL_LENGTH = 200;
 /** Longer inputs cannot be right (usernames are ≤ 64 characters, bcrypt reads 72 bytes); refused before any work. */
 const MAX_USERNAME_INPUT_LENGTH = 200;
 const MAX_CREDENTIAL_LENGTH = 1024;
+/** Token ids are stored in columns of 26 characters (see tables.ts). */
+const TOKEN_ID_LENGTH = 26;
 
 export interface AuthRouterDeps {
   readonly db: Knex;
@@ -100,7 +103,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
   router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {
     const person = await requirePerson(req, res);
     const body = readBody(req.body, ['id']);
-    const id = requireString(body, 'id', 100);
+    const id = requireString(body, 'id', TOKEN_ID_LENGTH);
     if (!(await revokeAgentToken(db, person.userId, id))) throw notFound();
     sendJson(res, 200, { ok: true });
   });
@@ -123,9 +126,8 @@ function requireString(body: Record<string, unknown>, key: string, maxLength: nu
   if (value === undefined || value === null) throw badRequest(`${key} is required`);
   if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
   if (value.length === 0) throw badRequest(`${key} must not be empty`);
-  if (value.length > maxLength) throw badRequest(`${key} must be at most ${maxLength} characters`);
-  // A lone surrogate (`"\ud800"`) cannot be stored as UTF-8: it would come back altered.
-  if (!value.isWellFormed()) throw badRequest(`${key} must be valid Unicode text`);
+  const problem = textProblem(value, maxLength);
+  if (problem !== undefined) throw badRequest(`${key} ${problem}`);
   return value;
 }
 

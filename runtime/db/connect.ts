@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import type Pg from 'pg';
+import { rememberStatement } from '../errors.ts';
 
 // Each driver is loaded when a database of its kind is opened (knex does the same for its own
 // use): a SQLite server never loads pg, a PostgreSQL one never loads better-sqlite3.
@@ -54,6 +55,13 @@ export interface OpenOptions {
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): Knex {
+  const db = openKnex(url, options);
+  // The log names the statement of a database error, which its message (it may quote values) cannot.
+  db.on('query-error', (error: unknown, query: { sql?: unknown }) => rememberStatement(error, query.sql));
+  return db;
+}
+
+function openKnex(url: string, options: OpenOptions): Knex {
   const target = parseDatabaseUrl(url);
   if (target.dialect === 'postgres') {
     const statementTimeout = options.statementTimeoutMs ?? 30_000;
