@@ -24,6 +24,7 @@ import { ADMIN_ROLE } from '../rights.ts';
 import { bearerToken } from './authenticate.ts';
 import { limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
 import { isScopePattern } from './scopes.ts';
+import { MAX_USERNAME_LENGTH } from './people.ts';
 import { revokeToken, signIn } from './sessions.ts';
 import { tokenKindOf } from './tokens.ts';
 
@@ -33,8 +34,7 @@ export const ADDRESS_THROTTLED = 'too many failed sign-ins from this address; tr
 
 export const MAX_SCOPES = 100;
 export const MAX_LABEL_LENGTH = 200;
-/** Longer inputs cannot be right (usernames are ≤ 64 characters, bcrypt reads 72 bytes); refused before any work. */
-const MAX_USERNAME_INPUT_LENGTH = 200;
+/** bcrypt reads 72 bytes: a longer password cannot be right; refused before any work. */
 const MAX_CREDENTIAL_LENGTH = 1024;
 /** Token ids are stored in columns of 26 characters (see tables.ts). */
 const TOKEN_ID_LENGTH = 26;
@@ -61,7 +61,8 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     // Issue 4: signing in is 404 to an agent token, as creating tokens and approving are.
     if (tokenKindOf(bearerToken(req.get('authorization')) ?? '') === 'agent') throw notFound();
     const body = readBody(req.body, ['username', 'password']);
-    const username = requireString(body, 'username', MAX_USERNAME_INPUT_LENGTH);
+    // No account has a longer name: refused before any hashing (a password check costs bcrypt's time).
+    const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
     const result = await signIn(db, username, password, { address: clientAddress(req) });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
