@@ -105,7 +105,9 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const person = await requirePerson(req, res);
     const body = readBody(req.body, ['id']);
     const id = requireString(body, 'id', TOKEN_ID_LENGTH);
-    if (!(await revokeAgentToken(db, person.userId, id))) throw notFound();
+    // An admin may revoke any person's agent token (a leaked one, say); anyone else their own.
+    const owner = person.roles.includes(ADMIN_ROLE) ? undefined : person.userId;
+    if (!(await revokeAgentToken(db, owner, id))) throw notFound();
     sendJson(res, 200, { ok: true });
   });
 
