@@ -13,7 +13,7 @@ import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, startServer, systemTableSetups, type RunningServer } from './server.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type HttpTimeouts, type RunningServer } from './server.ts';
 
 interface ServeOptions extends DatabaseOptions {
   readonly port?: string;
@@ -27,6 +27,8 @@ interface ServeOptions extends DatabaseOptions {
   readonly name?: string;
   readonly colour?: string;
   readonly locale?: string;
+  readonly requestTimeout?: string;
+  readonly keepAliveTimeout?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -50,7 +52,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--statement-timeout <ms>', statementTimeoutHelp)
     .option('--agent-requests-per-minute <n>', `requests an agent token may make per minute unless it has its own limit; 0 for unlimited (default: env ${AGENT_REQUESTS_ENV}, else ${DEFAULT_AGENT_LIMITS.requestsPerMinute})`)
     .option('--agent-writes-per-minute <n>', `creates, updates, deletes, actions and proposals an agent token may make per minute; 0 for unlimited (default: env ${AGENT_WRITES_ENV}, else ${DEFAULT_AGENT_LIMITS.writesPerMinute})`)
-    .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client (true, a hop count, or addresses/subnets such as loopback,10.0.0.0/8), for the sign-in throttle (default: env ${TRUST_PROXY_ENV}, else none)`)
+    .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client, for the sign-in throttle: the proxies' addresses/subnets such as loopback,10.0.0.0/8, or a hop count; true trusts any sender, so only when nothing reaches the server but through the proxy (default: env ${TRUST_PROXY_ENV}, else none)`)
+    .option('--request-timeout <ms>', `how long a client may take to send a whole request, body included, before it is answered 408 and its connection closed; 0 for none (default: env ${REQUEST_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.requestMs})`)
+    .option('--keep-alive-timeout <ms>', `how long an idle keep-alive connection is kept; behind a load balancer, longer than its idle timeout (default: env ${KEEP_ALIVE_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.keepAliveMs})`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -81,6 +85,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
         adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
         serviceInfo: identity,
+        timeouts: timeouts(options),
       }).catch(failStartup);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
     });
@@ -248,6 +253,19 @@ function agentLimits(options: ServeOptions): RateLimits {
   };
 }
 
+const REQUEST_TIMEOUT_ENV = 'RMS_REQUEST_TIMEOUT_MS';
+const KEEP_ALIVE_TIMEOUT_ENV = 'RMS_KEEP_ALIVE_TIMEOUT_MS';
+
+/** The HTTP timeouts from the options, else the environment, else the server's defaults. */
+function timeouts(options: ServeOptions): Partial<HttpTimeouts> {
+  const request = options.requestTimeout ?? env(REQUEST_TIMEOUT_ENV);
+  const keepAlive = options.keepAliveTimeout ?? env(KEEP_ALIVE_TIMEOUT_ENV);
+  return {
+    ...(request !== undefined ? { requestMs: parseWhole(request, `--request-timeout / ${REQUEST_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
+    ...(keepAlive !== undefined ? { keepAliveMs: parseWhole(keepAlive, `--keep-alive-timeout / ${KEEP_ALIVE_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
+  };
+}
+
 /** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
 function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
   if (value === undefined) return {};
@@ -257,7 +275,7 @@ function trustProxyOption(value: string | undefined): { trustProxy?: boolean | n
     // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
     express().set('trust proxy', trustProxy);
   } catch (error) {
-    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use true, a hop count, or addresses and subnets such as loopback,10.0.0.0/8)`);
+    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use the proxies' addresses and subnets such as loopback,10.0.0.0/8, a hop count, or true)`);
   }
   return { trustProxy };
 }

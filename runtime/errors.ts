@@ -9,9 +9,18 @@ export class HttpError extends Error {
     /** Extra fields merged into the JSON body next to `error`. */
     readonly body?: Record<string, unknown>,
   ) {
-    super(message);
+    super(storableText(message));
     this.name = 'HttpError';
   }
+}
+
+/**
+ * An error text as it can be stored: NUL (which PostgreSQL's text cannot hold) and lone surrogates
+ * (which UTF-8 cannot) written as `\u0000`-style escapes. An error text may echo what a caller sent
+ * (`unknown field lead.<key>`), and every refused command's text goes to the audit trail.
+ */
+function storableText(text: string): string {
+  return text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** 400 with `{"error": message}`. */
@@ -23,20 +32,71 @@ export function badRequest(message: string): HttpError {
 export function notFound(): HttpError {
   return new HttpError(404, 'not found');
 }
-// x
+
+/**
+ * Fields of a database driver's error that name things (a table, a constraint, a routine), never
+ * values: what the log keeps of such an error besides its stack's frames.
+ */
+const DATABASE_ERROR_NAMES = ['routine', 'table', 'column', 'constraint', 'dataType'] as const;
+
+/** The statement (placeholders, never values) each database error came from, when knex ran it (connect.ts). */
+const statements = new WeakMap<object, string>();
+
+/** Keeps the statement of a database error for the log, which may not show its message (see `describeUnexpectedError`). */
+export function rememberStatement(error: unknown, sql: unknown): void {
+  if (typeof error === 'object' && error !== null && typeof sql === 'string') statements.set(error, sql);
+}
+
+/**
+ * A database driver's error, whose message may quote the values of the statement: PostgreSQL's
+ * (`invalid input syntax for type date: "…"`; its `detail`: `Key (email)=(…) already exists`), and
+ * SQLite's (`fts5: syntax error near "…"`, `no such column: …` of a search). pg's errors carry a
+ * five-character SQLSTATE and a severity, better-sqlite3's a `SQLITE_` code.
+ */
+function isDatabaseError(error: Error & { code?: unknown; severity?: unknown }): boolean {
+  const code = error.code;
+  if (typeof code !== 'string') return false;
+  return code.startsWith('SQLITE_') || (typeof error.severity === 'string' && /^[0-9A-Z]{5}$/.test(code));
+}
+
+/**
+ * Database errors whose messages name things (a constraint, a table, an index) and never quote a
+ * value, so the log keeps them: PostgreSQL's connection (08), integrity (23: the value is only in
+ * `detail`), transaction (25, 40), resource and limit (53, 54, 55), cancelled (57: a statement
+ * timeout) and system (58) classes and unknown tables and columns; SQLite's constraints, locks and
+ * I/O. Every other message — a data exception (22) quotes the input, SQLite's plain SQLITE_ERROR
+ * may quote a search — is left out.
+ */
+const MESSAGES_WITHOUT_VALUES = /^(08|23|25|40|53|54|55|57|58)|^42P01$|^42703$|^SQLITE_(CONSTRAINT|BUSY|LOCKED|FULL|READONLY|IOERR|CORRUPT|CANTOPEN|NOTADB|PERM|ABORT|INTERRUPT|NOMEM|TOOBIG)/;
 
 /**
  * How the server logs an unexpected error (a bug, a lost database): its stack, and its code when it
- * has one, and nothing else of it. Database drivers attach values of rows to their errors (pg's
- * `detail`: `Key (email)=(…) already exists`), and a personal value, a password or a token must
- * never reach a log; knex is told not to write bound values into messages either (connect.ts,
- * `compileSqlOnError`). A thrown value that is not an Error may be anything, so only its type is shown.
+ * has one, and nothing else of it. A personal value, a password or a token must never reach a log:
+ * database drivers attach values to their errors, so of a database error the log keeps its name,
+ * its code, the names it carries (table, constraint, …), its statement (placeholders, never values)
+ * and the frames of its stack, and its message only where that never quotes a value
+ * (`MESSAGES_WITHOUT_VALUES`); never its `detail`. (knex is told not to write bound values into
+ * messages either: connect.ts, `compileSqlOnError`.) A thrown value that is not an Error may be
+ * anything, so only its type is shown.
  */
 export function describeUnexpectedError(error: unknown): string {
   if (!(error instanceof Error)) return `unexpected error: a thrown ${typeof error}, not an Error`;
   const code = (error as { code?: unknown }).code;
   const stack = error.stack ?? `${error.name}: ${error.message}`;
-  return typeof code === 'string' || typeof code === 'number' ? `${stack}\n  code: ${code}` : stack;
+  if (!isDatabaseError(error)) return typeof code === 'string' || typeof code === 'number' ? `${stack}\n  code: ${code}` : stack;
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  const named = DATABASE_ERROR_NAMES.flatMap((key) => {
+    const value = (error as unknown as Record<string, unknown>)[key];
+    return typeof value === 'string' ? [`  ${key}: ${value}`] : [];
+  });
+  const statement = statements.get(error);
+  return [
+    MESSAGES_WITHOUT_VALUES.test(String(code)) ? `${error.name}: ${error.message}` : `${error.name} (a database error; its message is not logged: it may quote values)`,
+    ...frames,
+    `  code: ${String(code)}`,
+    ...named,
+    ...(statement === undefined ? [] : [`  statement: ${statement}`]),
+  ].join('\n');
 }
 
 /** The server's default error log (stderr): see `describeUnexpectedError`. */

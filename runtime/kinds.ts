@@ -26,19 +26,88 @@ function message(path: string, wrong: string) {
 const SAFE = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
 
 /**
- * A non-empty string of well-formed Unicode. JSON may carry a lone surrogate (`"\ud800"`), which
- * UTF-8 storage cannot hold: it would come back altered, so it is refused instead.
+ * The longest text a field takes, in characters (Unicode code points, as PostgreSQL's `varchar`
+ * counts them). Both databases would store more; these keep a body of one field from filling a
+ * table, and keep indexed values within what PostgreSQL indexes.
  */
-function textOf(path: string) {
-  return z
-    .string({ error: message(path, 'must be a string') })
-    .min(1, { error: `${path} is required` })
-    .refine((value) => value.isWellFormed(), { error: `${path} must be valid Unicode text` });
+export const TEXT_LIMITS = {
+  /** A `text` field: a name, a title, a line. */
+  text: 10_000,
+  /** A `longtext` field: notes, a description; about what a request body (1 MB) carries. */
+  longtext: 1_000_000,
+  /**
+   * The text fields of one btree index together (a `unique` or `index` field, an `indexes` entry):
+   * PostgreSQL refuses an index row over 2704 bytes, and a character is up to 4 bytes in UTF-8, so
+   * 500 characters (2000 bytes) leave room for the index's other columns and the record id.
+   */
+  indexed: 500,
+} as const;
+
+/** Ids are stored in columns of 64 characters (the ids rmsgen makes have 26). */
+export const MAX_ID_LENGTH = 64;
+
+/** The most characters each text field of a btree index over `textFields` text fields may hold (see `TEXT_LIMITS.indexed`). */
+export function indexedTextMaxLength(textFields: number): number {
+  return Math.floor(TEXT_LIMITS.indexed / Math.max(1, textFields));
+}
+
+/** Characters as PostgreSQL counts them: a surrogate pair (an emoji, say) is one. */
+export function characterCount(value: string): number {
+  let count = value.length;
+  for (let i = 0; i < value.length - 1; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * What is wrong with a string as stored text, as the end of an error text (`<name> <problem>`), or
+ * undefined. PostgreSQL cannot store NUL in text, and JSON may carry a lone surrogate (`"\ud800"`),
+ * which UTF-8 cannot hold (it would come back altered): both are refused, on either database, as
+ * is text longer than `maxLength` characters.
+ */
+export function textProblem(value: string, maxLength: number): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain NUL characters';
+  if (!value.isWellFormed()) return 'must be valid Unicode text';
+  if (value.length > maxLength && characterCount(value) > maxLength) return `must be at most ${maxLength} characters`;
+  return undefined;
+}
+
+/** A string schema refusing what `textProblem` finds, with `name` in the error text. */
+export function storableText<T extends z.ZodString>(schema: T, name: string, maxLength: number) {
+  return schema.superRefine((value, ctx) => {
+    const problem = textProblem(value, maxLength);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${name} ${problem}`, input: value });
+  });
+}
+
+/** A non-empty string of storable text (see `textProblem`). */
+function textOf(path: string, maxLength: number) {
+  return storableText(z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }), path, maxLength);
+}
+
+/** An id a caller sends: a non-empty string that fits the columns ids are stored in. */
+function idOf(name: string, wrong = 'must be a string') {
+  return storableText(z.string({ error: message(name, wrong) }).min(1, { error: `${name} is required` }), name, MAX_ID_LENGTH);
+}
+
+const NOT_A_DATE = 'must be a real calendar date YYYY-MM-DD';
+
+/** A text field's options: `maxLength` when it is indexed (the generator passes `indexedTextMaxLength`). */
+export interface TextOptions {
+  readonly maxLength?: number;
 }
 
 export const kinds = {
-  text: textOf,
-  longtext: textOf,
+  text: (path: string, options: TextOptions = {}) => textOf(path, options.maxLength ?? TEXT_LIMITS.text),
+  longtext: (path: string, options: TextOptions = {}) => textOf(path, options.maxLength ?? TEXT_LIMITS.longtext),
   number: (path: string) =>
     z.int({ error: message(path, 'must be an integer') }).min(SAFE.min, { error: `${path} must be a safe integer` }).max(SAFE.max, { error: `${path} must be a safe integer` }),
   money: (path: string) =>
@@ -46,16 +115,20 @@ export const kinds = {
       .int({ error: message(path, 'must be an integer amount in minor units (12.34 is 1234)') })
       .min(SAFE.min, { error: `${path} must be a safe integer` })
       .max(SAFE.max, { error: `${path} must be a safe integer` }),
-  date: (path: string) => z.iso.date({ error: message(path, 'must be a real calendar date YYYY-MM-DD') }),
+  // Years 0001 to 9999: the format allows 0000, which PostgreSQL's date does not hold (there is no year 0).
+  date: (path: string) =>
+    z.iso.date({ error: message(path, NOT_A_DATE) }).refine((value) => !value.startsWith('0000'), { error: `${path} ${NOT_A_DATE}` }),
   bool: (path: string) => z.boolean({ error: message(path, 'must be true or false') }),
   select: <const O extends readonly [string, ...string[]]>(path: string, options: O) =>
     z.enum(options, { error: message(path, `must be one of: ${options.join(', ')}`) }),
-  ref: (path: string, target: string) =>
-    z.string({ error: message(path, `must be the id of ${withArticle(target)}`) }).min(1, { error: `${path} is required` }),
+  ref: (path: string, target: string) => idOf(path, `must be the id of ${withArticle(target)}`),
 } as const;
 
 /** The `id` of the record a command works on. */
-export const recordId = z.string({ error: message('id', 'must be a string') }).min(1, { error: 'id is required' });
+export const recordId = idOf('id');
+
+/** The id of a plan in a path (`/api/plans/<plan id>`). */
+export const planId = idOf('plan id');
 
 /** `unrecognized_keys` → `unknown field <model>.<key>`; used as the error of every generated record input object. */
 export function unknownFieldError(model: string) {
@@ -123,7 +196,7 @@ export function historyInput(model: string) {
 /** Input of `<model>.revert`: the record and the change (a `change_id` of its history) whose fields to put back. */
 export function revertInput(model: string) {
   return z.strictObject(
-    { id: recordId, change_id: z.string({ error: message('change_id', 'must be a string') }).min(1, { error: 'change_id is required' }) },
+    { id: recordId, change_id: idOf('change_id') },
     { error: unknownFieldError(model) },
   );
 }

@@ -57,7 +57,7 @@ export const DEFAULT_ADMIN_PASSWORD_FILE = 'data/initial-admin-password';
  */
 function keepGeneratedPassword(file: string, password: string): string {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${password}\n`, { mode: 0o600 });
     chmodSync(file, 0o600); // a file left from an earlier database keeps its mode on overwrite
   } catch (error) {
@@ -96,6 +96,38 @@ export interface ServerOptions {
   readonly serviceInfo?: ServiceInfo;
   /** How long `close()` waits for in-flight requests before cutting connections. Default 10 s. */
   readonly shutdownGraceMs?: number;
+  /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
+  readonly timeouts?: Partial<HttpTimeouts>;
+}
+
+/** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
+export interface HttpTimeouts {
+  /**
+   * Receiving a whole request, headers and body: a client that has not sent it all by then is
+   * answered 408 and its connection closed, so that requests whose bodies never arrive cannot hold
+   * connections (and memory) for long. 30 s carry a 1 MB body at about 35 kB/s.
+   */
+  readonly requestMs: number;
+  /** Receiving a request's headers (at most `requestMs`). */
+  readonly headersMs: number;
+  /** Keeping an idle keep-alive connection. Behind a load balancer, make it longer than the balancer's own idle timeout. */
+  readonly keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
+
+/** node:http's options for the timeouts (see `HttpTimeouts`). */
+function httpServerOptions(given: Partial<HttpTimeouts> = {}): { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+  const { requestMs, headersMs, keepAliveMs } = { ...DEFAULT_TIMEOUTS, ...given };
+  const headersTimeout = requestMs === 0 ? headersMs : headersMs === 0 ? requestMs : Math.min(headersMs, requestMs);
+  const shortest = Math.min(...[requestMs, headersTimeout].filter((ms) => ms > 0), 4_000);
+  return {
+    requestTimeout: requestMs,
+    headersTimeout,
+    keepAliveTimeout: keepAliveMs,
+    // node:http checks the first two on this interval (by default every 30 s: a request could outlive its timeout by that much).
+    connectionsCheckingInterval: Math.max(10, Math.floor(shortest / 4)),
+  };
 }
 
 export interface RunningServer {
@@ -146,9 +178,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     // Plain command calls are answered before Express (see http/command-route.ts); the rest is the app's.
     const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });
-    const httpServer = createServer((req, res) => {
+    const { keepAliveTimeout, ...serverOptions } = httpServerOptions(options.timeouts);
+    const httpServer = createServer(serverOptions, (req, res) => {
       if (!commandRoute(req, res)) app(req, res);
     });
+    httpServer.keepAliveTimeout = keepAliveTimeout;
     server = httpServer;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

@@ -40,7 +40,7 @@ export type InvoiceSearchInput = z.infer<typeof invoiceSearchInput>;
 export const invoiceCreateInput = z.lazy(() =>
   z.strictObject(
     {
-      number: kinds.text('invoice.number'),
+      number: kinds.text('invoice.number', { maxLength: 500 }),
       party: kinds.ref('invoice.party', 'party'),
       lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
       amount: kinds.money('invoice.amount'),
@@ -58,7 +58,7 @@ export const invoiceUpdateInput = z.lazy(() =>
   z.strictObject(
     {
       id: recordId,
-      number: kinds.text('invoice.number').optional(),
+      number: kinds.text('invoice.number', { maxLength: 500 }).optional(),
       party: kinds.ref('invoice.party', 'party').optional(),
       lead: kinds.ref('invoice.lead', 'lead').nullable().optional(),
       amount: kinds.money('invoice.amount').optional(),

@@ -4,7 +4,7 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
-import { historyInput, kinds, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
+import { historyInput, indexedTextMaxLength, kinds, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { call, code, quote, type Code } from './print.ts';
@@ -74,16 +74,25 @@ export function inputTypeName(model: ModelIR, command: CommandIR): string {
   return `${pascalCase(model.name)}${pascalCase(command.name)}Input`;
 }
 
-/** A field's value schema, printed (for `<model>.schemas.ts`) and live (for the tools' JSON Schema), from the same builder. */
+/**
+ * A field's value schema, printed (for `<model>.schemas.ts`) and live (for the tools' JSON Schema),
+ * from the same builder. `maxLength`: an indexed text field's (see `indexedMaxLength`).
+ */
 interface KindBuilder {
-  print(path: string): string;
-  build(path: string): z.ZodType;
+  print(path: string, maxLength?: number): string;
+  build(path: string, maxLength?: number): z.ZodType;
 }
+
+const textOptions = (maxLength: number | undefined) => (maxLength === undefined ? {} : { maxLength });
+const printTextOptions = (maxLength: number | undefined) => (maxLength === undefined ? '' : `, { maxLength: ${maxLength} }`);
 
 /** One builder per field kind. */
 const KIND_BUILDERS: FieldKindTable<KindBuilder> = {
-  text: () => ({ print: (path) => `kinds.text(${quote(path)})`, build: (path) => kinds.text(path) }),
-  longtext: () => ({ print: (path) => `kinds.longtext(${quote(path)})`, build: (path) => kinds.longtext(path) }),
+  text: () => ({ print: (path, maxLength) => `kinds.text(${quote(path)}${printTextOptions(maxLength)})`, build: (path, maxLength) => kinds.text(path, textOptions(maxLength)) }),
+  longtext: () => ({
+    print: (path, maxLength) => `kinds.longtext(${quote(path)}${printTextOptions(maxLength)})`,
+    build: (path, maxLength) => kinds.longtext(path, textOptions(maxLength)),
+  }),
   number: () => ({ print: (path) => `kinds.number(${quote(path)})`, build: (path) => kinds.number(path) }),
   money: () => ({ print: (path) => `kinds.money(${quote(path)})`, build: (path) => kinds.money(path) }),
   date: () => ({ print: (path) => `kinds.date(${quote(path)})`, build: (path) => kinds.date(path) }),
@@ -98,9 +107,24 @@ const KIND_BUILDERS: FieldKindTable<KindBuilder> = {
   }),
 };
 
+/**
+ * The most characters a text field in a btree index (`unique`, `index`, an `indexes` entry) may
+ * hold, shared among the text fields of its largest such index (runtime/kinds.ts,
+ * `indexedTextMaxLength`); undefined for a field in none, which takes its kind's default.
+ */
+function indexedMaxLength(model: ModelIR, field: FieldIR): number | undefined {
+  if (field.kind !== 'text' && field.kind !== 'longtext') return undefined;
+  const isText = (name: string) => model.fields.some((other) => other.name === name && (other.kind === 'text' || other.kind === 'longtext'));
+  const textFieldsPerIndex = [
+    ...(field.index || field.unique ? [1] : []),
+    ...model.indexes.filter((fields) => fields.includes(field.name)).map((fields) => fields.filter(isText).length),
+  ];
+  return textFieldsPerIndex.length === 0 ? undefined : indexedTextMaxLength(Math.max(...textFieldsPerIndex));
+}
+
 function printProperty(model: ModelIR, property: InputProperty): string {
   if (!property.field) return 'recordId';
-  let text = forFieldKind(KIND_BUILDERS, property.field).print(`${model.name}.${property.name}`);
+  let text = forFieldKind(KIND_BUILDERS, property.field).print(`${model.name}.${property.name}`, indexedMaxLength(model, property.field));
   if (property.nullable) text += '.nullable()';
   if (property.optional) text += '.optional()';
   return text;
@@ -108,7 +132,7 @@ function printProperty(model: ModelIR, property: InputProperty): string {
 
 function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
   if (!property.field) return recordId;
-  let schema: z.ZodType = forFieldKind(KIND_BUILDERS, property.field).build(`${model.name}.${property.name}`);
+  let schema: z.ZodType = forFieldKind(KIND_BUILDERS, property.field).build(`${model.name}.${property.name}`, indexedMaxLength(model, property.field));
   if (property.nullable) schema = schema.nullable();
   if (property.optional) schema = schema.optional();
   return schema;

@@ -91,9 +91,14 @@ function ownLimits(row: Pick<TokenRow, 'requests_per_minute' | 'writes_per_minut
   return { requestsPerMinute: number(row.requests_per_minute), writesPerMinute: number(row.writes_per_minute) };
 }
 
-/** Revokes one of the person's own agent tokens. False when there is no such token of theirs. */
-export async function revokeAgentToken(db: Knex, userId: string, tokenId: string): Promise<boolean> {
-  const row = await db<TokenRow>(TOKENS_TABLE).where({ id: tokenId, user_id: userId, kind: 'agent' }).first('id');
+/**
+ * Revokes an agent token: one of `ownerId`'s, or anyone's when `ownerId` is undefined (an admin's
+ * revocation). False when there is no such token (of theirs).
+ */
+export async function revokeAgentToken(db: Knex, ownerId: string | undefined, tokenId: string): Promise<boolean> {
+  const row = await db<TokenRow>(TOKENS_TABLE)
+    .where({ id: tokenId, kind: 'agent', ...(ownerId === undefined ? {} : { user_id: ownerId }) })
+    .first('id');
   if (!row) return false;
   await db(TOKENS_TABLE).where('id', tokenId).whereNull('revoked_at').update({ revoked_at: isoNow() });
   return true;

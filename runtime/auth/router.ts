@@ -8,6 +8,7 @@ import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-sh
 import type { PersonCaller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { sendJson } from '../http/send.ts';
+import { textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
 import { allowedCommands } from '../rights.ts';
 import {
@@ -23,6 +24,7 @@ import { ADMIN_ROLE } from '../rights.ts';
 import { bearerToken } from './authenticate.ts';
 import { limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
 import { isScopePattern } from './scopes.ts';
+import { MAX_USERNAME_LENGTH } from './people.ts';
 import { revokeToken, signIn } from './sessions.ts';
 import { tokenKindOf } from './tokens.ts';
 
@@ -32,9 +34,10 @@ export const ADDRESS_THROTTLED = 'too many failed sign-ins from this address; tr
 
 export const MAX_SCOPES = 100;
 export const MAX_LABEL_LENGTH = 200;
-/** Longer inputs cannot be right (usernames are ≤ 64 characters, bcrypt reads 72 bytes); refused before any work. */
-const MAX_USERNAME_INPUT_LENGTH = 200;
+/** bcrypt reads 72 bytes: a longer password cannot be right; refused before any work. */
 const MAX_CREDENTIAL_LENGTH = 1024;
+/** Token ids are stored in columns of 26 characters (see tables.ts). */
+const TOKEN_ID_LENGTH = 26;
 
 export interface AuthRouterDeps {
   readonly db: Knex;
@@ -58,7 +61,8 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     // Issue 4: signing in is 404 to an agent token, as creating tokens and approving are.
     if (tokenKindOf(bearerToken(req.get('authorization')) ?? '') === 'agent') throw notFound();
     const body = readBody(req.body, ['username', 'password']);
-    const username = requireString(body, 'username', MAX_USERNAME_INPUT_LENGTH);
+    // No account has a longer name: refused before any hashing (a password check costs bcrypt's time).
+    const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
     const result = await signIn(db, username, password, { address: clientAddress(req) });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
@@ -100,8 +104,10 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
   router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {
     const person = await requirePerson(req, res);
     const body = readBody(req.body, ['id']);
-    const id = requireString(body, 'id', 100);
-    if (!(await revokeAgentToken(db, person.userId, id))) throw notFound();
+    const id = requireString(body, 'id', TOKEN_ID_LENGTH);
+    // An admin may revoke any person's agent token (a leaked one, say); anyone else their own.
+    const owner = person.roles.includes(ADMIN_ROLE) ? undefined : person.userId;
+    if (!(await revokeAgentToken(db, owner, id))) throw notFound();
     sendJson(res, 200, { ok: true });
   });
 
@@ -123,9 +129,8 @@ function requireString(body: Record<string, unknown>, key: string, maxLength: nu
   if (value === undefined || value === null) throw badRequest(`${key} is required`);
   if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
   if (value.length === 0) throw badRequest(`${key} must not be empty`);
-  if (value.length > maxLength) throw badRequest(`${key} must be at most ${maxLength} characters`);
-  // A lone surrogate (`"\ud800"`) cannot be stored as UTF-8: it would come back altered.
-  if (!value.isWellFormed()) throw badRequest(`${key} must be valid Unicode text`);
+  const problem = textProblem(value, maxLength);
+  if (problem !== undefined) throw badRequest(`${key} ${problem}`);
   return value;
 }
 

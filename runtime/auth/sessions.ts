@@ -5,7 +5,7 @@ import bcrypt from 'bcryptjs';
 import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
 import { beginAttempt, failAttempt, passAttempt } from './lockout.ts';
-import { BCRYPT_COST, MAX_USERNAME_LENGTH, normalizeUsername } from './people.ts';
+import { AuthInputError, BCRYPT_COST, MAX_USERNAME_LENGTH, normalizeUsername } from './people.ts';
 import { PEOPLE_TABLE, TOKENS_TABLE, type PersonRow } from './tables.ts';
 import { hashToken, isoNow, newToken } from './tokens.ts';
 
@@ -40,12 +40,10 @@ function dummyPasswordHash(): Promise<string> {
  */
 export async function signIn(db: Knex, usernameInput: string, password: string, options: SignInOptions = {}): Promise<SignInResult> {
   const now = options.now ?? Date.now();
+  // No account has a longer name: refused before any hashing (the router answers 400 first). Every
+  // other name is an attempt like any, counted against the username and the address.
+  if (usernameInput.length > MAX_USERNAME_LENGTH) throw new AuthInputError(`username must be at most ${MAX_USERNAME_LENGTH} characters`);
   const username = normalizeUsername(usernameInput);
-  if (username.length > MAX_USERNAME_LENGTH) {
-    // No account can have this name, so there is nothing to lock; take the same time as a real check.
-    await bcrypt.compare(password, await dummyPasswordHash());
-    return { outcome: 'invalid' };
-  }
   const attempt = await beginAttempt(db, username, options.address ?? null, now);
   if (attempt.outcome !== 'started') return attempt;
 

@@ -3,12 +3,13 @@
  * Everything above this file talks to knex and keeps SQL portable; dialect differences that
  * cannot be avoided go through `dialectOf`.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import type Pg from 'pg';
+import { rememberStatement } from '../errors.ts';
 
 // Each driver is loaded when a database of its kind is opened (knex does the same for its own
 // use): a SQLite server never loads pg, a PostgreSQL one never loads better-sqlite3.
@@ -54,6 +55,13 @@ export interface OpenOptions {
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): Knex {
+  const db = openKnex(url, options);
+  // The log names the statement of a database error, which its message (it may quote values) cannot.
+  db.on('query-error', (error: unknown, query: { sql?: unknown }) => rememberStatement(error, query.sql));
+  return db;
+}
+
+function openKnex(url: string, options: OpenOptions): Knex {
   const target = parseDatabaseUrl(url);
   if (target.dialect === 'postgres') {
     const statementTimeout = options.statementTimeoutMs ?? 30_000;
@@ -73,7 +81,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
       },
     });
   }
-  if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+  if (target.location !== ':memory:') createPrivately(target.location);
   const reader: ReaderSlot = {};
   const db = knexFactory({
     client: 'better-sqlite3',
@@ -102,6 +110,17 @@ export function openDatabase(url: string, options: OpenOptions = {}): Knex {
   });
   readers.set(db, reader);
   return db;
+}
+
+/**
+ * The database file holds password hashes and every personal value: it is made readable by the
+ * server's user only (0600), in folders made for it 0700. SQLite gives its `-wal` and `-shm` files
+ * the mode of the database file, so they are private too. A file or folder that exists keeps its
+ * mode: the operator chose it.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
 }
 
 /** Runs a read-only `select` on SQLite, synchronously; values are bound as better-sqlite3 binds them. */

@@ -90,12 +90,12 @@ export function createApp(options: AppOptions): Express {
     function existingCommand(req: Request, _res: Response, next) {
       next(service.commands.has(commandIdOf(req)) ? undefined : 'route');
     },
-    ...jsonBody(),
+    jsonBody(callers),
     command,
   );
 
   for (const handler of options.beforeApi ?? []) app.use(handler);
-  app.use('/api', ...jsonBody());
+  app.use('/api', jsonBody(callers));
   app.use(createAuthRouter({ db, registry, callers }));
   app.use(createCatalogueRouter(service, callers, options.serviceInfo));
   for (const handler of options.api ?? []) app.use(handler);

@@ -1,53 +1,174 @@
 /**
- * JSON request bodies for `/api/*`: a body must be sent as `application/json` (415 otherwise),
- * at most 1 MB (413), and valid JSON (400). No body at all reads as `{}`.
+ * The one reader of JSON request bodies, for REST (the fast command route and the Express app)
+ * and MCP. A body must be sent as `application/json`, in UTF-8 (any other charset is refused:
+ * 415), in no Content-Encoding or gzip, deflate or br (another: 415; one that does not decode:
+ * 400), at most 1 MB before and after decoding (413), exactly as long as its Content-Length (400),
+ * UTF-8 (400: invalid bytes are never replaced) and JSON (400). A leading byte order mark is
+ * dropped. Every refusal is a BodyRefusal, answered by refusals.ts for either transport.
  */
 import { isUtf8 } from 'node:buffer';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError } from '../errors.ts';
+import type { IncomingMessage } from 'node:http';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Callers } from './callers.ts';
+import { BODY_LIMIT_BYTES, BodyRefusal, type BodyRefusalReason } from './refusals.ts';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const UNSUPPORTED_MEDIA_TYPE = 'Content-Type must be application/json';
-
-/** `application/json`, optionally with parameters (`; charset=utf-8`). */
-export function isJsonContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const semicolon = value.indexOf(';');
-  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase() === 'application/json';
-}
+export { BODY_LIMIT_BYTES };
 
 /** Whether the request carries a body (an empty one does not count). */
-export function hasBody(req: Request): boolean {
+export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** `type` of the body error for bytes that are not UTF-8 (mapped by the error handlers of REST and MCP). */
-export const INVALID_UTF8 = 'entity.invalid.utf8';
+/** The usual spellings, decided without parsing (nearly every request sends one of them). */
+const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
 /**
- * body-parser decodes with replacement: `a\xff\xfeb` would arrive as `a��b` and be stored so. A body
- * declared (or defaulted) UTF-8 must be UTF-8; anything else is refused before it is parsed.
+ * Why a Content-Type is refused, or undefined for `application/json` with no charset or UTF-8 (any
+ * case, the charset quoted or not). JSON is UTF-8 (RFC 8259); a body declared UTF-16 would be
+ * decoded as something else than what the client meant, so it is refused rather than guessed.
  */
-export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
-  if (encoding.toLowerCase() !== 'utf-8' || isUtf8(body)) return;
-  throw Object.assign(new Error('body is not valid UTF-8'), { type: INVALID_UTF8, status: 400 });
+export function contentTypeRefusal(value: string | undefined): BodyRefusalReason | undefined {
+  if (value === undefined) return 'not-json';
+  const lower = value.toLowerCase();
+  if (PLAIN_JSON.has(lower)) return undefined;
+  const [type, ...parameters] = lower.split(';');
+  if (type!.trim() !== 'application/json') return 'not-json';
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf('=');
+    if (equals < 0 || parameter.slice(0, equals).trim() !== 'charset') continue;
+    const charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (charset !== 'utf-8' && charset !== 'utf8') return 'charset';
+  }
+  return undefined;
 }
 
-export function jsonBody(options: { limit?: number } = {}): RequestHandler[] {
-  const parse = express.json({ limit: options.limit ?? BODY_LIMIT_BYTES, strict: false, type: () => true, verify: refuseInvalidUtf8 });
-  const length = (options.limit ?? BODY_LIMIT_BYTES);
-  return [
-    function requireJsonContentType(req: Request, _res: Response, next: NextFunction) {
-      if (!hasBody(req)) {
-        req.body = undefined;
-        return next();
-      }
-      if (!isJsonContentType(req.headers['content-type'])) return next(new HttpError(415, UNSUPPORTED_MEDIA_TYPE));
-      const declared = Number(req.headers['content-length']);
-      if (declared > length) return next(new HttpError(413, 'body too large'));
-      next();
-    },
-    parse,
-  ];
+/** The decoder of a Content-Encoding, null for none; undefined for one we do not read. */
+function decoderFor(encoding: string | undefined): Transform | null | undefined {
+  switch (encoding === undefined ? 'identity' : encoding.trim().toLowerCase()) {
+    case 'identity':
+      return null;
+    case 'gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The request's body, parsed; undefined when there is none (no bytes, or only a byte order mark).
+ * Rejects with a BodyRefusal. What the client sends after a refusal is not read: the answer then
+ * closes the connection (refusals.ts users check `req.readableEnded`).
+ */
+export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  if (!hasBody(req)) {
+    // Nothing to read; the request's end must still be consumed for the connection to be reused.
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  const typeRefusal = contentTypeRefusal(req.headers['content-type']);
+  if (typeRefusal !== undefined) return Promise.reject(new BodyRefusal(typeRefusal));
+  const decoder = decoderFor(req.headers['content-encoding']);
+  if (decoder === undefined) return Promise.reject(new BodyRefusal('unknown-encoding'));
+  const length = req.headers['content-length'];
+  const declared = length === undefined ? undefined : Number(length);
+  if (declared !== undefined && declared > limit) return Promise.reject(new BodyRefusal('too-large'));
+
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let decoded = 0;
+    let done = false;
+    const finish = (outcome: () => void) => {
+      if (done) return;
+      done = true;
+      req.off('data', onRaw);
+      decoder?.off('data', onDecoded);
+      outcome();
+    };
+    const refuse = (reason: BodyRefusalReason) =>
+      finish(() => {
+        // Stop reading: the answer closes the connection.
+        if (decoder) {
+          req.unpipe(decoder);
+          decoder.destroy();
+        }
+        req.pause();
+        reject(new BodyRefusal(reason));
+      });
+    const onRaw = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) return refuse('too-large');
+      if (declared !== undefined && received > declared) return refuse('size-mismatch');
+      if (!decoder) chunks.push(chunk);
+    };
+    const onDecoded = (chunk: Buffer) => {
+      decoded += chunk.length;
+      if (decoded > limit) return refuse('too-large');
+      chunks.push(chunk);
+    };
+    const complete = () =>
+      finish(() => {
+        if (declared !== undefined && received !== declared) return reject(new BodyRefusal('size-mismatch'));
+        const size = decoder ? decoded : received;
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        try {
+          resolve(parseJson(body));
+        } catch (error) {
+          reject(error);
+        }
+      });
+
+    req.on('data', onRaw);
+    if (decoder) {
+      decoder.on('data', onDecoded);
+      decoder.once('end', complete);
+      decoder.once('error', () => refuse('bad-encoding'));
+      req.pipe(decoder);
+    } else {
+      req.once('end', complete);
+    }
+    // The client went away (or the server's request timeout cut it off) before the body was in.
+    req.once('close', () => {
+      if (!req.complete) refuse('aborted');
+    });
+    req.once('error', () => refuse('aborted'));
+  });
+}
+
+/** UTF-8 bytes → the JSON value; undefined for no text at all. */
+function parseJson(body: Buffer): unknown {
+  if (!isUtf8(body)) throw new BodyRefusal('invalid-utf8');
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BodyRefusal('malformed-json');
+  }
+}
+
+/**
+ * The reader as Express middleware for `/api/*`: `req.body` is the parsed body, or undefined.
+ * A refused body of an agent's request costs the agent a request all the same (`Callers.chargeRefusal`).
+ */
+export function jsonBody(callers: Callers): RequestHandler {
+  return function readBody(req: Request, res: Response, next: NextFunction) {
+    readJsonBody(req).then(
+      (body) => {
+        req.body = body;
+        next();
+      },
+      (error: unknown) => {
+        callers.chargeRefusal(req.headers.authorization, res, `${req.method} ${req.path}`).then(() => next(error), next);
+      },
+    );
+  };
 }

@@ -26,6 +26,12 @@ export interface Callers {
   of(authorization: string | undefined, res: ServerResponse, what: string, cost?: RateCost): Promise<Caller>;
   /** Counts an agent's call that was authenticated earlier (MCP knows its cost only after reading the body). */
   admit(agent: AgentCaller, res: ServerResponse, what: string, cost: RateCost): Promise<void>;
+  /**
+   * A request refused before its caller was resolved (a body that is not JSON, say) costs an agent
+   * one request all the same, so that malformed calls cannot flood the service past the agent's
+   * limits: counted (429 when over) when the token is an agent's; nothing happens for anyone else.
+   */
+  chargeRefusal(authorization: string | undefined, res: ServerResponse, what: string): Promise<void>;
   readonly limiter: AgentRateLimiter;
 }
 
@@ -48,6 +54,17 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
   return {
     limiter,
     admit,
+    async chargeRefusal(authorization, res, what) {
+      let caller: Caller;
+      try {
+        caller = await authenticate(db, authorization);
+      } catch (error) {
+        if (error instanceof HttpError && error.status === 401) return; // no agent to charge: the refusal stands as it is
+        throw error;
+      }
+      // An audited name of bounded length: `what` may carry a path the client chose.
+      if (caller.kind === 'agent') await admit(caller, res, what.slice(0, 100), ONE_REQUEST);
+    },
     async of(authorization, res, what, cost = ONE_REQUEST) {
       const caller = await authenticate(db, authorization);
       if (caller.kind === 'agent') await admit(caller, res, what, cost);

@@ -8,17 +8,22 @@
  * or comes too late (after reading the body, before authentication):
  *
  *   Host and Origin (403) → method (405) → Accept (406) → Content-Type (415) → bearer token (401)
- *   → body (413, 400 parse error) → MCP-Protocol-Version (400) → batch (400) → transport
+ *   → body (413, 415, 400 parse error) → MCP-Protocol-Version (400) → batch (400) → agent's rate
+ *   limits (429; refused bodies and revisions count too) → transport
+ *
+ * Refusals that REST shares (the body, the token, the rate limits, a bug) are answered as
+ * http/refusals.ts decides for both, with its JSON-RPC error.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { authenticate } from '../auth/index.ts';
 import { callCost, type RateCost } from '../auth/rate-limits.ts';
 import type { Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
-import { BODY_LIMIT_BYTES, INVALID_UTF8, hasBody, isJsonContentType, refuseInvalidUtf8 } from '../http/body.ts';
-import { isBadEncoding } from '../http/error-handler.ts';
+import { contentTypeRefusal, readJsonBody } from '../http/body.ts';
+import { setRefusalHeaders } from '../http/error-handler.ts';
+import { BodyRefusal, refusalOf, type Refusal } from '../http/refusals.ts';
 import { sendJson } from '../http/send.ts';
 import type { Callers } from '../http/callers.ts';
 import type { Site } from '../http/site.ts';
@@ -43,57 +48,66 @@ const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-
 export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions): Router {
   const { service } = deps;
   const checkOrigin = createOriginPolicy(options.allowedOrigins, options.site);
-  const parseJson = express.json({ limit: BODY_LIMIT_BYTES, type: () => true, verify: refuseInvalidUtf8 });
   const router = Router();
 
   router.all(MCP_PATH, async function mcpEndpoint(req: Request, res: Response) {
     try {
       await handle(req, res);
     } catch (error) {
-      service.logError(error);
-      if (res.headersSent) res.destroy();
-      else refuse(req, res, 500, ErrorCode.InternalError, 'internal error');
+      if (res.headersSent) {
+        service.logError(error);
+        res.destroy();
+      } else answerRefusal(res, refusalOf(error, service.logError));
     }
   });
 
   async function handle(req: Request, res: Response): Promise<void> {
     const verdict = checkOrigin(req.headers.origin, req.headers.host);
-    if (verdict === 'host-refused') return refuse(req, res, 403, -32000, 'Forbidden: Host not allowed');
-    if (verdict === 'refused') return refuse(req, res, 403, -32000, 'Forbidden: Origin not allowed');
+    if (verdict === 'host-refused') return refuse(res, 403, -32000, 'Forbidden: Host not allowed');
+    if (verdict === 'refused') return refuse(res, 403, -32000, 'Forbidden: Origin not allowed');
     if (verdict === 'listed') allowCrossOrigin(res, req.headers.origin!);
     if (req.method === 'OPTIONS' && verdict === 'listed') return preflight(res);
     if (req.method !== 'POST') {
       // No GET stream: a stream that never carries anything makes some clients hang; 405 tells
       // them there is none (the transport spec's answer). No DELETE: there are no sessions.
-      return refuse(req, res, 405, -32000, 'Method Not Allowed: use POST', { Allow: 'POST' });
+      return refuse(res, 405, -32000, 'Method Not Allowed: use POST', { Allow: 'POST' });
     }
     if (!acceptsJsonAndEventStream(req.headers.accept)) {
-      return refuse(req, res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      return refuse(req, res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    }
+    const typeRefusal = contentTypeRefusal(req.headers['content-type']);
+    if (typeRefusal !== undefined) return answerRefusal(res, refusalOf(new BodyRefusal(typeRefusal), service.logError));
 
     let caller: Caller;
     try {
       caller = await authenticate(service.db, req.headers.authorization);
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 401) throw error;
-      return refuse(req, res, 401, -32000, error.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      return answerRefusal(res, refusalOf(error, service.logError));
     }
 
-    const body = await readBody(req, res);
-    if (body === BODY_REFUSED) return;
-    const refusal = checkRevision(body, req.headers['mcp-protocol-version']);
-    if (refusal) return refuse(req, res, 400, refusal.code, refusal.message);
+    let body: unknown;
+    let refused: BodyRefusal | undefined;
+    try {
+      body = await readJsonBody(req);
+      if (body === undefined) refused = new BodyRefusal('empty-body');
+    } catch (error) {
+      if (!(error instanceof BodyRefusal)) throw error;
+      refused = error;
+    }
+    const revisionRefusal = refused === undefined ? checkRevision(body, req.headers['mcp-protocol-version']) : undefined;
     if (caller.kind === 'agent') {
+      // Every POST costs an agent, refused ones too (a body that is not JSON, a revision we do not speak).
+      const cost = refused !== undefined || revisionRefusal !== undefined ? ONE_REQUEST : costOf(body, deps);
       try {
-        await options.callers.admit(caller, res, 'POST /mcp', costOf(body, deps));
+        await options.callers.admit(caller, res, 'POST /mcp', cost);
       } catch (error) {
         if (!(error instanceof HttpError) || error.status !== 429) throw error;
-        return refuse(req, res, 429, -32000, error.message);
+        return answerRefusal(res, refusalOf(error, service.logError));
       }
     }
+    if (refused !== undefined) return answerRefusal(res, refusalOf(refused, service.logError));
+    if (revisionRefusal) return refuse(res, 400, revisionRefusal.code, revisionRefusal.message);
     const malformed = requestWithBadParams(body);
     if (malformed) {
       // The transport's schema would call this a parse error; it is a request with invalid params.
@@ -114,32 +128,10 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     await transport.handleRequest(req, res, body);
   }
 
-  /** The parsed JSON body; or BODY_REFUSED after answering 413 / 400 / 415. */
-  async function readBody(req: Request, res: Response): Promise<unknown> {
-    try {
-      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-    } catch (error) {
-      const type = (error as { type?: unknown } | null)?.type;
-      if (type === 'entity.too.large') refuse(req, res, 413, -32000, `Payload Too Large: Request body must not exceed ${BODY_LIMIT_BYTES} bytes`);
-      else if (type === 'charset.unsupported' || type === 'encoding.unsupported') refuse(req, res, 415, -32000, 'Unsupported Media Type: unsupported charset or Content-Encoding');
-      else if (type === 'entity.parse.failed') refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: Invalid JSON');
-      else if (type === INVALID_UTF8) refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: body is not valid UTF-8');
-      else if (isBadEncoding(error)) refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: body does not match its Content-Encoding');
-      else if (typeof type === 'string') refuse(req, res, 400, -32000, 'Bad Request');
-      else throw error;
-      return BODY_REFUSED;
-    }
-    if (req.body === undefined) {
-      refuse(req, res, 400, ErrorCode.ParseError, 'Parse error: empty body');
-      return BODY_REFUSED;
-    }
-    return req.body as unknown;
-  }
-
   return router;
 }
 
-const BODY_REFUSED = Symbol('body refused');
+const ONE_REQUEST: RateCost = { requests: 1, writes: 0 };
 
 /** The methods answered without the SDK's `Server` and transport when they come alone (see `directToolRequest`). */
 const DIRECT_METHODS = new Set(['tools/call', 'tools/list']);
@@ -253,10 +245,13 @@ function preflight(res: Response): void {
   res.end();
 }
 
-/** An HTTP-level refusal with a JSON-RPC error body (no request id is known at this level). */
-function refuse(req: Request, res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  // A body we did not read would otherwise be parsed as the next request on this connection.
-  if (hasBody(req) && !req.readableEnded) res.setHeader('Connection', 'close');
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+/** An MCP refusal before the transport, with a JSON-RPC error body (no request id is known at this level). */
+function refuse(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  answerRefusal(res, { status, body: {}, rpc: { code, message }, headers });
+}
+
+/** A refusal as MCP answers it: the status and headers REST would send, the JSON-RPC error for its body (refusals.ts). */
+function answerRefusal(res: Response, refusal: Refusal): void {
+  setRefusalHeaders(res, refusal);
+  sendJson(res, refusal.status, { jsonrpc: '2.0', error: refusal.rpc, id: null });
 }

@@ -128,6 +128,7 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
     case 'contains': {
       if (!field.text) throw badRequest(`${path}: contains works on text fields only`);
       if (typeof value !== 'string') throw badRequest(`${path}: contains needs a string`);
+      parseOr400(field.value, value); // text the field could hold: no NUL, no lone surrogate
       // Case-insensitive substring. PostgreSQL folds case with ICU's root locale, as JavaScript's
       // toLowerCase does on SQLite (İ, final σ), whatever locale the database was created with
       // (lower() under "C" folds ASCII only). The needle is taken literally: instr needs no

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
-import { kinds } from '../kinds.ts';
+import { TEXT_LIMITS, kinds, storableText } from '../kinds.ts';
 import type { FieldKind } from '../api-shapes.ts';
 import type { QueryField } from './compiled-list.ts';
 
@@ -63,8 +63,10 @@ export function filterValueSchema(field: QueryField): z.ZodType {
       return kinds.ref(field.path, field.path.split('.')[0]!);
     case 'text':
     case 'longtext':
-      // Any string: empty values are stored as NULL, so `eq ""` simply matches nothing.
-      return z.string({ error: `${field.path} must be a string` });
+      // Any text the field could hold, `""` too: empty values are stored as NULL, so `eq ""`
+      // simply matches nothing. NUL and lone surrogates are refused as in the field's values:
+      // neither database could compare them (an FTS5 query ends at a NUL).
+      return storableText(z.string({ error: `${field.path} must be a string` }), field.path, TEXT_LIMITS[field.kind]);
     case 'number':
       return kinds.number(field.path);
     case 'money':

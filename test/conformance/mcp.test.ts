@@ -140,10 +140,16 @@ describe('SPEC 4.6 / issue 5: MCP basics over raw JSON-RPC', () => {
     expect(forbidden.body.error.message.replace('lead__create', 'X')).toBe(unknown.body.error.message.replace('nosuch__tool', 'X'));
   });
 
-  it('issue 5: no token → WWW-Authenticate: Bearer error="invalid_token"', async () => {
+  // Issue 5 asked for `Bearer error="invalid_token"` on a missing token; the security probe (issue
+  // 19) made MCP answer as REST and RFC 6750 §3.1 do: a request without credentials gets the bare
+  // scheme, a token that does not work `error="invalid_token"`.
+  it('issue 5 / 19: no token → WWW-Authenticate: Bearer; a bad one → Bearer error="invalid_token"', async () => {
     const a = await mcpRaw({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(a.status).toBe(401);
-    expect(a.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(a.headers.get('www-authenticate')).toBe('Bearer');
+    const b = await mcpRaw({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, `rms_a_${'A'.repeat(43)}`);
+    expect(b.status).toBe(401);
+    expect(b.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
   });
 
   it('stateless: no Mcp-Session-Id is handed out', async () => {

@@ -280,6 +280,7 @@ describe('error texts', () => {
     },
     'body too large': () => raw('/api/lead/list', `{"filter":[],"pad":"${'x'.repeat(1_100_000)}"}`, json),
     'Content-Type must be application/json': () => raw('/api/lead/list', '{}', { 'content-type': 'text/plain' }),
+    'Content-Type charset must be utf-8': () => raw('/api/lead/list', '{}', { 'content-type': 'application/json; charset=utf-16' }),
     'unsupported Content-Encoding': () => raw('/api/lead/list', '{}', { ...json, 'content-encoding': 'compress' }),
     'rate limit exceeded': async () => {
       const limited = await agentToken(admin, ['lead.*'], { limits: { requests_per_minute: 1 } });
@@ -298,11 +299,15 @@ describe('error texts', () => {
     'dry_run must be true (or left out)': () => t.request('POST', '/api/lead/get?dry_run=1', { id: lead.id }, admin),
     'id is required': () => t.command(admin, 'lead.get', {}),
     'id must be a string': () => t.command(admin, 'lead.get', { id: 5 }),
+    'id must be at most 64 characters': () => t.command(admin, 'lead.get', { id: 'x'.repeat(65) }),
+    'id must not contain NUL characters': () => t.command(admin, 'lead.get', { id: 'x\u0000' }),
     'unknown field <model>.<field>': () => create({ title: 'x', margin: 1 }),
     '<model>.<action> does not take <model>.<field>': () => t.command(admin, 'lead.qualify', { id: lead.id, title: 'x' }),
     '<model>.<field> is required': () => create({}),
     '<model>.<field> must be a string': () => create({ title: 5 }),
     '<model>.<field> must be valid Unicode text': () => raw('/api/lead/create', '{"title":"\\ud800"}', json),
+    '<model>.<field> must not contain NUL characters': () => create({ title: 'a\u0000b' }),
+    '<model>.<field> must be at most <n> characters': () => create({ title: 'x'.repeat(10_001) }),
     '<model>.<field> must be an integer': () => create({ title: 'x', probability: 1.5 }),
     '<model>.<field> must be an integer amount in minor units (12.34 is 1234)': () => create({ title: 'x', expected_revenue: 12.34 }),
     '<model>.<field> must be a real calendar date YYYY-MM-DD': () => create({ title: 'x', close_date: '2026-02-30' }),
@@ -360,6 +365,7 @@ describe('error texts', () => {
     '<key> must not be empty': () => login({ username: 'admin', password: '' }),
     '<key> must be at most <n> characters': () => newToken(admin, { scopes: ['lead.get'], label: 'x'.repeat(201) }),
     '<key> must be valid Unicode text': () => raw('/api/auth/agent-token', '{"scopes":["lead.get"],"label":"\\ud800"}', json),
+    '<key> must not contain NUL characters': () => login({ username: 'adm\u0000in', password: 'x' }),
     'invalid username or password': () => login({ username: 'nobody', password: 'wrong-password' }),
     'too many failed sign-ins; try again in a minute': async () => {
       for (let i = 0; i < 5; i++) expect((await login({ username: 'locky', password: 'wrong-password' }, '198.51.100.2')).status).toBe(401);
@@ -395,6 +401,10 @@ describe('error texts', () => {
       expect((await t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
       return t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin);
     },
+    'plan id must be at most 64 characters': () => t.request('GET', `/api/plans/${'x'.repeat(65)}`, undefined, admin),
+    'plan id must not contain NUL characters': () => t.request('POST', '/api/approve/x%00', undefined, admin),
+    'change_id must be at most 64 characters': () => t.command(admin, 'lead.revert', { id: lead.id, change_id: 'c'.repeat(65) }),
+    'change_id must not contain NUL characters': () => t.command(admin, 'lead.revert', { id: lead.id, change_id: 'c\u0000' }),
     '<key> must be given once': () => audit('limit=1&limit=2'),
     '<key> must be JSON': () => audit('filter=not-json'),
   };
@@ -469,6 +479,7 @@ describe('error texts', () => {
       },
       'Not Acceptable: Client must accept both application/json and text/event-stream': () => mcp(agent, { accept: 'application/json' }),
       'Unsupported Media Type: Content-Type must be application/json': () => mcp(agent, { contentType: 'text/plain' }),
+      'Unsupported Media Type: Content-Type charset must be utf-8': () => mcp(agent, { contentType: 'application/json; charset=utf-16' }),
       'rate limit exceeded': async () => {
         // As over REST: of four calls in a row at least two share a window.
         let res: Response | undefined;

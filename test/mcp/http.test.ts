@@ -91,11 +91,15 @@ describe('a plain request', () => {
 });
 
 describe('refusals before the transport', () => {
-  it('401 with WWW-Authenticate for a missing or bad token', async () => {
-    for (const token of [null, 'not-a-token', `rms_s_${'A'.repeat(43)}`]) {
+  it('401 with WWW-Authenticate for a missing or bad token: the bare scheme without one, invalid_token for one that does not work (as REST)', async () => {
+    for (const [token, challenge] of [
+      [null, 'Bearer'],
+      ['not-a-token', 'Bearer error="invalid_token"'],
+      [`rms_s_${'A'.repeat(43)}`, 'Bearer error="invalid_token"'],
+    ] as const) {
       const res = await mcp(listTools(), { token });
       expectJsonRpcError(res, 401, -32000);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(res.headers.get('www-authenticate')).toBe(challenge);
     }
   });
 
