@@ -11,8 +11,18 @@
  * Naming: `…Answer` is the whole body of one endpoint's answer; `…Info` is an item inside one.
  */
 
-/** SPEC 2.2: the kinds a field can have. */
-export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref';
+/**
+ * The kinds a field can have: SPEC 2.2's, then `decimal` (a number with a fixed count of decimals),
+ * `datetime` (an instant, ISO 8601), `email`, `url`, `phone` (text of that form) and `multiselect`
+ * (an array of distinct options).
+ */
+export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref' | 'decimal' | 'datetime' | 'email' | 'url' | 'phone' | 'multiselect';
+
+/** A field's value when a record is created without it: a constant, or the day or instant of the write. */
+export type FieldDefault = { readonly value: unknown } | 'today' | 'now';
+
+/** What an action sets a field to: a constant, the day or instant it runs, or one of its inputs. */
+export type ActionSet = { readonly value: unknown } | 'today' | 'now' | { readonly input: string };
 
 import type { CommandKind } from './command-kinds.ts';
 
@@ -60,6 +70,41 @@ export interface FieldInfo {
   readonly target?: string;
   /** A money field's currency (ISO 4217, e.g. `EUR`), from the field or its module; absent: none. */
   readonly currency?: string;
+  /** A decimal's count of decimals (0–6). */
+  readonly scale?: number;
+  /** The least and most value (number, decimal, money in minor units; date and datetime as their strings). */
+  readonly min?: number | string;
+  readonly max?: number | string;
+  /** Text kinds: the most characters. */
+  readonly length?: number;
+  /** Text kinds: a regular expression the whole value must match. */
+  readonly pattern?: string;
+  /** The value a create gives the field when the input has none. */
+  readonly default?: FieldDefault;
+  /** Worked out from the record on every write: callers never write it. */
+  readonly computed: boolean;
+  /** The caller may write it (not computed, and its role among the field's writers). */
+  readonly writable: boolean;
+}
+
+/** A record's line list (`lines:` of its model): rows it owns, in order, written only with it. */
+export interface LineListInfo {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  /** Fewest and most lines a record has. */
+  readonly min: number;
+  readonly max: number;
+  /** The line fields the caller reads. */
+  readonly fields: readonly FieldInfo[];
+  /** `<model>.<lines>.<field>` of the line fields withheld from the caller. */
+  readonly denied: readonly string[];
+}
+
+/** A rule of a model: the record as it will be must pass `check` (run on the server), else the message. */
+export interface RuleInfo {
+  readonly fields: readonly string[];
+  readonly message: string;
 }
 
 /** A workflow action the caller may run. */
@@ -73,6 +118,10 @@ export interface ActionInfo {
   /** Fields the caller must give with the action. */
   readonly required: readonly string[];
   readonly needs_approval: boolean;
+  /** What the action takes besides the record's id: each input, required or not; `field` marks one named like a field, which it sets when given. */
+  readonly inputs: readonly (FieldInfo & { readonly field: boolean })[];
+  /** Fields the action sets when it runs. */
+  readonly set: Readonly<Record<string, ActionSet>>;
 }
 
 /** A model the caller may use at least one command of. */
@@ -90,6 +139,12 @@ export interface ModelInfo {
   readonly actions: readonly ActionInfo[];
   /** The fields a list shows by default besides the title (the model's `list` hint), among those the caller reads; absent: no hint. */
   readonly list?: readonly string[];
+  /** Its line lists, in declaration order. */
+  readonly lines: readonly LineListInfo[];
+  /** Its rules, which the server checks on every write. */
+  readonly rules: readonly RuleInfo[];
+  /** States of its governed field in which it cannot be changed (update, lines, delete); actions still run. */
+  readonly locked_in?: { readonly field: string; readonly states: readonly string[] };
 }
 
 /** A module with at least one model the caller may see. */
@@ -208,8 +263,27 @@ export interface HistoryEntryInfo {
   readonly plan_id: string | null;
   /** On a revert: the change it put back. */
   readonly reverts?: string;
-  /** Field → what it was and became (null for empty): every field a create set, every field of a delete, what an update or action changed; only fields the caller reads. */
-  readonly changes: Readonly<Record<string, { readonly from: unknown; readonly to: unknown }>>;
+  /**
+   * Field → what it was and became (null for empty): every field a create set, every field of a
+   * delete, what an update or action changed; only fields the caller reads. A line list → its
+   * lines added, removed and changed.
+   */
+  readonly changes: Readonly<Record<string, FieldChangeInfo | LinesChangeInfo>>;
+  /** An action's inputs that are not fields of the record, as given. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+}
+
+/** What a field was and became. */
+export interface FieldChangeInfo {
+  readonly from: unknown;
+  readonly to: unknown;
+}
+
+/** What a change did to a line list: whole lines added and removed, and the fields changed of the others. */
+export interface LinesChangeInfo {
+  readonly added: readonly RecordValue[];
+  readonly removed: readonly RecordValue[];
+  readonly changed: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChangeInfo>> }[];
 }
 
 // ---------------------------------------------------------------------------------------------

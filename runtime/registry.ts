@@ -5,11 +5,11 @@
  */
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { CommandKind, FieldKind } from './api-shapes.ts';
+import type { ActionSet, CommandKind, FieldDefault, FieldKind } from './api-shapes.ts';
 import type { CompiledList } from './query/compiled-list.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
-export type { CommandKind, FieldKind };
+export type { ActionSet, CommandKind, FieldDefault, FieldKind };
 
 export interface FieldMeta {
   readonly name: string;
@@ -18,7 +18,7 @@ export interface FieldMeta {
   readonly label: string;
   readonly description: string;
   readonly required: boolean;
-  /** Personal data: masked for agents as `<maskLabel>_<n>`. */
+  /** Personal data (any kind): masked for agents as `<maskLabel>_<n>`. */
   readonly personal: boolean;
   /** Upper-case token prefix for personal fields (`Name` → `NAME`, `Expected revenue` → `EXPECTED_REVENUE`). */
   readonly maskLabel?: string;
@@ -34,6 +34,27 @@ export interface FieldMeta {
   readonly hiddenFromAgents: boolean;
   /** A money field's ISO 4217 currency, when it has one. */
   readonly currency?: string;
+  /** A decimal's count of decimals (0–6): it is stored as an integer, the value × 10^scale. */
+  readonly scale?: number;
+  /** The least and most value: number, decimal (as written), money (minor units); date and datetime as their strings. */
+  readonly min?: number | string;
+  readonly max?: number | string;
+  /** Text kinds: the most characters. */
+  readonly length?: number;
+  /** Text kinds: a regular expression (as written; the whole value must match). */
+  readonly pattern?: string;
+  /** The value a create gives the field when the input has none (an explicit null stays null unless required). */
+  readonly default?: FieldDefault;
+  /** Worked out by the model's logic (`ModelLogic.compute`) on every write; callers never write it. */
+  readonly computed: boolean;
+  /** Roles that may write this field (besides `admin`); absent: whoever may read it and use a write command. */
+  readonly writeRoles?: readonly string[];
+}
+
+/** An input of an action: validated like a field; one named like a field of the model sets it when given. */
+export interface ActionInputMeta extends FieldMeta {
+  /** Named like a field of the model (of the same kind): the action writes it to the record when given. */
+  readonly field: boolean;
 }
 
 export interface ActionMeta {
@@ -46,10 +67,73 @@ export interface ActionMeta {
   /** Fields the caller must give with the action; written with the transition. */
   readonly required: readonly string[];
   readonly needsApproval: boolean;
+  /** What the action takes besides the record's id, in declaration order (the `required` fields among them). */
+  readonly inputs: readonly ActionInputMeta[];
+  /** Fields the action sets when it runs. */
+  readonly set: Readonly<Record<string, ActionSet>>;
 }
 
 /** Column types the runtime knows how to create on SQLite and PostgreSQL. */
 export type ColumnType = 'id' | 'text' | 'integer' | 'date' | 'bool';
+
+/** A unique index over several fields (`unique: [[…]]`), or over some records only (`where`: field → constant). */
+export interface UniqueMeta {
+  readonly fields: readonly string[];
+  readonly where?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** A rule of the model: the record as it will be after a write must pass its check (`ModelLogic.failedRules`). */
+export interface RuleMeta {
+  readonly fields: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * A line list (`lines:` of a model): rows owned by one record, each with its own id, in order, in a
+ * table of their own (`<model>__<lines>`: `id`, `owner`, `position`, one column per field), written
+ * only through the owner's commands and deleted with it.
+ */
+export interface LineListMeta {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  /** Fewest and most lines a record has (default 0 and 1000). */
+  readonly min: number;
+  readonly max: number;
+  /** Upper-case prefix of the masking tokens of its personal fields is each field's own `maskLabel`. */
+  readonly fields: readonly FieldMeta[];
+  readonly table: TableMeta;
+}
+
+/**
+ * A model's logic, generated from its definition (`<model>.logic.ts`): the functions its computed
+ * fields and rules were written with, typed by the record. The write path runs them in its
+ * transaction on the record as it will be (every field, each line list as an array of lines).
+ */
+export interface ModelLogic {
+  /** Sets every computed field, in place: each line's first, then the record's. */
+  compute(record: Record<string, unknown>): void;
+  /** The rules the record fails, in declaration order (none: it may be written). */
+  failedRules(record: Readonly<Record<string, unknown>>): readonly RuleMeta[];
+}
+
+/** A line as its list's queries read and write it: its `id` and every field (null when empty). */
+export type StoredLine = { readonly id: string } & Readonly<Record<string, unknown>>;
+
+/** A line list's data access (generated with the model's queries). */
+export interface LineQueries {
+  readonly table: string;
+  /** The lines of these records, by owner id, each owner's in order. */
+  linesOf(db: Knex, ownerIds: readonly string[]): Promise<Map<string, StoredLine[]>>;
+  /** Stores new lines of one record, at these positions. */
+  insert(db: Knex, ownerId: string, lines: readonly { readonly line: StoredLine; readonly position: number }[]): Promise<void>;
+  /** Writes the given fields and the position of lines of one record. */
+  update(db: Knex, ownerId: string, lines: readonly { readonly id: string; readonly changes: Readonly<Record<string, unknown>>; readonly position: number }[]): Promise<void>;
+  /** Removes these lines of one record. */
+  remove(db: Knex, ownerId: string, ids: readonly string[]): Promise<void>;
+  /** Removes every line of one record (with its delete). */
+  removeAll(db: Knex, ownerId: string): Promise<void>;
+}
 
 export interface ColumnMeta {
   readonly name: string;
@@ -93,6 +177,13 @@ export interface ModelMeta {
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
   /** The fields a list shows by default besides the title, when the module says. */
   readonly list?: readonly string[];
+  /** Its line lists, in declaration order. */
+  readonly lines: readonly LineListMeta[];
+  /** Unique indexes over several fields or some records (field-level `unique` is on the field). */
+  readonly uniques: readonly UniqueMeta[];
+  /** States of its governed field in which it cannot be changed (update, lines, delete); actions still run. */
+  readonly lockedIn?: { readonly field: string; readonly states: readonly string[] };
+  readonly rules: readonly RuleMeta[];
 }
 
 /** A record as a model's queries read and write it: `id` and every field of the model, null when empty. */
@@ -133,6 +224,8 @@ export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   lockForRef(db: Knex, id: string): Promise<boolean>;
   /** The first record that refers to the one with this id (ref fields in `ModelMeta.referencedBy` order); a record referring to itself does not count. */
   firstReferrer(db: Knex, id: string): Promise<Referrer | undefined>;
+  /** Each line list's queries, by name (empty without lines). */
+  readonly lines: Readonly<Record<string, LineQueries>>;
 }
 
 export interface CommandMeta {
@@ -190,6 +283,8 @@ export interface Registry {
   readonly models: Readonly<Record<string, ModelMeta>>;
   /** Each model's generated data access, by model name. */
   readonly queries: Readonly<Record<string, ModelQueries>>;
+  /** Each model's computed fields and rules, by model name. */
+  readonly logic: Readonly<Record<string, ModelLogic>>;
   /** Every command, keyed by id, in catalogue order. */
   readonly commands: Readonly<Record<string, CommandMeta>>;
   /** Every role with the command ids it may use. `admin` has all of them. */
