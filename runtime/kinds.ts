@@ -99,28 +99,172 @@ function idOf(name: string, wrong = 'must be a string') {
 }
 
 const NOT_A_DATE = 'must be a real calendar date YYYY-MM-DD';
+const NOT_A_DATETIME = 'must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z';
 
-/** A text field's options: `maxLength` when it is indexed (the generator passes `indexedTextMaxLength`). */
+/**
+ * A text kind's options: `maxLength`, the most the storage takes (the generator passes
+ * `indexedTextMaxLength` for an indexed field); `length`, the most the module allows (its own
+ * error); `pattern`, a regular expression the whole value must match.
+ */
 export interface TextOptions {
   readonly maxLength?: number;
+  readonly length?: number;
+  readonly pattern?: string;
+}
+
+/** The least and most value of a number, decimal, money (minor units), date or datetime field. */
+export interface RangeOptions<T> {
+  readonly min?: T;
+  readonly max?: T;
+}
+
+/** A decimal: its count of decimals (0–6), and its range. */
+export interface DecimalOptions extends RangeOptions<number> {
+  readonly scale: number;
+}
+
+/** Adds a module's `length` and `pattern` to a text schema. */
+function checkedText<T extends z.ZodType<string>>(schema: T, path: string, options: TextOptions): T {
+  let checked: z.ZodType<string> = schema;
+  if (options.length !== undefined) {
+    const length = options.length;
+    checked = checked.refine((value) => characterCount(value) <= length, { error: `${path} must be at most ${length} characters` });
+  }
+  if (options.pattern !== undefined) {
+    const pattern = new RegExp(`^(?:${options.pattern})$`, 'u');
+    checked = checked.refine((value) => pattern.test(value), { error: `${path} does not match the required pattern` });
+  }
+  return checked as T;
+}
+
+/** Adds `min` and `max` (compared as the schema's output: numbers, or ISO strings, which compare in time order). */
+function ranged<T extends z.ZodType<number | string>>(schema: T, path: string, options: RangeOptions<number | string>): T {
+  let checked: z.ZodType<number | string> = schema;
+  const { min, max } = options;
+  if (min !== undefined) checked = checked.refine((value) => value >= min, { error: `${path} must be at least ${min}` });
+  if (max !== undefined) checked = checked.refine((value) => value <= max, { error: `${path} must be at most ${max}` });
+  return checked as T;
+}
+
+/** An email address: something@somewhere.tld, no spaces, at most 254 characters (what mail systems take). */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/u;
+const MAX_EMAIL_LENGTH = 254;
+
+/** A phone number as people write it: digits, spaces and `+-()`, with 6 to 20 digits. */
+const PHONE = /^[0-9 +\-()]+$/;
+
+function isHttpUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** How many decimals a JSON number is written with (`1.25` → 2, `1e-7` → 7). */
+export function decimalPlaces(value: number): number {
+  if (Number.isInteger(value)) return 0;
+  const [digits, exponent] = String(value).split('e');
+  const fraction = digits!.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent ?? 0));
+}
+
+/** ISO 8601 with an offset: date, `T`, hours and minutes, optional seconds and fraction, `Z` or `±hh:mm`. */
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A datetime as the service keeps it, or undefined when the text is not one: the instant in UTC,
+ * `YYYY-MM-DDTHH:MM:SS.sssZ` (so that stored values sort in time order), years 0001 to 9999.
+ */
+export function utcInstant(value: string): string | undefined {
+  const match = DATETIME.exec(value);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '00', fraction = '', offset] = match;
+  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
+  const local = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}.${(fraction + '000').slice(0, 3)}Z`);
+  if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return undefined;
+  const shift = offset === 'Z' ? 0 : (offset!.startsWith('-') ? -1 : 1) * (Number(offset!.slice(1, 3)) * 60 + Number(offset!.slice(4, 6)));
+  const utc = new Date(local.getTime() - shift * 60_000);
+  if (Number.isNaN(utc.getTime())) return undefined;
+  const year4 = utc.getUTCFullYear();
+  if (year4 < 1 || year4 > 9999) return undefined;
+  return utc.toISOString();
 }
 
 export const kinds = {
-  text: (path: string, options: TextOptions = {}) => textOf(path, options.maxLength ?? TEXT_LIMITS.text),
-  longtext: (path: string, options: TextOptions = {}) => textOf(path, options.maxLength ?? TEXT_LIMITS.longtext),
-  number: (path: string) =>
-    z.int({ error: message(path, 'must be an integer') }).min(SAFE.min, { error: `${path} must be a safe integer` }).max(SAFE.max, { error: `${path} must be a safe integer` }),
-  money: (path: string) =>
-    z
-      .int({ error: message(path, 'must be an integer amount in minor units (12.34 is 1234)') })
-      .min(SAFE.min, { error: `${path} must be a safe integer` })
-      .max(SAFE.max, { error: `${path} must be a safe integer` }),
+  text: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.text), path, options),
+  longtext: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.longtext), path, options),
+  email: (path: string, options: TextOptions = {}) =>
+    checkedText(textOf(path, options.maxLength ?? MAX_EMAIL_LENGTH).refine((value) => EMAIL.test(value) && value.length <= MAX_EMAIL_LENGTH, { error: `${path} must be an email address` }), path, options),
+  url: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.text).refine(isHttpUrl, { error: `${path} must be a URL` }), path, options),
+  phone: (path: string, options: TextOptions = {}) =>
+    checkedText(
+      textOf(path, options.maxLength ?? TEXT_LIMITS.text).refine(
+        (value) => {
+          const digits = value.replace(/[^0-9]/g, '').length;
+          return PHONE.test(value) && digits >= 6 && digits <= 20;
+        },
+        { error: `${path} must be a phone number` },
+      ),
+      path,
+      options,
+    ),
+  number: (path: string, options: RangeOptions<number> = {}) =>
+    ranged(
+      z.int({ error: message(path, 'must be an integer') }).min(SAFE.min, { error: `${path} must be a safe integer` }).max(SAFE.max, { error: `${path} must be a safe integer` }),
+      path,
+      options,
+    ),
+  money: (path: string, options: RangeOptions<number> = {}) =>
+    ranged(
+      z
+        .int({ error: message(path, 'must be an integer amount in minor units (12.34 is 1234)') })
+        .min(SAFE.min, { error: `${path} must be a safe integer` })
+        .max(SAFE.max, { error: `${path} must be a safe integer` }),
+      path,
+      options,
+    ),
+  /** Exact: at most `scale` decimals, and the value × 10^scale a safe integer (how it is stored). */
+  decimal: (path: string, options: DecimalOptions) =>
+    ranged(
+      z
+        .number({ error: message(path, 'must be a number') })
+        .refine((value) => Number.isFinite(value), { error: `${path} must be a number` })
+        .refine((value) => decimalPlaces(value) <= options.scale, { error: `${path} has at most ${options.scale} decimal places` })
+        .refine((value) => Number.isSafeInteger(Math.round(value * 10 ** options.scale)), { error: `${path} is too large` }),
+      path,
+      options,
+    ),
   // Years 0001 to 9999: the format allows 0000, which PostgreSQL's date does not hold (there is no year 0).
-  date: (path: string) =>
-    z.iso.date({ error: message(path, NOT_A_DATE) }).refine((value) => !value.startsWith('0000'), { error: `${path} ${NOT_A_DATE}` }),
+  date: (path: string, options: RangeOptions<string> = {}) =>
+    ranged(z.iso.date({ error: message(path, NOT_A_DATE) }).refine((value) => !value.startsWith('0000'), { error: `${path} ${NOT_A_DATE}` }), path, options),
+  /** In: ISO 8601 with an offset; out: the UTC instant with milliseconds (`utcInstant`). */
+  datetime: (path: string, options: RangeOptions<string> = {}) =>
+    ranged(
+      z
+        .string({ error: message(path, NOT_A_DATETIME) })
+        .transform((value, ctx) => {
+          const instant = utcInstant(value);
+          if (instant === undefined) ctx.addIssue({ code: 'custom', message: `${path} ${NOT_A_DATETIME}`, input: value });
+          return instant ?? value;
+        }),
+      path,
+      { ...(options.min !== undefined ? { min: utcInstant(options.min) ?? options.min } : {}), ...(options.max !== undefined ? { max: utcInstant(options.max) ?? options.max } : {}) },
+    ),
   bool: (path: string) => z.boolean({ error: message(path, 'must be true or false') }),
   select: <const O extends readonly [string, ...string[]]>(path: string, options: O) =>
     z.enum(options, { error: message(path, `must be one of: ${options.join(', ')}`) }),
+  /** Distinct options; out in the options' declared order; `[]` is empty (null). */
+  multiselect: <const O extends readonly [string, ...string[]]>(path: string, options: O) =>
+    z
+      .array(z.enum(options, { error: `${path} must list options of: ${options.join(', ')}` }), { error: message(path, `must be a list of options of: ${options.join(', ')}`) })
+      .superRefine((values, ctx) => {
+        const twice = values.find((value, i) => values.indexOf(value) !== i);
+        if (twice !== undefined) ctx.addIssue({ code: 'custom', message: `${path} lists ${twice} twice`, input: values });
+      })
+      .transform((values) => (values.length === 0 ? null : options.filter((option) => values.includes(option)))),
   ref: (path: string, target: string) => idOf(path, `must be the id of ${withArticle(target)}`),
 } as const;
 

@@ -22,11 +22,22 @@ export const toDb = {
     if (value === null || value === undefined) return null;
     return dialect === 'sqlite' ? (value ? 1 : 0) : value;
   },
+  /** A decimal is stored exactly, as an integer: the value × 10^scale (validation kept it a safe integer). */
+  decimal(value: number | null | undefined, scale: number): number | null {
+    if (value === null || value === undefined) return null;
+    return Math.round(value * 10 ** scale);
+  },
+  /** A multiselect is stored as the JSON array of its options, in their declared order; empty as NULL. */
+  multiselect(value: readonly string[] | null | undefined): string | null {
+    if (value === null || value === undefined || value.length === 0) return null;
+    return JSON.stringify(value);
+  },
 };
 
-/** How a JSON value of the kind is bound as a parameter (a filter value). */
-export function toDbConverter(kind: FieldKind | 'id', dialect: Dialect): ToDb {
+/** How a JSON value of the kind is bound as a parameter (a filter value); `scale` for a decimal. */
+export function toDbConverter(kind: FieldKind | 'id', dialect: Dialect, scale = 0): ToDb {
   if (kind === 'bool') return (value) => toDb.bool(value as boolean | null | undefined, dialect);
+  if (kind === 'decimal') return (value) => toDb.decimal(value as number | null | undefined, scale);
   return identity;
 }
 
@@ -49,7 +60,16 @@ export const fromDb = {
   bool: (value: unknown): boolean | null =>
     isEmpty(value) ? null : value === true || value === 1 || value === '1' || value === 't' || value === 'true',
   date: (value: unknown): string | null => (isEmpty(value) ? null : value instanceof Date ? formatDate(value) : String(value)),
-} satisfies Record<FieldKind | 'id', (value: unknown) => unknown>;
+  /** The stored integer ÷ 10^scale: the number with its decimals (PostgreSQL's bigint comes as a string). */
+  decimal: (value: unknown, scale = 0): number | null => (isEmpty(value) ? null : Number(value) / 10 ** scale),
+  /** Stored as the UTC instant `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+  datetime: (value: unknown): string | null => (isEmpty(value) ? null : value instanceof Date ? value.toISOString() : String(value)),
+  email: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  url: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  phone: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
+  /** The JSON array of the options, in their declared order; empty: null. */
+  multiselect: (value: unknown): string[] | null => (isEmpty(value) ? null : (JSON.parse(String(value)) as string[])),
+} satisfies Record<FieldKind | 'id', (value: unknown, scale?: number) => unknown>;
 
 function formatDate(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
