@@ -5,13 +5,14 @@
  *   part of the CLI) with runtime/ and generated/ bundled by esbuild into plain JavaScript;
  *   packages stay external (loaded from node_modules as they are). Code split at dynamic
  *   imports, so what the server loads lazily (the MCP endpoint and its SDK) is a chunk of its own.
- * - the web app, `web/dist/` (web/build.ts).
+ * - the web app, `web/dist/` (web/build.ts), with the project's generated logic.
  *
  * For a service of its own (bin/project.js) the compiled server goes to the service's
  * `dist/server/`: this package's bin/ and runtime/ with the service's generated/, its manifest's
  * inputs relative to the service, and a `node_modules` link there to this package's, where the
  * packages the bundle leaves external are installed (npm links a `file:` dependency without
- * installing its dependencies into the service).
+ * installing its dependencies into the service). Its web app, bundled with the service's
+ * generated logic, goes to the service's `dist/web/`, which its compiled server serves.
  *
  *   node --import tsx bin/compile.ts [--force]     # npm install runs this (prepare)
  *
@@ -25,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { buildWebApp } from '../web/build.ts';
 import { MANIFEST_VERSION, readManifest, stampInputs, writeManifest, type BuildManifest, type InputStamp } from './freshness.ts';
-import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, SERVER_ENTRY_FILE, serverBuildProblem } from './outputs.ts';
+import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, SERVER_ENTRY_FILE, serverBuildProblem, WEB_DIST_DIR } from './outputs.ts';
 
 /** Not bundled, but how the bundle is made: a change here must rebuild it (paths in this package). */
 const RECIPE_FILES = ['bin/compile.ts', 'tsconfig.json'];
@@ -76,7 +77,7 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
     metafile: true,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceLocationPlugin(SERVER_DIR), ...(PROJECT.service ? [serviceRegistryPlugin(join(root, 'generated', 'registry.ts'))] : [])],
+    plugins: [sourceLocationPlugin(SERVER_DIR), ...(PROJECT.service ? [serviceRegistryPlugin(join(root, 'generated', 'registry.ts')), serviceWebAppPlugin()] : [])],
   });
 
   mkdirSync(SERVER_DIR, { recursive: true });
@@ -133,10 +134,16 @@ function moduleStamps(bundled: Record<string, InputStamp>, previous: BuildManife
   return stampInputs(PROJECT.root, [], [MODULES_FOLDER]);
 }
 
-/** The compiled server and the web app, each when stale (or always with `force`). */
+/** The compiled server and the web app (with the project's generated logic), each when stale (or always with `force`). */
 export async function buildServeOutputs(options: CompileOptions = {}): Promise<void> {
   await compileServer(options);
-  await buildWebApp({ ...(options.force ? { force: true } : {}), ...(options.log ? { log: options.log } : {}) });
+  await buildWebApp({
+    outDir: WEB_DIST_DIR,
+    generatedDir: join(PROJECT.root, 'generated'),
+    root: PROJECT.root,
+    ...(options.force ? { force: true } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
 }
 
 /**
@@ -152,6 +159,40 @@ function serviceRegistryPlugin(registry: string): Plugin {
         const wanted = join(realpathSync(args.resolveDir), args.path);
         return wanted === packaged ? { path: registry } : undefined;
       });
+    },
+  };
+}
+
+/** The module through which a service's compiled server loads runtime/web.ts. */
+const SERVICE_WEB_APP = 'service-web-app';
+
+/**
+ * A service's compiled server serves the service's web app (its `dist/web/`, next to `dist/server/`,
+ * built with its generated logic) where this package's serves its own (`web/dist/`): imports of
+ * runtime/web.ts get it with that folder as the default.
+ */
+function serviceWebAppPlugin(): Plugin {
+  const packaged = realpathSync(join(PACKAGE_ROOT, 'runtime', 'web.ts'));
+  return {
+    name: SERVICE_WEB_APP,
+    setup(build) {
+      build.onResolve({ filter: /[/\\]web\.ts$/ }, (args) => {
+        if (args.namespace === SERVICE_WEB_APP) return { path: packaged };
+        const wanted = join(realpathSync(args.resolveDir), args.path);
+        return wanted === packaged ? { path: packaged, namespace: SERVICE_WEB_APP } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: SERVICE_WEB_APP }, () => ({
+        resolveDir: dirname(packaged),
+        loader: 'ts',
+        contents: [
+          "import { fileURLToPath } from 'node:url';",
+          "import { createWebAppRouter as packagedRouter, webAppExtension as packagedExtension, type WebAppRouterOptions } from './web.ts';",
+          "export * from './web.ts';",
+          "export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../web/', import.meta.url));",
+          'export const createWebAppRouter = (options: WebAppRouterOptions = {}) => packagedRouter({ distDir: DEFAULT_WEB_DIST, ...options });',
+          'export const webAppExtension = (options: WebAppRouterOptions = {}) => packagedExtension({ distDir: DEFAULT_WEB_DIST, ...options });',
+        ].join('\n'),
+      }));
     },
   };
 }

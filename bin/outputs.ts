@@ -8,10 +8,11 @@
  * esbuild. Each output carries a manifest of its inputs; an output whose inputs changed is stale,
  * and `serve` refuses it, naming `REBUILD_COMMAND`.
  *
- * The compiled server and generated/ belong to the project (bin/project.js): this package, or a
- * service of its own (`rmsgen init`) found from the working directory, whose compiled server
- * bundles this package's runtime with the service's generated/. The web app is this package's
- * for every project: it is driven by `GET /api/meta`.
+ * The compiled server, generated/ and the web app's build belong to the project (bin/project.js):
+ * this package, or a service of its own (`rmsgen init`) found from the working directory, whose
+ * compiled server bundles this package's runtime with the service's generated/, and whose web app
+ * (this package's, driven by `GET /api/meta`) bundles the service's generated logic, to work out
+ * computed fields while people type: `web/dist/` here, `dist/web/` in a service.
  *
  * Bundled into the compiled server: node: imports only.
  */
@@ -31,8 +32,8 @@ export const SERVER_DIR = join(PROJECT.root, 'dist', 'server');
 export const SERVER_ENTRY_FILE = 'rmsgen-server.js';
 export const MANIFEST_FILE = 'build-manifest.json';
 
-/** The web app's build output (see web/build.ts). Git-ignored. */
-export const WEB_DIST_DIR = join(PACKAGE_ROOT, 'web', 'dist');
+/** The project's web app build (see web/build.ts): `web/dist/` here, `dist/web/` in a service. Git-ignored. */
+export const WEB_DIST_DIR = PROJECT.service ? join(PROJECT.root, 'dist', 'web') : join(PACKAGE_ROOT, 'web', 'dist');
 
 /** What rebuilds every output: regenerates generated/ when modules/ changed, compiles the server, builds the web app. */
 export const REBUILD_COMMAND = 'npx rmsgen build';
@@ -44,7 +45,7 @@ export function serverBuildProblem(): string | undefined {
 
 /** Why the web app bundle cannot be trusted, or undefined when it is current. */
 export function webAppBuildProblem(): string | undefined {
-  return outputProblem('the web app (web/dist/)', join(WEB_DIST_DIR, MANIFEST_FILE), PACKAGE_ROOT);
+  return outputProblem(`the web app (${PROJECT.service ? 'dist/web/' : 'web/dist/'})`, join(WEB_DIST_DIR, MANIFEST_FILE), PROJECT.root);
 }
 
 /** Changed files named in a message; past these, `…`. */

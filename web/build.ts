@@ -3,6 +3,12 @@
  * and one hashed CSS file under `web/dist/assets/`, plus `web/dist/index.html` naming them and
  * `web/dist/build-manifest.json` stamping the sources it was built from (bin/freshness.ts).
  *
+ * The app is the same for every project but for one module: the models' computed fields, which it
+ * works out while people type with the project's own generated functions. `rmsgen:generated-logic`
+ * (web/src/lib/logic.ts imports it) is the project's `generated/logic.ts` (`generatedDir`), so a
+ * project's web app is built for it: this package's into `web/dist/`, a service's into its own
+ * `dist/web/` (bin/compile.ts).
+ *
  * Run with `node --import tsx web/build.ts [--force]`; `npm install` (prepare, bin/compile.ts) and
  * `rmsgen build` call `buildWebApp()`, which does nothing when the manifest says the output is
  * current. `serve` never builds it: it refuses a stale one (bin/outputs.ts), naming the command.
@@ -13,6 +19,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { changedInputs, MANIFEST_VERSION, readManifest, stampInputs, writeManifest } from '../bin/freshness.ts';
 import { MANIFEST_FILE } from '../bin/outputs.ts';
 
@@ -29,6 +36,10 @@ export interface BuildWebAppOptions {
   readonly srcDir?: string;
   /** Where the output goes (default `web/dist`). */
   readonly outDir?: string;
+  /** The project's generated/, whose `logic.ts` the app bundles (default: this package's). */
+  readonly generatedDir?: string;
+  /** The project's folder, which the manifest's inputs are relative to (default: this package). */
+  readonly root?: string;
   /** Progress lines; default silent. */
   readonly log?: (line: string) => void;
 }
@@ -45,8 +56,10 @@ export interface BuildWebAppResult {
 export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<BuildWebAppResult> {
   const srcDir = resolve(options.srcDir ?? join(WEB_DIR, 'src'));
   const outDir = resolve(options.outDir ?? join(WEB_DIR, 'dist'));
+  const generatedDir = resolve(options.generatedDir ?? join(PACKAGE_ROOT, 'generated'));
+  const root = resolve(options.root ?? PACKAGE_ROOT);
   const log = options.log ?? (() => {});
-  if (!options.force && isWebAppFresh({ srcDir, outDir })) return { built: false, outDir, files: currentFiles(outDir) };
+  if (!options.force && isWebAppFresh({ srcDir, outDir, generatedDir, root })) return { built: false, outDir, files: currentFiles(outDir) };
 
   const assetsDir = join(outDir, 'assets');
   mkdirSync(assetsDir, { recursive: true });
@@ -71,6 +84,7 @@ export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<Bui
     write: true,
     logLevel: 'silent',
     define: { 'process.env.NODE_ENV': '"production"' },
+    plugins: [generatedLogicPlugin(generatedDir)],
   });
 
   const outputs = Object.keys(result.metafile.outputs).map((file) => relative(outDir, resolve(file)).split('\\').join('/'));
@@ -90,12 +104,13 @@ export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<Bui
   }
   // Node modules (preact) are left out: stamping them would cost every check for a rare upgrade.
   const sources = Object.keys(result.metafile.inputs)
+    .filter((file) => !file.startsWith('no-generated-logic:'))
     .map((file) => resolve(file))
     .filter((file) => !file.split(/[\\/]/).includes('node_modules'));
   writeManifest(join(outDir, MANIFEST_FILE), {
     version: MANIFEST_VERSION,
     builtAt: new Date().toISOString(),
-    inputs: stampInputs(PACKAGE_ROOT, [...sources, ...RECIPE_FILES].map((file) => relative(PACKAGE_ROOT, file))),
+    inputs: stampInputs(root, [...sources, ...RECIPE_FILES].map((file) => toPosix(relative(root, file)))),
     folders: [],
     outputs: ['index.html', ...outputs],
   });
@@ -105,20 +120,49 @@ export async function buildWebApp(options: BuildWebAppOptions = {}): Promise<Bui
 }
 
 /**
- * True when `outDir` holds a build whose manifest matches the sources (see bin/freshness.ts) and
- * whose index.html names assets that exist.
+ * True when `outDir` holds a build whose manifest matches the sources (see bin/freshness.ts), made
+ * with the project's generated logic, and whose index.html names assets that exist.
  */
-export function isWebAppFresh(options: { srcDir?: string; outDir?: string } = {}): boolean {
+export function isWebAppFresh(options: { srcDir?: string; outDir?: string; generatedDir?: string; root?: string } = {}): boolean {
   const outDir = resolve(options.outDir ?? join(WEB_DIR, 'dist'));
+  const root = resolve(options.root ?? PACKAGE_ROOT);
   const indexFile = join(outDir, 'index.html');
   const manifest = readManifest(join(outDir, MANIFEST_FILE));
   if (!manifest || !existsSync(indexFile)) return false;
-  // A build from other sources (a test's own srcDir) is not this one's.
-  const srcDir = relative(PACKAGE_ROOT, resolve(options.srcDir ?? join(WEB_DIR, 'src'))).split('\\').join('/');
+  // A build from other sources (a test's own srcDir), or another project's logic, is not this one's.
+  const srcDir = toPosix(relative(root, resolve(options.srcDir ?? join(WEB_DIR, 'src'))));
   if (!Object.keys(manifest.inputs).some((file) => file.startsWith(`${srcDir}/`))) return false;
+  const logic = join(resolve(options.generatedDir ?? join(PACKAGE_ROOT, 'generated')), LOGIC_FILE);
+  if (existsSync(logic) !== Object.hasOwn(manifest.inputs, toPosix(relative(root, logic)))) return false;
   const referenced = referencedAssets(readFileSync(indexFile, 'utf8'));
   if (referenced.length < 2 || referenced.some((file) => !existsSync(join(outDir, file)))) return false;
-  return changedInputs(PACKAGE_ROOT, manifest, 1).length === 0;
+  return changedInputs(root, manifest, 1).length === 0;
+}
+
+/** The module of the project's generated/ that holds every model's logic (computed fields). */
+const LOGIC_FILE = 'logic.ts';
+/** How the app imports it (web/src/lib/logic.ts; its type is declared in web/src/generated-logic.d.ts). */
+const LOGIC_SPECIFIER = 'rmsgen:generated-logic';
+
+/**
+ * Resolves the app's `rmsgen:generated-logic` to the project's generated/logic.ts; a project
+ * generated before there was one gets none (no computed field is worked out while typing).
+ */
+function generatedLogicPlugin(generatedDir: string): Plugin {
+  return {
+    name: 'generated-logic',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^${LOGIC_SPECIFIER}$`) }, () => {
+        const file = join(generatedDir, LOGIC_FILE);
+        return existsSync(file) ? { path: file } : { path: LOGIC_SPECIFIER, namespace: 'no-generated-logic' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'no-generated-logic' }, () => ({ contents: 'export const logic = {};', loader: 'ts' }));
+    },
+  };
+}
+
+function toPosix(path: string): string {
+  return path.split('\\').join('/');
 }
 
 function renderIndexHtml(assets: { script: string; style: string }): string {

@@ -15,6 +15,8 @@ const field = (name: string, kind: FieldInfo['kind'], extra: Partial<FieldInfo> 
   personal: false,
   masked: false,
   governed: false,
+  computed: false,
+  writable: true,
   ...extra,
 });
 
@@ -28,6 +30,8 @@ const lead: ModelInfo = {
   denied: [],
   fields: [field('title', 'text'), field('stage', 'select', { options: ['new', 'won'], governed: true }), field('expected_revenue', 'money'), field('hot', 'bool'), field('notes', 'longtext')],
   actions: [],
+  lines: [],
+  rules: [],
 };
 
 const entry = (command: string, changes: HistoryEntryInfo['changes'], extra: Partial<HistoryEntryInfo> = {}): HistoryEntryInfo => ({

@@ -33,6 +33,8 @@ const field = (name: string, kind: FieldInfo['kind'], extra: Partial<FieldInfo> 
   personal: false,
   masked: false,
   governed: false,
+  computed: false,
+  writable: true,
   ...extra,
 });
 
@@ -442,6 +444,8 @@ describe('records as CSV', () => {
       denied: [],
       fields: [field('code', 'text', { label: 'Code' })],
       actions: [],
+      lines: [],
+      rules: [],
     } satisfies ModelInfo;
     const unitField = field('unit', 'ref', { target: 'unit' });
     const lookup: RefLookup = { target: unit, ids: new Set(['U1', 'U2', 'U3']), byTitle: new Map([['A-1', ['U1']], ['B-2', ['U2', 'U3']]]) };
@@ -506,6 +510,8 @@ describe('list columns', () => {
     denied: [],
     fields,
     actions: [],
+    lines: [],
+    rules: [],
     ...extra,
   });
   const lead = model([

@@ -3,8 +3,8 @@
  * the operators that suit a field's kind are offered; "is empty" / "is not empty" are `is_null`.
  */
 import { useState } from 'preact/hooks';
-import { fromDraft } from '../lib/form.ts';
-import { inDeclaredOrder, moneyInputText, optionLabel } from '../lib/format.ts';
+import { parseDraft } from '../lib/form.ts';
+import { decimalInputText, inDeclaredOrder, localDateTimeText, moneyInputText, optionLabel } from '../lib/format.ts';
 import type { FieldInfo, FieldKind, FilterCondition, FilterOperator } from '../lib/types.ts';
 import { RefPicker } from './ref-picker.tsx';
 
@@ -25,6 +25,8 @@ const OP_LABELS: Record<UiOp, string> = {
 };
 
 const DATE_LABELS: Partial<Record<UiOp, string>> = { gt: 'after', gte: 'on or after', lt: 'before', lte: 'on or before' };
+/** A multiselect holds several options: `contains` is one of them, `in` any of several. */
+const MULTISELECT_LABELS: Partial<Record<UiOp, string>> = { contains: 'has', in: 'has any of' };
 
 export const OPS_BY_KIND: Record<FieldKind, readonly UiOp[]> = {
   text: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
@@ -35,6 +37,12 @@ export const OPS_BY_KIND: Record<FieldKind, readonly UiOp[]> = {
   bool: ['eq', 'is_null', 'not_null'],
   select: ['eq', 'ne', 'in', 'is_null', 'not_null'],
   ref: ['eq', 'ne', 'is_null', 'not_null'],
+  decimal: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'is_null', 'not_null'],
+  datetime: ['gte', 'lt', 'gt', 'lte', 'is_null', 'not_null'],
+  email: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
+  url: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
+  phone: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
+  multiselect: ['contains', 'in', 'is_null', 'not_null'],
 };
 
 interface Row {
@@ -47,8 +55,10 @@ interface Row {
 
 let nextKey = 0;
 
-function opLabel(field: FieldInfo | undefined, op: UiOp): string {
-  return (field?.kind === 'date' && DATE_LABELS[op]) || OP_LABELS[op];
+export function opLabel(field: FieldInfo | undefined, op: UiOp): string {
+  if (field?.kind === 'date' || field?.kind === 'datetime') return DATE_LABELS[op] ?? OP_LABELS[op];
+  if (field?.kind === 'multiselect') return MULTISELECT_LABELS[op] ?? OP_LABELS[op];
+  return OP_LABELS[op];
 }
 
 function rowFromFilter(fields: readonly FieldInfo[], filter: FilterCondition): Row | undefined {
@@ -58,6 +68,8 @@ function rowFromFilter(fields: readonly FieldInfo[], filter: FilterCondition): R
   let value: Row['value'] = '';
   if (Array.isArray(filter.value)) value = filter.value.map(String);
   else if (field.kind === 'money' && typeof filter.value === 'number') value = moneyInputText(filter.value, field.currency);
+  else if (field.kind === 'decimal' && typeof filter.value === 'number') value = decimalInputText(filter.value);
+  else if (field.kind === 'datetime' && typeof filter.value === 'string') value = localDateTimeText(filter.value);
   else if (filter.value !== undefined && filter.value !== null) value = String(filter.value);
   return { key: ++nextKey, field: field.name, op, value };
 }
@@ -80,7 +92,7 @@ function rowToFilter(field: FieldInfo, row: Row): FilterCondition | string {
   const text = typeof row.value === 'string' ? row.value : '';
   if (text.trim() === '') return `Enter a value for ${field.label}`;
   if (row.op === 'contains') return { field: field.name, op: 'contains', value: text.trim() };
-  const parsed = fromDraft(field, text);
+  const parsed = parseDraft(field, text);
   if (!parsed.ok) return parsed.error;
   return { field: field.name, op: row.op, value: parsed.value };
 }
@@ -213,7 +225,7 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
     const chosen = Array.isArray(row.value) ? row.value : [];
     return (
       <fieldset class="filter-value filter-options">
-        <legend class="sr-only">{`${field.label} is any of`}</legend>
+        <legend class="sr-only">{`${field.label} ${opLabel(field, 'in')}`}</legend>
         {(field.options ?? []).map((option) => (
           <label class="check" key={option}>
             <input
@@ -239,6 +251,7 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
         </span>
       );
     case 'select':
+    case 'multiselect':
       return (
         <span class="filter-value">
           {label}
@@ -253,10 +266,11 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
         </span>
       );
     case 'date':
+    case 'datetime':
       return (
         <span class="filter-value">
           {label}
-          <input id={id} type="date" value={text} onInput={(event) => onChange(event.currentTarget.value)} />
+          <input id={id} type={field.kind === 'date' ? 'date' : 'datetime-local'} value={text} onInput={(event) => onChange(event.currentTarget.value)} />
         </span>
       );
     case 'ref':
@@ -272,7 +286,7 @@ function FilterValue({ model, field, row, id, onChange }: { model: string; field
           <input
             id={id}
             type="text"
-            inputMode={field.kind === 'money' ? 'decimal' : field.kind === 'number' ? 'numeric' : undefined}
+            inputMode={field.kind === 'money' || field.kind === 'decimal' ? 'decimal' : field.kind === 'number' ? 'numeric' : undefined}
             placeholder={field.kind === 'money' ? moneyInputText(0, field.currency) : ''}
             value={text}
             onInput={(event) => onChange(event.currentTarget.value)}

@@ -9,12 +9,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, command, isMissingRecord } from '../lib/api.ts';
 import { formatTimestamp, joinWords, optionLabel, relativeTime } from '../lib/format.ts';
 import { withheldName, type ChangeLine } from '../lib/changes.ts';
-import { entryKind, findChange, HISTORY_PAGE, revertFields, shownChanges } from '../lib/history.ts';
+import { entryKind, findChange, HISTORY_PAGE, revertFields, revertLists, shownChanges, shownLineChanges, undoneLines } from '../lib/history.ts';
 import { can, fieldOf, useMeta } from '../lib/meta.ts';
 import { errorMessage, useLoad, useNow, useScrollIntoView } from '../lib/page.ts';
 import { fragmentId, onLinkClick, paths, useLocation } from '../lib/router.ts';
 import type { HistoryEntryInfo, ModelInfo, RecordValue, SearchAnswer } from '../lib/types.ts';
-import { ChangeList } from './changes.tsx';
+import { ChangeList, LinesChangeList } from './changes.tsx';
 import { LoadError } from './load-status.tsx';
 import { ConfirmDialog } from './modal.tsx';
 
@@ -96,7 +96,7 @@ export function HistorySection(props: {
       setOffset(0);
       props.onReverted(
         result.value,
-        fields.map((name) => fieldOf(model, name)?.label ?? withheldName(name)),
+        fields.map((name) => fieldOf(model, name)?.label ?? model.lines.find((list) => list.name === name)?.label ?? withheldName(name)),
       );
     } catch (caught) {
       // A change since (409) or a change that cannot be reverted (400): the server's words, in the section.
@@ -144,6 +144,7 @@ export function HistorySection(props: {
               entry={entry}
               page={rows}
               now={now}
+              record={record}
               highlighted={entry.change_id === target}
               onRevert={mayRevert ? () => setReverting(entry) : undefined}
             />
@@ -211,6 +212,8 @@ function HistoryItem(props: {
   /** The entries shown with it: a revert names the change it undid, and that change who undid it. */
   page: readonly HistoryEntryInfo[];
   now: number;
+  /** The record as it is now (its lines name the changed ones); null once deleted. */
+  record: RecordValue | null;
   highlighted: boolean;
   onRevert: (() => void) | undefined;
 }) {
@@ -220,9 +223,11 @@ function HistoryItem(props: {
   const changes = shownChanges(model, entry);
   const undid = entry.reverts ? props.page.find((other) => other.change_id === entry.reverts) : undefined;
   const undoneBy = props.page.find((other) => other.reverts === entry.change_id);
-  const revertible = revertFields(model, entry).length > 0;
+  const revertible = revertFields(model, entry).length + revertLists(model, entry).length > 0;
   // A create's fields were empty before: only what they became says something.
   const lines: ChangeLine[] = changes.map((change) => (kind === 'create' ? { name: change.name, field: change.field, to: change.to } : change));
+  const action = kind === 'action' ? model.actions.find((candidate) => `${model.name}.${candidate.name}` === entry.command) : undefined;
+  const inputs: ChangeLine[] = Object.entries(entry.inputs ?? {}).map(([name, value]) => ({ name, field: action?.inputs.find((input) => input.name === name), to: value }));
   return (
     <li id={`change-${entry.change_id}`} class={props.highlighted ? 'history-entry highlighted' : 'history-entry'} aria-current={props.highlighted ? 'true' : undefined}>
       <div class="history-head">
@@ -268,13 +273,29 @@ function HistoryItem(props: {
       )}
       {/* The server leaves out entries that changed only fields the caller may not read. */}
       <ChangeList lines={lines} />
+      {shownLineChanges(model, entry).map((change) => (
+        <LinesChangeList key={change.name} label={change.list?.label ?? withheldName(change.name)} list={change.list} change={change.change} current={currentLines(props.record, change.name)} />
+      ))}
+      {inputs.length > 0 && (
+        <div class="history-inputs">
+          <p class="small muted">With:</p>
+          <ChangeList lines={inputs} />
+        </div>
+      )}
     </li>
   );
 }
 
+/** A record's lines of one list, as `get` answers them. */
+function currentLines(record: RecordValue | null, list: string): readonly Readonly<Record<string, unknown>>[] | undefined {
+  const lines = record?.[list];
+  return Array.isArray(lines) ? (lines as Readonly<Record<string, unknown>>[]) : undefined;
+}
+
 function RevertDialog({ model, record, entry, now, onClose, onConfirm }: { model: ModelInfo; record: RecordValue; entry: HistoryEntryInfo; now: number; onClose: () => void; onConfirm: (fields: readonly string[]) => Promise<void> }) {
   const fields = revertFields(model, entry);
-  const lines: ChangeLine[] = fields.map((name) => ({ name, field: fieldOf(model, name), from: record[name] ?? null, to: entry.changes[name]!.from }));
+  const lines: ChangeLine[] = fields.map((name) => ({ name, field: fieldOf(model, name), from: record[name] ?? null, to: (entry.changes[name] as { from: unknown }).from }));
+  const lists = shownLineChanges(model, entry).filter((change) => revertLists(model, entry).includes(change.name));
   return (
     <ConfirmDialog
       title="Revert this change?"
@@ -282,11 +303,14 @@ function RevertDialog({ model, record, entry, now, onClose, onConfirm }: { model
         <>
           <p>{`This puts back what ${whoText(entry.by)} changed ${relativeTime(entry.at, now)}:`}</p>
           <ChangeList lines={lines} className="changes changes-confirm" />
+          {lists.map((change) => (
+            <LinesChangeList key={change.name} label={change.list!.label} list={change.list} change={undoneLines(change.change)} current={currentLines(record, change.name)} />
+          ))}
         </>
       }
       confirmLabel="Revert"
       onClose={onClose}
-      onConfirm={() => onConfirm(fields)}
+      onConfirm={() => onConfirm([...fields, ...lists.map((change) => change.name)])}
     />
   );
 }

@@ -167,6 +167,8 @@ export interface SearchInput {
   order?: readonly OrderKey[];
   limit?: number;
   offset?: number;
+  /** Line lists to answer with each record (`list` and `search` leave them out unless asked). */
+  include?: readonly string[];
 }
 
 export function search(model: string, input: SearchInput): Promise<SearchAnswer> {
@@ -175,6 +177,7 @@ export function search(model: string, input: SearchInput): Promise<SearchAnswer>
   if (input.order && input.order.length > 0) body.order = input.order;
   if (input.limit !== undefined) body.limit = input.limit;
   if (input.offset) body.offset = input.offset;
+  if (input.include && input.include.length > 0) body.include = input.include;
   return run(model, 'search', body);
 }
 

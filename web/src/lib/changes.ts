@@ -19,13 +19,15 @@ export interface ChangeLine {
   readonly note?: ComponentChildren;
 }
 
-/** Empty as the server stores it: null (and, to be safe, undefined and ''). */
+/** Empty as the server stores it: null (and, to be safe, undefined, '' and a multiselect's []). */
 export function isEmptyValue(value: unknown): boolean {
-  return value === null || value === undefined || value === '';
+  return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
+/** Equal as the server keeps values: empty is empty, and a multiselect compares by its options in order. */
 export function sameValue(a: unknown, b: unknown): boolean {
-  if (isEmptyValue(a) && isEmptyValue(b)) return true;
+  if (isEmptyValue(a) || isEmptyValue(b)) return isEmptyValue(a) && isEmptyValue(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((value, index) => value === b[index]);
   return a === b;
 }
 

@@ -6,8 +6,8 @@
 import { can } from './meta.ts';
 import { run, search } from './api.ts';
 import { csvFile } from './csv.ts';
-import { exportFields, exportHeader, exportRow } from './records-csv.ts';
-import type { FilterCondition, ModelInfo, OrderKey, RecordValue } from './types.ts';
+import { exportFields, exportHeader, exportRow, linesHeader, linesRows } from './records-csv.ts';
+import type { FilterCondition, LineListInfo, ModelInfo, OrderKey, RecordValue } from './types.ts';
 
 export const EXPORT_PAGE_SIZE = 1000;
 
@@ -36,13 +36,18 @@ export async function fetchAllRows(
   return [...rows.values()];
 }
 
-/** One page of a model's records by `search` (with the total) or, for people who may only `list`, by `list`. */
+/**
+ * One page of a model's records by `search` (with the total) or, for people who may only `list`, by
+ * `list`; with their lines when the model has line lists.
+ */
 export function modelPages(model: ModelInfo, filter: readonly FilterCondition[], order: readonly OrderKey[]): (offset: number, limit: number) => Promise<ExportPage> {
-  if (can(model, 'search')) return (offset, limit) => search(model.name, { filter, order, offset, limit });
+  const include = model.lines.map((list) => list.name);
+  if (can(model, 'search')) return (offset, limit) => search(model.name, { filter, order, offset, limit, include });
   return async (offset, limit) => {
     const body: Record<string, unknown> = { offset, limit };
     if (filter.length) body.filter = filter;
     if (order.length) body.order = order;
+    if (include.length) body.include = include;
     return { rows: await run<RecordValue[]>(model.name, 'list', body), total: null };
   };
 }
@@ -51,6 +56,11 @@ export function modelPages(model: ModelInfo, filter: readonly FilterCondition[],
 export function recordsCsv(model: ModelInfo, rows: readonly RecordValue[]): Blob {
   const fields = exportFields(model);
   return csvFile([exportHeader(fields), ...rows.map((row) => exportRow(fields, row))]);
+}
+
+/** A line list's file: one row per line of the rows, its record's id and title first. */
+export function linesCsv(model: ModelInfo, list: LineListInfo, rows: readonly RecordValue[]): Blob {
+  return csvFile([linesHeader(model, list), ...linesRows(model, list, rows)]);
 }
 
 /** Hands a file to the browser's downloads. */

@@ -1,24 +1,85 @@
 /** Form drafts: what an input holds while people type, and the JSON it becomes when sent. */
-import { amountProblem, moneyInputText, parseAmount, parseInteger } from './format.ts';
+import {
+  amountProblem,
+  decimalInputText,
+  formatAmount,
+  formatDecimal,
+  inDeclaredOrder,
+  instantFromLocal,
+  localDateTimeText,
+  localToday,
+  moneyInputText,
+  parseAmount,
+  parseDecimal,
+  parseInteger,
+} from './format.ts';
+import { sameValue } from './changes.ts';
 import type { FieldInfo } from './types.ts';
 
-/** Text inputs hold strings; a checkbox holds a boolean (null: never set). */
-export type Draft = string | boolean | null;
+/** Text inputs hold strings; a checkbox holds a boolean (null: never set); a multiselect the options ticked. */
+export type Draft = string | boolean | readonly string[] | null;
 export type Drafts = Record<string, Draft>;
 export type FieldErrors = Record<string, string>;
 
 export function toDraft(field: FieldInfo, value: unknown): Draft {
   if (field.kind === 'bool') return typeof value === 'boolean' ? value : null;
+  if (field.kind === 'multiselect') return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)) : [];
   if (value === null || value === undefined) return '';
   if (field.kind === 'money') return typeof value === 'number' ? moneyInputText(value, field.currency) : String(value);
+  if (field.kind === 'decimal') return typeof value === 'number' ? decimalInputText(value) : String(value);
+  if (field.kind === 'datetime') return typeof value === 'string' ? localDateTimeText(value) : '';
   return String(value);
+}
+
+/**
+ * What a new record's input starts with: the field's default (`today` and `now` in the reader's
+ * time zone, as the person would type them), else empty.
+ */
+export function defaultDraft(field: FieldInfo, now: Date = new Date()): Draft {
+  const preset = field.default;
+  if (preset === undefined) return toDraft(field, undefined);
+  if (preset === 'today') return field.kind === 'date' ? localToday(now) : toDraft(field, undefined);
+  if (preset === 'now') return field.kind === 'datetime' ? localDateTimeText(now.toISOString()) : toDraft(field, undefined);
+  return toDraft(field, preset.value);
+}
+
+/** Whether the person writes this field in a form: not governed (actions move it), not computed, and their role may write it. */
+export function isEditable(field: FieldInfo): boolean {
+  return !field.governed && !field.computed && field.writable !== false;
 }
 
 export type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
-/** A draft as the JSON value to send (null for empty), or why it cannot be sent. */
+/** As the server checks an email address, a URL and a phone number (runtime/kinds.ts), so that its words come before sending. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/u;
+const PHONE = /^[0-9 +\-()]+$/;
+
+function isHttpUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A draft as the JSON value to send (null for empty), or why it cannot be sent; then the field's own checks (`checkValue`). */
 export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
+  const parsed = parseDraft(field, draft);
+  if (!parsed.ok || parsed.value === null) return parsed;
+  const problem = checkValue(field, parsed.value);
+  return problem === undefined ? parsed : { ok: false, error: problem };
+}
+
+/** A draft as the JSON value it stands for, without the field's own checks (a filter's value may lie outside them). */
+export function parseDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
   if (field.kind === 'bool') return { ok: true, value: typeof draft === 'boolean' ? draft : null };
+  if (field.kind === 'multiselect') {
+    const chosen = Array.isArray(draft) ? draft : [];
+    // In the declared order, whatever order they were ticked in; none is empty.
+    return { ok: true, value: chosen.length === 0 ? null : inDeclaredOrder(field, chosen).filter((option) => field.options?.includes(option) ?? true) };
+  }
   const text = typeof draft === 'string' ? draft : '';
   if (text.trim() === '') return { ok: true, value: null };
   switch (field.kind) {
@@ -27,12 +88,35 @@ export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
       const amount = parseAmount(text, field.currency);
       return amount.ok ? { ok: true, value: amount.value } : { ok: false, error: amountProblem(field.label, amount.problem, field.currency) };
     }
+    case 'decimal': {
+      const scale = field.scale ?? 2;
+      const number = parseDecimal(text, scale);
+      if (number.ok) return { ok: true, value: number.value };
+      return { ok: false, error: number.problem === 'too-many-decimals' ? `${field.label} has at most ${scale} decimal places` : `${field.label} must be a number` };
+    }
     case 'number': {
       const value = parseInteger(text);
       return value === undefined ? { ok: false, error: `${field.label} must be a whole number` } : { ok: true, value };
     }
     case 'date':
       return /^\d{4}-\d{2}-\d{2}$/.test(text.trim()) ? { ok: true, value: text.trim() } : { ok: false, error: `${field.label} must be a date (YYYY-MM-DD)` };
+    case 'datetime': {
+      const instant = instantFromLocal(text);
+      return instant === null ? { ok: false, error: `${field.label} must be a date and time` } : { ok: true, value: instant };
+    }
+    case 'email': {
+      const value = text.trim();
+      return EMAIL.test(value) && value.length <= 254 ? { ok: true, value } : { ok: false, error: `${field.label} must be an email address` };
+    }
+    case 'url': {
+      const value = text.trim();
+      return isHttpUrl(value) ? { ok: true, value } : { ok: false, error: `${field.label} must be a URL` };
+    }
+    case 'phone': {
+      const value = text.trim();
+      const digits = value.replace(/[^0-9]/g, '').length;
+      return PHONE.test(value) && digits >= 6 && digits <= 20 ? { ok: true, value } : { ok: false, error: `${field.label} must be a phone number` };
+    }
     case 'text':
     case 'select':
     case 'ref':
@@ -42,15 +126,55 @@ export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
   }
 }
 
+/** Characters as the server counts them: code points (an emoji is one). */
+function characterCount(text: string): number {
+  return [...text].length;
+}
+
+/** A bound as people read it: an amount with its currency's decimals, a decimal or date in the app's locale. */
+function boundText(field: FieldInfo, bound: number | string): string {
+  if (typeof bound === 'number' && field.kind === 'money') return formatAmount(bound, field.currency);
+  if (typeof bound === 'number' && field.kind === 'decimal') return formatDecimal(bound, field.scale);
+  return String(bound);
+}
+
+/**
+ * The field's `min`, `max`, `length` and `pattern`, checked before sending with the server's words
+ * (`<label> must be at least 0.001`, `… must be at most 200 characters`, `… does not match the
+ * required pattern`); undefined when the value passes. The server checks again.
+ */
+export function checkValue(field: FieldInfo, value: unknown): string | undefined {
+  if (typeof value === 'number' || typeof value === 'string') {
+    const comparable = field.kind === 'datetime' && typeof value === 'string' ? Date.parse(value) : value;
+    const bound = (limit: number | string) => (field.kind === 'datetime' && typeof limit === 'string' ? Date.parse(limit) : limit);
+    if (field.min !== undefined && comparable < bound(field.min)) return `${field.label} must be at least ${boundText(field, field.min)}`;
+    if (field.max !== undefined && comparable > bound(field.max)) return `${field.label} must be at most ${boundText(field, field.max)}`;
+  }
+  if (typeof value === 'string') {
+    if (field.length !== undefined && characterCount(value) > field.length) return `${field.label} must be at most ${field.length} characters`;
+    if (field.pattern !== undefined) {
+      let pattern: RegExp | undefined;
+      try {
+        pattern = new RegExp(`^(?:${field.pattern})$`, 'u');
+      } catch {
+        pattern = undefined; // one this browser cannot read: the server decides
+      }
+      if (pattern && !pattern.test(value)) return `${field.label} does not match the required pattern`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The body of a create (`original` undefined: every non-empty field) or an update (only the
- * fields that changed, null to empty one), with the problems found before sending.
+ * fields that changed, null to empty one), with the problems found before sending. Fields the
+ * person does not write (governed, computed, not theirs to write) are never sent.
  */
 export function collectInput(fields: readonly FieldInfo[], drafts: Drafts, original?: Readonly<Record<string, unknown>>): { input: Record<string, unknown>; errors: FieldErrors } {
   const input: Record<string, unknown> = {};
   const errors: FieldErrors = {};
   for (const field of fields) {
-    if (field.governed || !(field.name in drafts)) continue;
+    if (!isEditable(field) || !(field.name in drafts)) continue;
     const parsed = fromDraft(field, drafts[field.name]);
     if (!parsed.ok) {
       errors[field.name] = parsed.error;
@@ -69,6 +193,11 @@ export function collectInput(fields: readonly FieldInfo[], drafts: Drafts, origi
   return { input, errors };
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return (a ?? null) === (b ?? null);
+/**
+ * A draft as a value for working out computed fields while people type: what it would be sent as,
+ * or null while it is empty or not yet valid.
+ */
+export function draftValue(field: FieldInfo, draft: Draft | undefined): unknown {
+  const parsed = parseDraft(field, draft);
+  return parsed.ok ? parsed.value : null;
 }

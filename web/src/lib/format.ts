@@ -65,20 +65,26 @@ function groupedBy(text: string, mark: string): boolean {
   return new RegExp(`^\\d{1,3}(?:\\${mark}\\d{3})+$`).test(text);
 }
 
+/** A number as typed, split at its decimal mark: its sign, whole digits and decimal digits; null when it is not a number. */
+interface TypedNumber {
+  readonly negative: boolean;
+  readonly whole: string;
+  readonly fraction: string;
+}
+
 /**
- * An amount as a person types it, in major units (`950.00`, `950`, `1,200.50`; `1.200,50` in a
- * decimal-comma locale), as integer minor units of `currency`. Spaces and apostrophes group
- * digits. With both `.` and `,` in it, the last one is the decimal mark; with one of them only, it
- * is the decimal mark when it is the locale's, else grouping when it is followed by groups of
- * three digits (`1.500` in de-DE), else the decimal mark when it comes once (`950.00` in de-DE).
- * More decimals than the currency has is refused, never rounded.
+ * A number as a person types it (`950.00`, `950`, `1,200.50`; `1.200,50` in a decimal-comma
+ * locale). Spaces and apostrophes group digits. With both `.` and `,` in it, the last one is the
+ * decimal mark; with one of them only, it is the decimal mark when it is the locale's, else
+ * grouping when it is followed by groups of three digits (`1.500` in de-DE), else the decimal mark
+ * when it comes once (`950.00` in de-DE). Empty: 'empty'.
  */
-export function parseAmount(text: string, currency?: string, locale: string = appLocale()): AmountParse {
+function typedNumber(text: string, locale: string): TypedNumber | 'empty' | null {
   const clean = text.replace(/[\s'’]/g, '').replace(/^\u2212/, '-');
-  if (clean === '') return { ok: true, value: null };
+  if (clean === '') return 'empty';
   const match = /^([+-]?)([\d.,]*)$/.exec(clean);
   const body = match?.[2] ?? '';
-  if (!match || !/\d/.test(body)) return { ok: false, problem: 'not-an-amount' };
+  if (!match || !/\d/.test(body)) return null;
   const count = (mark: string) => body.split(mark).length - 1;
   const splitAt = (mark: string) => [body.slice(0, body.lastIndexOf(mark)), body.slice(body.lastIndexOf(mark) + 1)] as const;
   let whole = body;
@@ -87,22 +93,65 @@ export function parseAmount(text: string, currency?: string, locale: string = ap
     const mark = body.lastIndexOf('.') > body.lastIndexOf(',') ? '.' : ',';
     [whole, fraction] = splitAt(mark);
     const group = mark === '.' ? ',' : '.';
-    if (!groupedBy(whole, group)) return { ok: false, problem: 'not-an-amount' };
+    if (!groupedBy(whole, group)) return null;
     whole = whole.split(group).join('');
   } else if (count('.') > 0 || count(',') > 0) {
     const mark = count('.') > 0 ? '.' : ',';
     if (mark === numberMarks(locale).decimal && count(mark) === 1) [whole, fraction] = splitAt(mark);
     else if (groupedBy(body, mark)) whole = body.split(mark).join('');
     else if (count(mark) === 1) [whole, fraction] = splitAt(mark);
-    else return { ok: false, problem: 'not-an-amount' };
+    else return null;
   }
-  if (!/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return { ok: false, problem: 'not-an-amount' };
-  const digits = minorDigits(currency);
-  if (fraction.length > digits) return { ok: false, problem: 'too-many-decimals' };
-  const minor = BigInt(whole || '0') * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, '0') || '0');
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, problem: 'not-an-amount' };
-  const value = Number(minor);
-  return { ok: true, value: match[1] === '-' && value !== 0 ? -value : value };
+  if (!/^\d*$/.test(whole) || !/^\d*$/.test(fraction)) return null;
+  return { negative: match[1] === '-', whole, fraction };
+}
+
+/** The typed number as an integer of `digits` decimals (12.5 with 2 → 1250), or why it is none. */
+function scaledInteger(text: string, digits: number, locale: string): AmountParse {
+  const typed = typedNumber(text, locale);
+  if (typed === 'empty') return { ok: true, value: null };
+  if (typed === null) return { ok: false, problem: 'not-an-amount' };
+  if (typed.fraction.length > digits) return { ok: false, problem: 'too-many-decimals' };
+  const scaled = BigInt(typed.whole || '0') * 10n ** BigInt(digits) + BigInt(typed.fraction.padEnd(digits, '0') || '0');
+  if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, problem: 'not-an-amount' };
+  const value = Number(scaled);
+  return { ok: true, value: typed.negative && value !== 0 ? -value : value };
+}
+
+/**
+ * An amount as a person types it, in major units (see `typedNumber`), as integer minor units of
+ * `currency`. More decimals than the currency has is refused, never rounded.
+ */
+export function parseAmount(text: string, currency?: string, locale: string = appLocale()): AmountParse {
+  return scaledInteger(text, minorDigits(currency), locale);
+}
+
+/**
+ * A decimal field's value as typed (see `typedNumber`: `2.5`, `1,250.125`; `2,5` in de-DE), as
+ * the JSON number sent: at most `scale` decimals (more is refused, never rounded), and the value ×
+ * 10^scale a safe integer, as the server stores it.
+ */
+export function parseDecimal(text: string, scale: number, locale: string = appLocale()): AmountParse {
+  const scaled = scaledInteger(text, scale, locale);
+  if (!scaled.ok || scaled.value === null) return scaled;
+  // From its decimal text, so that the number is the one written (0.1, not 0.1000000000000000055…).
+  return { ok: true, value: Number(decimalText(scaled.value, scale)) };
+}
+
+/** A decimal's value in its input: plain, no grouping, the locale's decimal mark (2.5 → "2,5" in de-DE). */
+export function decimalInputText(value: number | null | undefined, locale: string = appLocale()): string {
+  if (value === null || value === undefined) return '';
+  return plainNumber(value).replace('.', numberMarks(locale).decimal);
+}
+
+/** A number written out without exponent or grouping (1e-6 → "0.000001"), as CSV and inputs take it. */
+export function plainNumber(value: number): string {
+  return value.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+}
+
+/** A decimal value for reading, in the app's locale, with up to `scale` decimals (1250.5 → "1,250.5"). */
+export function formatDecimal(value: number, scale = 2): string {
+  return localeFormat(`decimal-${scale}`, (locale) => new Intl.NumberFormat(locale, { maximumFractionDigits: scale })).format(value);
 }
 
 /** Why a typed amount of `label` was refused, in words. */
@@ -176,6 +225,81 @@ export function formatDateTime(value: string | null | undefined): string {
   return Number.isNaN(time) ? value : dateTimeFormat().format(time);
 }
 
+/** The reader's time zone (the browser's), which datetimes are shown and typed in. */
+export function readerTimeZone(): string {
+  return new Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+}
+
+const zonedFormat = () =>
+  localeFormat(`date-time-zone-${readerTimeZone()}`, (locale) =>
+    new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }),
+  );
+
+/** A datetime field's value (an instant) for reading: in the app's locale and the reader's time zone, naming the zone ("Nov 26, 2026, 03:30 PM GMT+1"). */
+export function formatInstant(value: string): string {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? value : zonedFormat().format(time);
+}
+
+const pad2 = (value: number) => String(value).padStart(2, '0');
+
+/**
+ * An instant as a `datetime-local` input shows it, in the reader's time zone:
+ * `2026-11-26T14:30:00Z` → `2026-11-26T15:30` in Berlin (seconds only when there are some).
+ */
+export function localDateTimeText(value: string | null | undefined): string {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const seconds = date.getSeconds() !== 0 ? `:${pad2(date.getSeconds())}` : '';
+  return `${String(date.getFullYear()).padStart(4, '0')}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())}T${pad2(date.getHours())}:${pad2(date.getMinutes())}${seconds}`;
+}
+
+/**
+ * What a `datetime-local` input holds (`2026-11-26T15:30`, the reader's wall clock) as ISO 8601 with
+ * the reader's offset at that moment (`2026-11-26T15:30:00+01:00`), which the server takes; null
+ * when it is not a date and time. A wall time a clock change skips is moved as the browser moves it.
+ */
+export function instantFromLocal(text: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(year!, month! - 1, day!, hour!, minute!, second!);
+  date.setFullYear(year!); // years 0–99 would otherwise mean 1900–1999
+  if (Number.isNaN(date.getTime()) || date.getMonth() !== month! - 1) return null;
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const zone = `${sign}${pad2(Math.floor(Math.abs(offset) / 60))}:${pad2(Math.abs(offset) % 60)}`;
+  return `${String(date.getFullYear()).padStart(4, '0')}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())}T${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}${zone}`;
+}
+
+/** Today in the reader's time zone, `YYYY-MM-DD` (a date field's default `today`, typed by a person). */
+export function localToday(now: Date = new Date()): string {
+  return `${String(now.getFullYear()).padStart(4, '0')}-${pad2(now.getMonth() + 1)}-${pad2(now.getDate())}`;
+}
+
+/**
+ * Where a value of a link kind goes, or undefined when it must not be a link: an email address as
+ * `mailto:`, a phone number as `tel:` (digits and a leading +), a URL only when it is `http:` or
+ * `https:` — never `javascript:`, `data:` or anything else a click would run.
+ */
+export function linkHref(kind: FieldInfo['kind'], value: string): string | undefined {
+  if (kind === 'email') return /^[^\s@:/?#]+@[^\s@/?#]+$/u.test(value) ? `mailto:${value}` : undefined;
+  if (kind === 'phone') {
+    const digits = value.replace(/[^0-9+]/g, '').replace(/(?!^)\+/g, '');
+    return /\d{3,}/.test(digits) ? `tel:${digits}` : undefined;
+  }
+  if (kind === 'url') {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Options of a select as the module declares them (`draft, active, ended` is a workflow; sorted
  * by name it would mislead), any value it does not declare after them.
@@ -200,12 +324,18 @@ export function valueText(field: FieldInfo | undefined, value: unknown): string 
       return typeof value === 'number' ? formatAmount(value, field.currency) : String(value);
     case 'number':
       return typeof value === 'number' ? integerFormat().format(value) : String(value);
+    case 'decimal':
+      return typeof value === 'number' ? formatDecimal(value, field.scale) : String(value);
     case 'date':
       return typeof value === 'string' ? formatDate(value) : String(value);
+    case 'datetime':
+      return typeof value === 'string' ? formatInstant(value) : String(value);
     case 'bool':
       return value === true ? 'Yes' : value === false ? 'No' : String(value);
     case 'select':
       return typeof value === 'string' ? optionLabel(value) : String(value);
+    case 'multiselect':
+      return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)).map(optionLabel).join(', ') : String(value);
     default:
       return typeof value === 'string' ? value : JSON.stringify(value);
   }

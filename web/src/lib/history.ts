@@ -4,8 +4,9 @@
  */
 import { run } from './api.ts';
 import { isEmptyValue } from './changes.ts';
+import { changesLines, isLinesChange } from './lines.ts';
 import { fieldOf } from './meta.ts';
-import type { FieldInfo, HistoryEntryInfo, ModelInfo, SearchAnswer } from './types.ts';
+import type { FieldChangeInfo, FieldInfo, HistoryEntryInfo, LineListInfo, LinesChangeInfo, ModelInfo, SearchAnswer } from './types.ts';
 
 export type EntryKind = 'create' | 'update' | 'delete' | 'action';
 
@@ -29,9 +30,44 @@ export interface ShownChange {
 export function shownChanges(model: ModelInfo, entry: HistoryEntryInfo): ShownChange[] {
   const order = new Map(model.fields.map((field, index) => [field.name, index]));
   return Object.entries(entry.changes)
+    .filter((pair): pair is [string, FieldChangeInfo] => !isLinesChange(pair[1]))
     .filter(([, change]) => !(isEmptyValue(change.from) && isEmptyValue(change.to)))
     .sort(([a], [b]) => (order.get(a) ?? Number.MAX_SAFE_INTEGER) - (order.get(b) ?? Number.MAX_SAFE_INTEGER))
     .map(([name, change]) => ({ name, field: fieldOf(model, name), from: change.from, to: change.to }));
+}
+
+/** A line list's change in an entry: its lines added, removed and changed. */
+export interface ShownLinesChange {
+  readonly name: string;
+  /** The list as the reader knows it; undefined for one meta does not describe. */
+  readonly list: LineListInfo | undefined;
+  readonly change: LinesChangeInfo;
+}
+
+/** The line lists an entry changed, in the model's order. */
+export function shownLineChanges(model: ModelInfo, entry: HistoryEntryInfo): ShownLinesChange[] {
+  const order = new Map(model.lines.map((list, index) => [list.name, index]));
+  return Object.entries(entry.changes)
+    .filter((pair): pair is [string, LinesChangeInfo] => isLinesChange(pair[1]) && changesLines(pair[1]))
+    .sort(([a], [b]) => (order.get(a) ?? Number.MAX_SAFE_INTEGER) - (order.get(b) ?? Number.MAX_SAFE_INTEGER))
+    .map(([name, change]) => ({ name, list: model.lines.find((list) => list.name === name), change }));
+}
+
+/** What undoing a list's change does: removes the lines it added, adds back those it removed, puts back what it changed. */
+export function undoneLines(change: LinesChangeInfo): LinesChangeInfo {
+  return {
+    added: change.removed,
+    removed: change.added,
+    changed: change.changed.map((line) => ({ id: line.id, changes: Object.fromEntries(Object.entries(line.changes).map(([name, field]) => [name, { from: field.to, to: field.from }])) })),
+  };
+}
+
+/** The line lists a revert of `entry` puts back: those an `update` changed (a revert restores lines too). */
+export function revertLists(model: ModelInfo, entry: HistoryEntryInfo): string[] {
+  if (entry.command !== `${model.name}.update`) return [];
+  return shownLineChanges(model, entry)
+    .filter((change) => change.list !== undefined)
+    .map((change) => change.name);
 }
 
 /**

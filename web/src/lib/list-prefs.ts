@@ -47,9 +47,10 @@ export function writeListPrefs(username: string, model: string, change: ListPref
 
 /**
  * The order kinds are picked in when a model has no `list` hint: where a record stands (a governed
- * select), what it is worth, when, and with whom first; long text never (it does not fit a cell).
+ * select), what it is worth, when, and with whom first; long text and URLs never (they do not fit
+ * a cell).
  */
-const KIND_PRIORITY: readonly FieldKind[] = ['select', 'money', 'date', 'ref', 'number', 'bool', 'text'];
+const KIND_PRIORITY: readonly FieldKind[] = ['select', 'money', 'date', 'datetime', 'ref', 'number', 'decimal', 'multiselect', 'bool', 'text', 'email', 'phone'];
 
 function priorityOf(field: FieldInfo): number {
   if (field.kind === 'select' && field.governed) return 0;

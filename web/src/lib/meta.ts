@@ -57,3 +57,15 @@ export function recordTitle(model: ModelInfo, record: Readonly<Record<string, un
   if (typeof title === 'number') return String(title);
   return String(record.id ?? '');
 }
+
+/**
+ * The locked state the record is in (`locked_in` of its model: `done`, `cancelled`), in which it
+ * cannot be updated, have its lines changed or be deleted (its actions still run); null when it
+ * can be changed.
+ */
+export function lockedState(model: ModelInfo, record: Readonly<Record<string, unknown>>): { readonly field: string; readonly state: string } | null {
+  const locked = model.locked_in;
+  if (!locked) return null;
+  const state = record[locked.field];
+  return typeof state === 'string' && locked.states.includes(state) ? { field: locked.field, state } : null;
+}

@@ -1,12 +1,20 @@
 /**
  * Records to CSV and back, by field kind. Export writes values that import reads again: money in
  * major units without grouping, with the currency's decimals and a point before them (`1234.50`),
- * dates `YYYY-MM-DD`, yes/no as `true`/`false`, options and refs by their stored value (an id for
- * refs). Import also takes what people type in a spreadsheet: `1,234.50`, `yes`/`no`/`1`/`0`,
- * option labels in any case, and a ref by its target's title (see `resolveRef`).
+ * decimals the same way (`2.5`), dates `YYYY-MM-DD`, datetimes as the UTC instant
+ * (`2026-11-26T14:30:00.000Z`), yes/no as `true`/`false`, options and refs by their stored value
+ * (an id for refs), a multiselect's options comma-separated in their declared order. Import also
+ * takes what people type in a spreadsheet: `1,234.50`, `yes`/`no`/`1`/`0`, option labels in any
+ * case, and a ref by its target's title (see `resolveRef`).
+ *
+ * A model's line lists export to files of their own, one row per line: its record's id and title
+ * first (`linesHeader`). Import creates records without lines (lib/records-csv.ts does not read
+ * line files); a model whose lines are required cannot be imported (`importBlocker`).
  */
-import { minorDigits, moneyInputText, optionLabel, parseAmount, parseInteger } from './format.ts';
-import type { FieldInfo, ModelInfo, RecordValue } from './types.ts';
+import { isEditable } from './form.ts';
+import { minorDigits, moneyInputText, inDeclaredOrder, optionLabel, parseAmount, parseDecimal, parseInteger, plainNumber } from './format.ts';
+import { recordTitle, titleFieldOf } from './meta.ts';
+import type { FieldInfo, LineListInfo, ModelInfo, RecordValue } from './types.ts';
 
 /**
  * Amounts in a CSV file are read as the export writes them, whatever the app's locale: a point
@@ -77,10 +85,17 @@ export function exportCell(field: FieldInfo, value: unknown): string {
   switch (field.kind) {
     case 'money':
       return typeof value === 'number' ? moneyInputText(value, field.currency, CSV_LOCALE) : String(value);
+    case 'decimal':
+      return typeof value === 'number' ? plainNumber(value) : String(value);
     case 'bool':
       return value === true ? 'true' : value === false ? 'false' : String(value);
+    case 'multiselect':
+      return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)).join(', ') : String(value);
     case 'text':
     case 'longtext':
+    case 'email':
+    case 'url':
+    case 'phone':
       return defuseFormula(typeof value === 'string' ? value : JSON.stringify(value));
     default:
       return typeof value === 'string' ? value : String(value);
@@ -91,9 +106,36 @@ export function exportRow(fields: readonly FieldInfo[], record: RecordValue): st
   return [record.id, ...fields.map((field) => exportCell(field, record[field.name]))];
 }
 
-/** The fields an import can fill: what `create` takes (governed selects start at their first option). */
+/**
+ * The header of a line list's file: the record's id and title (`Order ID`, `Number`), the line's
+ * place in its list (`Line`, from 1), then every line field the person reads.
+ */
+export function linesHeader(model: ModelInfo, list: LineListInfo): string[] {
+  return [`${model.label} ID`, titleFieldOf(model)?.label ?? model.label, 'Line', ...list.fields.map(columnHeader)];
+}
+
+/** A line list's rows: one per line of each record, in the records' order and each list's. */
+export function linesRows(model: ModelInfo, list: LineListInfo, records: readonly RecordValue[]): string[][] {
+  return records.flatMap((record) => {
+    const lines = Array.isArray(record[list.name]) ? (record[list.name] as Record<string, unknown>[]) : [];
+    return lines.map((line, index) => [record.id, recordTitle(model, record) === record.id ? '' : defuseFormula(recordTitle(model, record)), String(index + 1), ...list.fields.map((field) => exportCell(field, line[field.name]))]);
+  });
+}
+
+/** The fields an import can fill: what `create` takes and the person writes (governed selects start at their first option; computed fields are worked out). */
 export function importFields(model: ModelInfo): FieldInfo[] {
-  return model.fields.filter((field) => !field.governed);
+  return model.fields.filter(isEditable);
+}
+
+/**
+ * Why the model's records cannot be imported from CSV, or undefined: an import creates records
+ * without their lines, so a model that needs lines (`min` of a line list above 0) is refused.
+ */
+export function importBlocker(model: ModelInfo, plural: string): string | undefined {
+  const needed = model.lines.find((list) => list.min > 0);
+  if (!needed) return undefined;
+  const noun = model.label.toLowerCase();
+  return `${plural} cannot be imported from CSV: each ${noun} needs at least ${needed.min === 1 ? 'one' : needed.min} ${needed.min === 1 ? 'line' : 'lines'} of ${needed.label.toLowerCase()}, and an import creates ${plural.toLowerCase()} without their lines. Create them here with New ${noun}, or through the API, which takes the lines with the ${noun}.`;
 }
 
 /** `Expected revenue`, `expected_revenue`, `EXPECTED-REVENUE`, `E-mail` and `Email` are one name: letters and digits, any case. */
@@ -155,6 +197,28 @@ export function importCell(field: FieldInfo, cell: string): CellValue {
       const value = parseInteger(text);
       return value === undefined || value === null ? { ok: false, error: `${field.label}: ${quoted} is not a whole number` } : { ok: true, value };
     }
+    case 'decimal': {
+      const scale = field.scale ?? 2;
+      const number = parseDecimal(text, scale, CSV_LOCALE);
+      if (number.ok && number.value !== null) return { ok: true, value: number.value };
+      if (!number.ok && number.problem === 'too-many-decimals') return { ok: false, error: `${field.label}: ${quoted} has more than ${scale} decimals; nothing is rounded` };
+      return { ok: false, error: `${field.label}: ${quoted} is not a number like ${scale === 0 ? '1,234' : `1,234.${'5'.padEnd(scale, '0')}`}` };
+    }
+    case 'datetime':
+      // The instant as the export writes it, or any ISO 8601 date and time with its offset: a time without one would mean a different instant per reader.
+      return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
+        ? { ok: true, value: text }
+        : { ok: false, error: `${field.label}: ${quoted} is not a date and time with its offset, like 2025-03-31T14:30:00Z` };
+    case 'multiselect': {
+      const options = field.options ?? [];
+      const chosen: string[] = [];
+      for (const part of text.split(/[,;]/).map((item) => item.trim()).filter(Boolean)) {
+        const option = options.find((candidate) => candidate === part) ?? options.find((candidate) => candidate.toLowerCase() === part.toLowerCase() || optionLabel(candidate).toLowerCase() === part.toLowerCase());
+        if (option === undefined) return { ok: false, error: `${field.label}: “${part}” is not one of ${options.map(optionLabel).join(', ')}` };
+        if (!chosen.includes(option)) chosen.push(option);
+      }
+      return { ok: true, value: chosen.length === 0 ? undefined : inDeclaredOrder(field, chosen) };
+    }
     case 'bool': {
       const word = text.toLowerCase();
       if (TRUE_WORDS.has(word)) return { ok: true, value: true };
@@ -171,6 +235,9 @@ export function importCell(field: FieldInfo, cell: string): CellValue {
     case 'ref':
       return { ok: true, value: text };
     case 'text':
+    case 'email':
+    case 'url':
+    case 'phone':
       return { ok: true, value: undoDefuse(text) };
     default:
       // Long text keeps its line breaks and spacing; only the spreadsheet's apostrophe goes.

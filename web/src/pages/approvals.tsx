@@ -8,12 +8,13 @@ import { ApiError, get, post, run } from '../lib/api.ts';
 import { formatDateTime, optionLabel, valueText } from '../lib/format.ts';
 import { can, useMeta, type AppMeta } from '../lib/meta.ts';
 import { sameValue, type ChangeLine } from '../lib/changes.ts';
-import { findChange, revertFields } from '../lib/history.ts';
+import { findChange, revertFields, revertLists, shownLineChanges, undoneLines } from '../lib/history.ts';
+import { changesLines, diffLines } from '../lib/lines.ts';
 import { errorMessage, useDocumentTitle, useLoad, useNow, useScrollIntoView } from '../lib/page.ts';
 import { fragmentId, onLinkClick, paths, useLocation } from '../lib/router.ts';
 import { useTitles } from '../lib/titles.ts';
-import type { ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
-import { ChangeList } from '../components/changes.tsx';
+import type { FieldChangeInfo, ModelInfo, PlanInfo, PlansAnswer, RecordValue } from '../lib/types.ts';
+import { ChangeList, LinesChangeList } from '../components/changes.tsx';
 import { When, whoText } from '../components/history.tsx';
 import { LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
@@ -250,12 +251,36 @@ function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: Mo
   if (commandName === 'revert' && model) return <RevertEffect plan={plan} model={model} record={live ? record : undefined} loaded={!live || state.data !== undefined || state.error !== undefined} title={lookup} />;
 
   // The record as it is now → what the plan would make of it; without the record (decided, or
-  // not readable), only what it would become.
-  const line = (name: string, to: unknown): ChangeLine => ({ name, field: fieldOf(name), ...(record ? { from: record[name] ?? null } : {}), to });
-  const lines = entries.map(([name, value]) => line(name, value));
+  // not readable), only what it would become. An action's inputs that are not fields are shown as given.
+  const line = (name: string, to: unknown): ChangeLine => {
+    const field = fieldOf(name);
+    if (!field && action) return { name, field: action.inputs?.find((input) => input.name === name), to };
+    return { name, field, ...(record ? { from: record[name] ?? null } : {}), to };
+  };
+  const listOf = (name: string) => model?.lines.find((list) => list.name === name);
+  const lines = entries.filter(([name]) => !listOf(name)).map(([name, value]) => line(name, value));
   if (action) lines.unshift(line(action.field, action.to));
-  if (lines.length === 0) return <p class="small">No further input.</p>;
-  return <ChangeList lines={lines} className="plan-input changes" />;
+  // A list the plan sends, against the record's lines now: lines added, removed and changed. A
+  // create adds them all; a decided plan (the record not read) shows the lines it sent.
+  const lists = entries.flatMap(([name, value]) => {
+    const list = listOf(name);
+    if (!list) return [];
+    const current = record ? record[name] : [];
+    return [{ list, change: diffLines(list, current, value), current: Array.isArray(current) ? (current as Record<string, unknown>[]) : [] }];
+  });
+  if (lines.length === 0 && lists.length === 0) return <p class="small">No further input.</p>;
+  return (
+    <>
+      {lines.length > 0 && <ChangeList lines={lines} className="plan-input changes" />}
+      {lists.map(({ list, change, current }) =>
+        changesLines(change) ? (
+          <LinesChangeList key={list.name} label={record || commandName === 'create' ? list.label : `${list.label} (as proposed)`} list={list} change={change} current={current} />
+        ) : (
+          <p class="small" key={list.name}>{`${list.label}: unchanged.`}</p>
+        ),
+      )}
+    </>
+  );
 }
 
 /**
@@ -289,8 +314,9 @@ function RevertEffect({ plan, model, record, loaded, title }: { plan: PlanInfo; 
   if (state.data === undefined || !loaded) return <p class="small muted">Reading the change…</p>;
   if (state.data === null) return <p class="small">{`Change ${changeId} is not in this record’s history: approving will fail.`}</p>;
   const entry = state.data.entry;
+  const lists = shownLineChanges(model, entry).filter((change) => revertLists(model, entry).includes(change.name));
   const lines: ChangeLine[] = revertFields(model, entry).map((name) => {
-    const change = entry.changes[name]!;
+    const change = entry.changes[name] as FieldChangeInfo;
     const field = model.fields.find((candidate) => candidate.name === name);
     const since = record !== undefined && !sameValue(record[name], change.to);
     return {
@@ -322,7 +348,11 @@ function RevertEffect({ plan, model, record, loaded, title }: { plan: PlanInfo; 
         </a>
         {'):'}
       </p>
-      {lines.length > 0 ? <ChangeList lines={lines} className="plan-input changes" /> : <p class="small">None of the fields it changed can be put back.</p>}
+      {lines.length > 0 && <ChangeList lines={lines} className="plan-input changes" />}
+      {lists.map((change) => (
+        <LinesChangeList key={change.name} label={change.list!.label} list={change.list} change={undoneLines(change.change)} current={record && Array.isArray(record[change.name]) ? (record[change.name] as Record<string, unknown>[]) : undefined} />
+      ))}
+      {lines.length === 0 && lists.length === 0 && <p class="small">None of the fields it changed can be put back.</p>}
     </>
   );
 }

@@ -12,8 +12,8 @@ import { csvFile, parseCsv, type CsvRecord } from '../lib/csv.ts';
 import { download, exportFileName } from '../lib/export.ts';
 import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle } from '../lib/page.ts';
-import { minorDigits } from '../lib/format.ts';
-import { defaultMapping, importFields, importInput, unmatchedColumns, type RefLookup } from '../lib/records-csv.ts';
+import { joinWords, minorDigits } from '../lib/format.ts';
+import { defaultMapping, importBlocker, importFields, importInput, unmatchedColumns, type RefLookup } from '../lib/records-csv.ts';
 import { lookUpRefs } from '../lib/ref-lookup.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitle } from '../lib/titles.ts';
@@ -42,12 +42,16 @@ interface Run {
   readonly stopped: boolean;
 }
 
-const EXPECTS: Record<Exclude<FieldKind, 'money' | 'select' | 'ref'>, string> = {
+const EXPECTS: Record<Exclude<FieldKind, 'money' | 'select' | 'ref' | 'decimal' | 'multiselect'>, string> = {
   text: 'text',
   longtext: 'text; line breaks are kept',
   number: 'a whole number, like 42',
   date: 'a date as YYYY-MM-DD, like 2025-03-31',
+  datetime: 'a date and time with its offset, like 2025-03-31T14:30:00Z',
   bool: 'true/false, yes/no or 1/0',
+  email: 'an email address',
+  url: 'a web address starting with http:// or https://',
+  phone: 'a phone number',
 };
 
 /** Reads a file as UTF-8, or as Windows-1252 when it is not valid UTF-8 (older spreadsheet apps). */
@@ -66,6 +70,7 @@ export function ImportPage({ model }: { model: ModelInfo }) {
   useDocumentTitle(`Import ${plural.toLowerCase()}`);
   const fields = importFields(model);
   const governed = model.fields.filter((field) => field.governed);
+  const blocker = importBlocker(model, plural);
   const [file, setFile] = useState<ParsedFile | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [mapping, setMapping] = useState<(string | null)[]>([]);
@@ -190,6 +195,15 @@ export function ImportPage({ model }: { model: ModelInfo }) {
       </nav>
       <h1>{`Import ${plural.toLowerCase()}`}</h1>
 
+      {blocker && (
+        <p class="alert alert-info import-blocked" role="note">
+          {blocker}
+        </p>
+      )}
+      {!blocker && model.lines.length > 0 && (
+        <p class="muted small import-lines-note">{`Each row becomes one ${model.label.toLowerCase()}, without its ${joinWords(model.lines.map((list) => list.label.toLowerCase()))}: add them on the ${model.label.toLowerCase()}’s page afterwards.`}</p>
+      )}
+      {!blocker && (
       <div class="card">
         <h2>1. Choose a CSV file</h2>
         <p class="muted small">
@@ -205,6 +219,7 @@ export function ImportPage({ model }: { model: ModelInfo }) {
           </p>
         )}
       </div>
+      )}
 
       {file && (
         <div class="card">
@@ -319,6 +334,12 @@ function expects(field: FieldInfo, modelOf: (name: string) => ModelInfo | undefi
   switch (field.kind) {
     case 'select':
       return `Expects one of: ${(field.options ?? []).join(', ')}`;
+    case 'multiselect':
+      return `Expects any of, comma-separated: ${(field.options ?? []).join(', ')}`;
+    case 'decimal': {
+      const scale = field.scale ?? 2;
+      return `Expects a number, like ${scale === 0 ? '1,234' : `1,234.${'5'.padEnd(scale, '0')}`} (${scale === 0 ? 'no decimals' : `at most ${scale} decimals`})`;
+    }
     case 'money': {
       const digits = minorDigits(field.currency);
       const decimals = digits === 0 ? 'no decimals' : `${digits === 2 ? 'two' : digits} decimals at most`;

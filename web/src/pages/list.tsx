@@ -39,9 +39,13 @@ export function describeFilter(field: FieldInfo | undefined, filter: FilterCondi
   const label = field?.label ?? filter.field;
   if (filter.op === 'is_null') return `${label} ${filter.value === false ? 'is not empty' : 'is empty'}`;
   const words: Record<Exclude<FilterOperator, 'is_null'>, string> = { eq: 'is', ne: 'is not', contains: 'contains', in: 'is any of', gt: '>', gte: '≥', lt: '<', lte: '≤' };
+  const multiselect = field?.kind === 'multiselect';
+  if (multiselect) Object.assign(words, { contains: 'has', in: 'has any of' });
   const value = Array.isArray(filter.value)
-    ? (field?.kind === 'select' ? inDeclaredOrder(field, filter.value.map(String)).map(optionLabel) : filter.value.map(String)).join(', ')
-    : valueText(field, filter.value);
+    ? (field?.kind === 'select' || multiselect ? inDeclaredOrder(field, filter.value.map(String)).map(optionLabel) : filter.value.map(String)).join(', ')
+    : multiselect && typeof filter.value === 'string'
+      ? optionLabel(filter.value)
+      : valueText(field, filter.value);
   const ref = field?.kind === 'ref' && typeof filter.value === 'string' ? (title?.(field.target ?? '', filter.value) ?? filter.value) : undefined;
   return `${label} ${words[filter.op] ?? filter.op} ${ref ?? value}`;
 }

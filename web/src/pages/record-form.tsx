@@ -1,20 +1,28 @@
 /**
- * Create and edit: one input per field by kind; governed fields are left to the workflow
- * actions. Problems found before sending and errors the server names by field
- * (`lead.close_date must be …`) are shown next to the field, and focus moves to the first one.
+ * Create and edit: one input per field by kind, defaults filled in on a new record; governed fields
+ * are left to the workflow actions, computed fields are worked out while people type (by the
+ * model's generated functions) and fields their role may not write are shown, not edited. Line
+ * lists are edited in place (added, removed, moved). Problems found before sending and errors the
+ * server names (`lead.close_date must be …`, `order.items[2].quantity is required`, a rule's
+ * fields) are shown next to what they name, and focus moves to the first one. A record in a locked
+ * state is not edited.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, fieldMessage, isMissingRecord, command, errorField, run } from '../lib/api.ts';
-import { collectInput, toDraft, type Drafts, type FieldErrors } from '../lib/form.ts';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, isMissingRecord, command, run } from '../lib/api.ts';
+import { collectInput, defaultDraft, isEditable, toDraft, type Drafts, type FieldErrors } from '../lib/form.ts';
+import { placeError } from '../lib/form-errors.ts';
 import { optionLabel } from '../lib/format.ts';
-import { can, recordTitle, useMeta } from '../lib/meta.ts';
+import { collectLines, draftRecord, hasListErrors, lineDrafts, NO_LIST_ERRORS, startingLines, type ListDrafts, type ListErrors } from '../lib/lines.ts';
+import { computed } from '../lib/logic.ts';
+import { can, lockedState, recordTitle, useMeta } from '../lib/meta.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
-import { rememberTitle } from '../lib/titles.ts';
-import type { ModelInfo, RecordValue } from '../lib/types.ts';
+import { rememberTitle, useTitles } from '../lib/titles.ts';
+import type { FieldInfo, ModelInfo, RecordValue } from '../lib/types.ts';
 import { FieldInput } from '../components/field-input.tsx';
+import { LineEditor } from '../components/line-editor.tsx';
 import { LoadingPage } from '../components/load-status.tsx';
-import { OptionPill } from '../components/value.tsx';
+import { FieldValue, OptionPill, type TitleLookup } from '../components/value.tsx';
 import { NotFound } from './not-found.tsx';
 
 export function RecordFormPage({ model, id, query }: { model: ModelInfo; id?: string; query: URLSearchParams }) {
@@ -31,43 +39,78 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
   const editing = original !== undefined;
   const name = original ? recordTitle(model, original) : '';
   useDocumentTitle(editing ? `Edit ${name}` : `New ${model.label.toLowerCase()}`);
-  const editable = model.fields.filter((field) => !field.governed);
+  const locked = original ? lockedState(model, original) : null;
+  const editable = model.fields.filter(isEditable);
   const governed = model.fields.filter((field) => field.governed);
   const [drafts, setDrafts] = useState<Drafts>(() =>
-    Object.fromEntries(editable.map((field) => [field.name, toDraft(field, original ? original[field.name] : prefill(field.kind, query.get(field.name)))])),
+    Object.fromEntries(
+      editable.map((field) => {
+        if (original) return [field.name, toDraft(field, original[field.name])];
+        const given = prefill(field.kind, query.get(field.name));
+        return [field.name, given === undefined ? defaultDraft(field) : toDraft(field, given)];
+      }),
+    ),
+  );
+  const [lists, setLists] = useState<ListDrafts>(() =>
+    original ? Object.fromEntries(model.lines.map((list) => [list.name, lineDrafts(list, original[list.name])])) : startingLines(model),
   );
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [listErrors, setListErrors] = useState<ListErrors>(NO_LIST_ERRORS);
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const [focusTick, setFocusTick] = useState(0);
+  // The record as it would be saved, its computed fields worked out by the model's own functions.
+  const live = useMemo(() => computed(model.name, draftRecord(model, drafts, lists, original)), [model, drafts, lists, original]);
+  const refs = original ? model.fields.filter((field) => field.kind === 'ref' && !isEditable(field) && typeof original[field.name] === 'string').map((field) => [field.target!, original[field.name] as string] as const) : [];
+  const title = useTitles(refs);
 
   useEffect(() => {
     if (focusTick === 0) return;
-    const target = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? formRef.current?.querySelector<HTMLElement>('.alert-error');
+    const target = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], .list-error, .has-error .field-error') ?? formRef.current?.querySelector<HTMLElement>('.alert-error');
     if (target) {
       if (!target.matches('input, select, textarea, button')) target.tabIndex = -1;
       target.focus();
     }
   }, [focusTick]);
 
+  /** A refusal of the server, beside what it names (a field, a line's field, a list, a rule's fields), else above the form. */
+  function showRefusal(caught: unknown) {
+    const place = caught instanceof ApiError && caught.status === 400 ? placeError(model, caught.message, caught.body) : undefined;
+    if (place?.kind === 'field') setErrors({ [place.field]: place.message });
+    else if (place?.kind === 'list') setListErrors({ lists: { [place.list]: place.message }, lines: {} });
+    else if (place?.kind === 'line') {
+      const line = lists[place.list]?.[place.index];
+      if (line) setListErrors({ lists: {}, lines: { [place.list]: { [line.key]: place.field === undefined ? { fields: {}, line: place.message } : { fields: { [place.field]: place.message } } } } });
+      else setFormError(place.message);
+    } else if (place?.kind === 'rule') {
+      const shown = place.fields.filter((field) => model.fields.some((candidate) => candidate.name === field && !candidate.governed));
+      setErrors(Object.fromEntries(shown.map((field) => [field, place.message])));
+      if (shown.length === 0) setFormError(place.message);
+    } else setFormError(errorMessage(caught));
+    setFocusTick((tick) => tick + 1);
+  }
+
   async function submit(event: Event) {
     event.preventDefault();
     const { input, errors: found } = collectInput(editable, drafts, original);
+    const { input: linesInput, errors: foundInLines } = collectLines(model, lists, original);
     setErrors(found);
+    setListErrors(foundInLines);
     setFormError(null);
-    if (Object.keys(found).length > 0) {
+    if (Object.keys(found).length > 0 || hasListErrors(foundInLines)) {
       setFocusTick((tick) => tick + 1);
       return;
     }
-    if (editing && Object.keys(input).length === 0) {
+    const body = { ...input, ...linesInput };
+    if (editing && Object.keys(body).length === 0) {
       meta.notify('Nothing changed.');
       navigate(paths.record(model.name, original.id));
       return;
     }
     setBusy(true);
     try {
-      const result = editing ? await command<RecordValue>(model.name, 'update', { id: original.id, ...input }) : await command<RecordValue>(model.name, 'create', input);
+      const result = editing ? await command<RecordValue>(model.name, 'update', { id: original.id, ...body }) : await command<RecordValue>(model.name, 'create', body);
       if (result.kind === 'proposed') {
         meta.notify('The change was sent for approval.');
         meta.refreshPending();
@@ -81,29 +124,42 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
       else navigate(paths.list(model.name));
     } catch (caught) {
       setBusy(false);
-      const field = caught instanceof ApiError && caught.status === 400 ? errorField(caught.message, model.name, editable.map((candidate) => candidate.name)) : undefined;
-      if (field) setErrors({ [field]: fieldMessage((caught as ApiError).message, model.name, editable.find((candidate) => candidate.name === field)!) });
-      else setFormError(errorMessage(caught));
-      setFocusTick((tick) => tick + 1);
+      showRefusal(caught);
     }
   }
 
   const cancelHref = editing ? paths.record(model.name, original.id) : paths.list(model.name);
+  const crumbs = (
+    <nav class="crumbs" aria-label="Breadcrumb">
+      <a href={paths.list(model.name)} onClick={onLinkClick}>
+        {pluralLabel(model.label)}
+      </a>
+      {editing && (
+        <>
+          <span aria-hidden="true"> / </span>
+          <a href={paths.record(model.name, original.id)} onClick={onLinkClick}>
+            {name}
+          </a>
+        </>
+      )}
+    </nav>
+  );
+  if (locked) {
+    return (
+      <section class="page page-form">
+        {crumbs}
+        <h1>{`Edit ${model.label.toLowerCase()}`}</h1>
+        <p class="alert alert-info locked-note" role="note">{`This ${model.label.toLowerCase()} is ${optionLabel(locked.state).toLowerCase()}, so it cannot be edited.`}</p>
+        <a class="btn" href={cancelHref} onClick={onLinkClick}>
+          {`Back to the ${model.label.toLowerCase()}`}
+        </a>
+      </section>
+    );
+  }
+  const problems = Object.keys(errors).length + Object.keys(listErrors.lists).length + Object.values(listErrors.lines).reduce((sum, byLine) => sum + Object.keys(byLine).length, 0);
   return (
     <section class="page page-form">
-      <nav class="crumbs" aria-label="Breadcrumb">
-        <a href={paths.list(model.name)} onClick={onLinkClick}>
-          {pluralLabel(model.label)}
-        </a>
-        {editing && (
-          <>
-            <span aria-hidden="true"> / </span>
-            <a href={paths.record(model.name, original.id)} onClick={onLinkClick}>
-              {name}
-            </a>
-          </>
-        )}
-      </nav>
+      {crumbs}
       <h1>{editing ? `Edit ${model.label.toLowerCase()}` : `New ${model.label.toLowerCase()}`}</h1>
       <form ref={formRef} class="record-form card" onSubmit={submit} noValidate>
         {formError && (
@@ -111,25 +167,37 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
             {formError}
           </p>
         )}
-        {Object.keys(errors).length > 1 && (
+        {problems > 1 && (
           <p class="alert alert-error" role="alert">
             Please correct the fields marked below.
           </p>
         )}
         <div class="form-grid">
-          {editable.map((field) => (
-            <FieldInput
-              key={field.name}
-              model={model.name}
-              field={field}
-              value={drafts[field.name] ?? ''}
-              error={errors[field.name]}
-              onChange={(value) => {
-                setDrafts((current) => ({ ...current, [field.name]: value }));
-                if (errors[field.name]) setErrors(({ [field.name]: _, ...rest }) => rest);
-              }}
-            />
-          ))}
+          {model.fields.map((field) =>
+            field.governed ? null : isEditable(field) ? (
+              <FieldInput
+                key={field.name}
+                model={model.name}
+                field={field}
+                value={drafts[field.name] ?? ''}
+                error={errors[field.name]}
+                onChange={(value) => {
+                  setDrafts((current) => ({ ...current, [field.name]: value }));
+                  if (errors[field.name]) setErrors(({ [field.name]: _, ...rest }) => rest);
+                }}
+              />
+            ) : (
+              <ReadOnlyField
+                key={field.name}
+                model={model}
+                field={field}
+                value={field.computed ? (live?.[field.name] ?? original?.[field.name]) : original ? original[field.name] : field.default !== undefined && typeof field.default === 'object' ? field.default.value : undefined}
+                editing={editing}
+                error={errors[field.name]}
+                title={title}
+              />
+            ),
+          )}
           {governed.map((field) => (
             <div class="field field-readonly" key={field.name}>
               <span class="label">{field.label}</span>
@@ -144,6 +212,30 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
             </div>
           ))}
         </div>
+        {model.lines.map((list) => (
+          <LineEditor
+            key={list.name}
+            model={model}
+            list={list}
+            lines={lists[list.name] ?? []}
+            computed={live && Array.isArray(live[list.name]) ? (live[list.name] as Record<string, unknown>[]) : undefined}
+            stored={original && Array.isArray(original[list.name]) ? (original[list.name] as Record<string, unknown>[]) : []}
+            errors={listErrors.lines[list.name] ?? {}}
+            listError={listErrors.lists[list.name]}
+            onChange={(lines, changedLine, changedField) => {
+              setLists((current) => ({ ...current, [list.name]: lines }));
+              setListErrors((current) => {
+                const { [list.name]: _, ...otherLists } = current.lists;
+                const byLine = { ...(current.lines[list.name] ?? {}) };
+                if (changedLine !== undefined && changedField !== undefined && byLine[changedLine]) {
+                  const { [changedField]: __, ...otherFields } = byLine[changedLine]!.fields;
+                  byLine[changedLine] = { fields: otherFields };
+                }
+                return { lists: otherLists, lines: { ...current.lines, [list.name]: byLine } };
+              });
+            }}
+          />
+        ))}
         <p class="muted small">
           <span aria-hidden="true">* </span>required
         </p>
@@ -161,12 +253,33 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
 }
 
 /**
+ * A field the person sees but does not type: a computed one (worked out while they type, saved
+ * as the server works it out), or one their role may not write.
+ */
+function ReadOnlyField({ model, field, value, editing, error, title }: { model: ModelInfo; field: FieldInfo; value: unknown; editing: boolean; error: string | undefined; title: TitleLookup }) {
+  const id = `field-${model.name}-${field.name}`;
+  return (
+    <div class={`field field-readonly field-${field.kind}${error ? ' has-error' : ''}`}>
+      <span class="label" id={`${id}-label`}>
+        {field.label}
+      </span>
+      <output class="readonly-value" id={id} aria-labelledby={`${id}-label`} aria-live={field.computed ? 'polite' : undefined}>
+        <FieldValue field={field} value={value} title={title} full />
+      </output>
+      <p class="help">{field.computed ? 'Worked out from the other fields.' : editing ? 'Your role may not change this field.' : 'Your role may not set this field.'}</p>
+      {error && <p class="field-error">{error}</p>}
+    </div>
+  );
+}
+
+/**
  * `?party=<id>` from a related list fills that field of a new record. A money field's value is an
  * amount as people write it (`?amount=950.00` is 950.00, not 9.50): it fills the input as typed text.
  */
 function prefill(kind: string, value: string | null): unknown {
   if (value === null) return undefined;
   if (kind === 'bool') return value === 'true';
+  if (kind === 'multiselect') return value.split(',').map((option) => option.trim()).filter(Boolean);
   if (kind === 'number') return Number.isFinite(Number(value)) ? Number(value) : undefined;
   return value;
 }

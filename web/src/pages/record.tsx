@@ -5,14 +5,15 @@
  */
 import { useState } from 'preact/hooks';
 import { isMissingRecord, command, run, search } from '../lib/api.ts';
-import { can, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
+import { can, lockedState, recordTitle, titleFieldOf, useMeta } from '../lib/meta.ts';
 import { joinWords, optionLabel, plural } from '../lib/format.ts';
 import { defaultColumns } from '../lib/list-prefs.ts';
 import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitle, rememberTitles, useTitles } from '../lib/titles.ts';
 import type { ActionInfo, FieldInfo, ModelInfo, RecordValue } from '../lib/types.ts';
-import { ActionDialog, runAction, type ActionOutcome } from '../components/action-dialog.tsx';
+import { ActionDialog, asksForInput, describeSets, runAction, type ActionOutcome } from '../components/action-dialog.tsx';
+import { LineTable } from '../components/line-table.tsx';
 import { LoadingPage } from '../components/load-status.tsx';
 import { HistorySection } from '../components/history.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
@@ -59,6 +60,8 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
   const current = record;
   const actions = model.actions.filter((action) => can(model, action.name) && action.from.includes(String(current[action.field] ?? '')));
   const governed = model.fields.filter((field) => field.governed);
+  // In a locked state (done, cancelled) the record is not edited or deleted; its actions still run.
+  const locked = lockedState(model, current);
 
   function finishAction(action: ActionInfo, outcome: ActionOutcome) {
     setDialog(null);
@@ -82,7 +85,7 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
 
   async function startAction(action: ActionInfo, confirmed = false) {
     setActionError(null);
-    if (action.required.length > 0) {
+    if (asksForInput(model, action)) {
       setDialog({ kind: 'action', action });
       return;
     }
@@ -122,12 +125,12 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
           <p class="muted">{model.label}</p>
         </div>
         <div class="head-actions">
-          {can(model, 'update') && (
+          {can(model, 'update') && !locked && (
             <a class="btn" href={paths.edit(model.name, current.id)} onClick={onLinkClick}>
               Edit
             </a>
           )}
-          {can(model, 'delete') && (
+          {can(model, 'delete') && !locked && (
             <button type="button" class="btn btn-danger-quiet" onClick={() => setDialog({ kind: 'delete' })}>
               Delete
             </button>
@@ -135,13 +138,18 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
         </div>
       </div>
 
+      {locked && (
+        <p class="alert alert-info locked-note" role="note">
+          {`This ${model.label.toLowerCase()} is ${optionLabel(locked.state).toLowerCase()}, so it cannot be edited${can(model, 'delete') ? ' or deleted' : ''}.${actions.length > 0 ? ' Its actions still apply.' : ''}`}
+        </p>
+      )}
       {actions.length > 0 && (
         <div class="actions-bar" role="group" aria-label="Workflow actions">
           <span class="actions-label">Actions</span>
           {actions.map((action, index) => (
             <button type="button" class={index === 0 ? 'btn btn-primary' : 'btn'} key={action.name} title={action.description} disabled={busyAction !== null} onClick={() => void startAction(action)}>
               {busyAction === action.name ? 'Working…' : optionLabel(action.name)}
-              {action.required.length > 0 ? '…' : ''}
+              {asksForInput(model, action) ? '…' : ''}
             </button>
           ))}
         </div>
@@ -163,6 +171,10 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
         ))}
       </dl>
       {model.denied && model.denied.length > 0 && <p class="muted small">{`${plural(model.denied.length, 'field')} of this record ${model.denied.length === 1 ? 'is' : 'are'} not shown to you.`}</p>}
+
+      {model.lines.map((list) => (
+        <LineTable key={list.name} model={model} list={list} lines={current[list.name]} />
+      ))}
 
       <Related model={model} record={current} />
 
@@ -216,6 +228,7 @@ export function RecordPage({ model, id }: { model: ModelInfo; id: string }) {
           message={
             <p>
               {`${dialog.action.description}. ${model.fields.find((field) => field.name === dialog.action.field)?.label ?? dialog.action.field} of “${name}” becomes ${optionLabel(dialog.action.to)}, and no action changes it back.`}
+              {describeSets(model, dialog.action).length > 0 && ` It sets ${describeSets(model, dialog.action).map((set) => `${set.label} to ${set.value}`).join(', ')}.`}
             </p>
           }
           confirmLabel={optionLabel(dialog.action.name)}
