@@ -264,6 +264,7 @@ export function instantFromLocal(text: string): string | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
+  if (hour! > 23 || minute! > 59 || second! > 59) return null;
   const date = new Date(year!, month! - 1, day!, hour!, minute!, second!);
   date.setFullYear(year!); // years 0–99 would otherwise mean 1900–1999
   if (Number.isNaN(date.getTime()) || date.getMonth() !== month! - 1) return null;
