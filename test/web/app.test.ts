@@ -11,7 +11,6 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
-import { buildWebApp } from '../../web/build.ts';
 import { CHROMIUM, LAPTOP, launchChromium, PHONE, SCREENSHOTS } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
@@ -35,7 +34,6 @@ const notice = (target: Page = page) => target.locator('.notice');
 describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await buildWebApp();
     server = await startWebTestServer();
     adminToken = await server.login();
     browser = await launchChromium();

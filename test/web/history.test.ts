@@ -14,7 +14,6 @@ import { type Browser, type BrowserContext, type Locator, type Page } from 'play
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
-import { buildWebApp } from '../../web/build.ts';
 import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
@@ -111,7 +110,6 @@ const notice = (target: Page = page) => target.locator('.notice');
 describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await buildWebApp();
     server = await startWebTestServer();
     adminToken = await server.login();
     const db = openDatabase(`sqlite:${server.dbFile}`);

@@ -15,7 +15,6 @@ import type { ServiceInfo } from '../../runtime/api-shapes.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import type { Registry } from '../../runtime/registry.ts';
-import { buildWebApp } from '../../web/build.ts';
 import { registry as fixtureRegistry } from '../fixtures/generated/registry.ts';
 import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
@@ -100,7 +99,6 @@ const search = async (model: string, filter: unknown[]) => (await server.command
 describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await buildWebApp();
     server = await startWebTestServer({ registry, serviceInfo: SERVICE });
     adminToken = await server.login();
     const db = openDatabase(`sqlite:${server.dbFile}`);

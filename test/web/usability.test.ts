@@ -12,7 +12,6 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
-import { buildWebApp } from '../../web/build.ts';
 import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
 
@@ -58,7 +57,6 @@ async function adminReads(): Promise<number> {
 describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await buildWebApp();
     server = await startWebTestServer();
     adminToken = await server.login();
     const db = openDatabase(`sqlite:${server.dbFile}`);

@@ -2,13 +2,15 @@
  * The real server on a temporary SQLite file, serving the web app and the fixture modules
  * (test/fixtures: see test/helpers/fixtures.ts), for the browser tests.
  *
- * Until the server mounts the web app itself (see `webAppExtension` in runtime/web.ts), this
- * helper adds it: the server is probed once and restarted with the extension when `/` is not
- * answered with HTML. Everything else is the server as `rmsgen serve` runs it.
+ * The web app served is the fixture package's build (`dist/fixture-package/web/dist/`, made by
+ * vitest's global setup from this package's web/src): a project's web app bundles its generated
+ * logic, and the fixture modules' computed fields are worked out with theirs. Everything else is
+ * the server as `rmsgen serve` runs it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FIXTURE_PACKAGE } from '../helpers/fixtures.ts';
 import { registry as fixtureRegistry } from '../fixtures/generated/registry.ts';
 import type { ServiceInfo } from '../../runtime/api-shapes.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
@@ -18,12 +20,13 @@ import { webAppExtension } from '../../runtime/web.ts';
 
 export const ADMIN_PASSWORD = 'admin-web-test-pw';
 
+/** The web app built for the fixture modules, with their generated logic. */
+export const FIXTURE_WEB_DIST = join(FIXTURE_PACKAGE, 'web', 'dist');
+
 export interface WebTestServer {
   readonly url: string;
   readonly server: RunningServer;
   readonly dbFile: string;
-  /** True when this helper mounted the web app because the server did not. */
-  readonly addedWebApp: boolean;
   request(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
   login(username?: string, password?: string): Promise<string>;
   command(token: string, commandId: string, input?: unknown): Promise<{ status: number; body: any }>;
@@ -53,14 +56,7 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
       ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     });
 
-  let server = await start(SERVER_EXTENSIONS);
-  const root = await fetch(`${server.url}/`);
-  await root.arrayBuffer();
-  const addedWebApp = !(root.ok && (root.headers.get('content-type') ?? '').includes('text/html'));
-  if (addedWebApp) {
-    await server.close();
-    server = await start([...SERVER_EXTENSIONS, webAppExtension()]);
-  }
+  const server = await start([...SERVER_EXTENSIONS.filter((extension) => extension.name !== 'web'), webAppExtension({ distDir: FIXTURE_WEB_DIST })]);
   const url = server.url;
 
   async function request(method: string, path: string, body?: unknown, token?: string) {
@@ -82,7 +78,6 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
     url,
     server,
     dbFile,
-    addedWebApp,
     request,
     async login(username = 'admin', password = ADMIN_PASSWORD) {
       const res = await request('POST', '/api/auth/login', { username, password });
