@@ -92,7 +92,8 @@ export async function compileServer(options: CompileOptions = {}): Promise<Compi
     outputs.push(PACKAGES_LINK);
   }
 
-  const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules'));
+  // The module made up for a service's web app (serviceWebAppPlugin) is no file: its recipe is this one.
+  const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.split('/').includes('node_modules') && !file.startsWith(`${SERVICE_WEB_APP}:`));
   const recipe = RECIPE_FILES.map((file) => toPosix(relative(root, join(PACKAGE_ROOT, file))));
   const bundled = stampInputs(root, [...inputs, ...recipe]);
   writeManifest(join(SERVER_DIR, MANIFEST_FILE), {
@@ -177,9 +178,9 @@ function serviceWebAppPlugin(): Plugin {
     name: SERVICE_WEB_APP,
     setup(build) {
       build.onResolve({ filter: /[/\\]web\.ts$/ }, (args) => {
-        if (args.namespace === SERVICE_WEB_APP) return { path: packaged };
+        if (args.namespace === SERVICE_WEB_APP) return { path: packaged, namespace: 'file' };
         const wanted = join(realpathSync(args.resolveDir), args.path);
-        return wanted === packaged ? { path: packaged, namespace: SERVICE_WEB_APP } : undefined;
+        return wanted === packaged ? { path: 'web-app-of-the-service', namespace: SERVICE_WEB_APP } : undefined;
       });
       build.onLoad({ filter: /.*/, namespace: SERVICE_WEB_APP }, () => ({
         resolveDir: dirname(packaged),
@@ -222,7 +223,7 @@ function sourceLocationPlugin(outDir: string): Plugin {
   return {
     name: 'source-location',
     setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      build.onLoad({ filter: /\.ts$/, namespace: 'file' }, async (args) => {
         if (args.path.split(sep).includes('node_modules')) return undefined;
         const source = await readFile(args.path, 'utf8');
         if (!source.includes('import.meta')) return undefined;

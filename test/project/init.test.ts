@@ -221,7 +221,7 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     expect(realpathSync(join(service, 'dist/server/node_modules'))).toBe(realpathSync(join(ROOT, 'node_modules')));
     expect(readFileSync(join(ROOT, 'dist/server/build-manifest.json'), 'utf8')).toBe(packageServer);
 
-    // Served: the service's models, not the demo's; the web app at /.
+    // Served: the service's models, not the demo's; its own web app (built with its generated logic) at /.
     const served = start(service, [bin, 'serve', '--port', '0', '--db', `sqlite:${join(service, 'data/serve.sqlite')}`], { RMS_ADMIN_PASSWORD: PASSWORD });
     const url = (await served.waitFor(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m))[1]!;
     const token = await signIn(url);
@@ -235,7 +235,7 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     expect([lead.status, await lead.json()]).toEqual([404, { error: 'not found' }]);
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toBe(readFileSync(join(ROOT, 'web/dist/index.html'), 'utf8'));
+    expect(await page.text()).toBe(readFileSync(join(service, 'dist/web/index.html'), 'utf8'));
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);
 
