@@ -76,7 +76,8 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
 
   /** A refusal of the server, beside what it names (a field, a line's field, a list, a rule's fields), else above the form. */
   function showRefusal(caught: unknown) {
-    const place = caught instanceof ApiError && caught.status === 400 ? placeError(model, caught.message, caught.body) : undefined;
+    // 400: a check failed; 403: a field the role may not write (`order.items[0].note cannot be written by your role`).
+    const place = caught instanceof ApiError && (caught.status === 400 || caught.status === 403) ? placeError(model, caught.message, caught.body) : undefined;
     if (place?.kind === 'field') setErrors({ [place.field]: place.message });
     else if (place?.kind === 'list') setListErrors({ lists: { [place.list]: place.message }, lines: {} });
     else if (place?.kind === 'line') {
