@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { ROOT, useFixtureModules } from '../helpers/fixtures.ts';
 
-const COPIED = ['bin', 'bench', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'package.json', 'tsconfig.json', 'vitest.config.ts'];
+const COPIED = ['bin', 'bench', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'package.json', 'tsconfig.json', 'tsconfig.modules.json', 'vitest.config.ts'];
 
 const SUPPORT = `import { defineModule } from '../../generator/define.ts';
 
@@ -85,7 +85,7 @@ it('a module with refs to existing models, added to a copy of the project: build
   expect(readFileSync(join(project, 'generated/support/ticket.queries.ts'), 'utf8')).toContain('A ticket whose duplicate_of is itself does not keep itself alive.');
   expect(await run('bin/rmsgen.js', ['build', '--check'])).toEqual({ status: 0, output: 'generated/ is up to date (22 files)\n' });
 
-  for (const tsconfig of ['tsconfig.json', 'web/tsconfig.json']) {
+  for (const tsconfig of ['tsconfig.json', 'tsconfig.modules.json', 'web/tsconfig.json']) {
     const typecheck = await run('node_modules/typescript/bin/tsc', ['--noEmit', '--pretty', 'false', '-p', tsconfig]);
     expect(typecheck.output.split('\n').filter((line) => line.includes('error TS')), tsconfig).toEqual([]);
     expect(typecheck.status, tsconfig).toBe(0);
