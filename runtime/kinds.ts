@@ -387,6 +387,8 @@ export const listInput = z.strictObject(
       .array(filterCondition, { error: 'token_filter must be an array' })
       .max(LIMITS.filterConditions, { error: `token_filter may have at most ${LIMITS.filterConditions} conditions` })
       .optional(),
+    /** Line lists to answer with each record (`get` answers them all; `list` and `search` only these). */
+    include: z.array(z.string({ error: 'include must be an array of line list names' }), { error: 'include must be an array of line list names' }).max(20, { error: 'include must be an array of line list names' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]}` : 'input must be a JSON object') },
 );

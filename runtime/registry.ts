@@ -111,6 +111,11 @@ export interface LineListMeta {
  * transaction on the record as it will be (every field, each line list as an array of lines).
  */
 export interface ModelLogic {
+  /**
+   * Names the functions of its computed fields (a hash of their source): a database that recorded
+   * another holds values they would not give, and `rmsgen migrate` recomputes them.
+   */
+  readonly version: string;
   /** Sets every computed field, in place: each line's first, then the record's. */
   compute(record: Record<string, unknown>): void;
   /** The rules the record fails, in declaration order (none: it may be written). */
@@ -154,7 +159,7 @@ export interface DeclaredIndex {
   readonly fields: readonly string[];
   /** No two records may hold the same values (empty values do not count). */
   readonly unique: boolean;
-  /** A partial index: only over the records whose fields hold these values (a model's `unique: [{ fields, where }]`). */
+  /** Only over the records whose fields hold these constants (a partial index, `unique: [{ fields, where }]`). */
   readonly where?: Readonly<Record<string, string | number | boolean>>;
 }
 

@@ -9,13 +9,13 @@
 import { scopeMatches } from './auth/scopes.ts';
 import { EVERY_MODEL_COMMANDS, kindTraits } from './command-kinds.ts';
 import type { Caller } from './caller.ts';
-import type { FieldMeta, ModelMeta, Registry } from './registry.ts';
+import type { FieldMeta, LineListMeta, ModelMeta, Registry } from './registry.ts';
 
 /** The built-in role that may use every command and read every field. */
 export const ADMIN_ROLE = 'admin';
 
-export interface ModelRights {
-  readonly model: ModelMeta;
+/** What a caller may do with the fields of a set of fields: a model's, or one of its line lists'. */
+export interface FieldRights {
   /** Fields the caller reads (in clear or masked), in declaration order. */
   readonly readable: readonly FieldMeta[];
   readonly readableNames: ReadonlySet<string>;
@@ -26,6 +26,19 @@ export interface ModelRights {
   readonly maskedNames: ReadonlySet<string>;
   /** `<model>.<field>` of every field withheld from the caller, in declaration order. */
   readonly denied: readonly string[];
+  /** Fields the caller may write: read (in clear or masked), not computed, and its roles among the field's writers. */
+  readonly writableNames: ReadonlySet<string>;
+}
+
+/** A line list's fields as the caller may use them (`denied` names them `<model>.<lines>.<field>`). */
+export interface LineRights extends FieldRights {
+  readonly list: LineListMeta;
+}
+
+export interface ModelRights extends FieldRights {
+  readonly model: ModelMeta;
+  /** Each line list's field rights, by name; their withheld fields are in the model's `denied` too. */
+  readonly lines: Readonly<Record<string, LineRights>>;
 }
 
 export interface CallerRights {
@@ -134,27 +147,44 @@ export function personReads(field: FieldMeta, roles: readonly string[]): boolean
   return field.readRoles.some((role) => roles.includes(role));
 }
 
-function compileModelRights(model: ModelMeta, roles: readonly string[], agent: boolean): ModelRights {
+/** Whether a person with these roles may write the field they read (an agent: its creator's roles). Computed fields nobody writes. */
+export function personWrites(field: FieldMeta, roles: readonly string[]): boolean {
+  if (field.computed) return false;
+  if (roles.includes(ADMIN_ROLE) || field.writeRoles === undefined) return true;
+  return field.writeRoles.some((role) => roles.includes(role));
+}
+
+/** The caller's rights on a set of fields; `owner` prefixes the names in `denied` (`lead`, `order.items`). */
+function compileFieldRights(owner: string, fields: readonly FieldMeta[], roles: readonly string[], agent: boolean): FieldRights {
   const readable: FieldMeta[] = [];
   const masked: FieldMeta[] = [];
   const denied: string[] = [];
-  for (const field of model.fields) {
+  for (const field of fields) {
     const reads = personReads(field, roles) && !(agent && field.hiddenFromAgents);
     if (!reads) {
-      denied.push(`${model.name}.${field.name}`);
+      denied.push(`${owner}.${field.name}`);
       continue;
     }
     readable.push(field);
     if (agent && field.personal) masked.push(field);
   }
   const maskedNames = new Set(masked.map((field) => field.name));
-  return Object.freeze({
-    model,
+  return {
     readable: Object.freeze(readable),
     readableNames: new Set(readable.map((field) => field.name)),
     clearNames: new Set(readable.filter((field) => !maskedNames.has(field.name)).map((field) => field.name)),
     masked: Object.freeze(masked),
     maskedNames,
     denied: Object.freeze(denied),
-  });
+    writableNames: new Set(readable.filter((field) => personWrites(field, roles)).map((field) => field.name)),
+  };
+}
+
+function compileModelRights(model: ModelMeta, roles: readonly string[], agent: boolean): ModelRights {
+  const own = compileFieldRights(model.name, model.fields, roles, agent);
+  const lines: Record<string, LineRights> = {};
+  for (const list of model.lines) {
+    lines[list.name] = Object.freeze({ list, ...compileFieldRights(`${model.name}.${list.name}`, list.fields, roles, agent) });
+  }
+  return Object.freeze({ model, ...own, denied: Object.freeze([...own.denied, ...Object.values(lines).flatMap((line) => line.denied)]), lines: Object.freeze(lines) });
 }

@@ -12,7 +12,7 @@ import type { FieldMeta, ModelMeta } from '../registry.ts';
 import { accessOfCommandName, AUDIT_TABLE, type AuditAccess } from './store.ts';
 
 function field(name: string, kind: FieldMeta['kind'], label: string, options?: readonly string[]): FieldMeta {
-  return { name, kind, label, description: '', required: false, personal: false, governed: false, hiddenFromAgents: false, ...(options ? { options } : {}) };
+  return { name, kind, label, description: '', required: false, personal: false, governed: false, hiddenFromAgents: false, computed: false, ...(options ? { options } : {}) };
 }
 
 /** The audit trail described as a model, so `GET /api/audit` takes the input of `search`. */
@@ -43,6 +43,9 @@ export const auditModel: ModelMeta = {
   ],
   actions: [],
   referencedBy: [],
+  lines: [],
+  uniques: [],
+  rules: [],
 };
 
 /** An audit row as the database gives it: `input` is JSON text; `status` is made a number below. */

@@ -113,7 +113,7 @@ async function proposeCommand(ctx: CommandContext, prepared: PreparedCall): Prom
   const agent = ctx.caller as Extract<Caller, { kind: 'agent' }>;
   return ctx.service.db.transaction(async (trx) => {
     const agentTokens = prepared.clearPersonal
-      ? await tokensOfWrite(trx, agent.tokenId, ctx.command.model.personal, prepared.input, prepared.agentTokens, prepared.clearPersonal)
+      ? await tokensOfWrite(trx, agent.tokenId, ctx.fields, prepared.input, prepared.agentTokens, prepared.clearPersonal)
       : prepared.agentTokens;
     const plan = storedForm({ ...prepared, ...(agentTokens ? { agentTokens } : {}) });
     const planId = await insertPlan(trx, {

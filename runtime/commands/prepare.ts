@@ -5,28 +5,34 @@
  * inputs, approval rule and rights then apply to the update).
  */
 import { kindTraits } from '../command-kinds.ts';
-import { resolveAgentInput } from '../masking/agent-input.ts';
+import { clearPersonalKeys, resolveAgentInput } from '../masking/agent-input.ts';
 import { badRequest } from '../errors.ts';
 import { recordNotFound } from './handlers.ts';
 import type { CommandContext, PreparedCall } from './types.ts';
-import { validateInput, type ValidInput } from './validate-input.ts';
+import { isPlainObject, validateInput, type ValidInput } from './validate-input.ts';
 import { actionMoving } from './workflow.ts';
 
-/** The call's input validated and prepared; an agent's tokens resolved (none stored yet). */
+/**
+ * The call's input validated and prepared. An agent's tokens are resolved to the values they
+ * stand for first (a personal number's token is no number: the values are what gets validated);
+ * nothing is stored for the call yet.
+ */
 export async function prepareCall(ctx: CommandContext, rawInput: unknown): Promise<PreparedCall> {
-  const valid = await validateInput(ctx, rawInput);
-  if (ctx.caller.kind !== 'agent' || ctx.fields.masked.length === 0 || !takesPersonalValues(ctx)) return prepareCommand(ctx, valid);
-  const agentInput = await resolveAgentInput(ctx.service.db, ctx.caller.tokenId, ctx.fields.masked, valid.input);
-  const prepared = await prepareCommand(ctx, { ...valid, input: agentInput.input });
+  if (ctx.caller.kind !== 'agent' || !takesPersonalValues(ctx) || !isPlainObject(rawInput)) return prepareCommand(ctx, await validateInput(ctx, rawInput));
+  const agentInput = await resolveAgentInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, rawInput);
+  const prepared = await prepareCommand(ctx, await validateInput(ctx, agentInput.input));
+  const clearPersonal = clearPersonalKeys(ctx.fields, prepared.input, agentInput.sentTokens);
   return {
     ...prepared,
     ...(Object.keys(agentInput.sentTokens).length > 0 ? { agentTokens: agentInput.sentTokens } : {}),
-    ...(agentInput.clearPersonal.length > 0 ? { clearPersonal: agentInput.clearPersonal } : {}),
+    ...(clearPersonal.length > 0 ? { clearPersonal } : {}),
   };
 }
 
+/** Whether the command's input may carry personal values: an agent with fields masked for it, writing fields. */
 function takesPersonalValues(ctx: CommandContext): boolean {
-  return kindTraits(ctx.command.meta.kind).takesFields;
+  const masks = ctx.fields.masked.length > 0 || Object.values(ctx.fields.lines).some((line) => line.masked.length > 0);
+  return masks && kindTraits(ctx.command.meta.kind).takesFields;
 }
 
 /**

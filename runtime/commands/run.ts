@@ -12,7 +12,7 @@ import { kindTraits } from '../command-kinds.ts';
 import { recordChange } from '../history/record-change.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
 import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
-import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { handlers, type RunResult } from './handlers.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
@@ -39,13 +39,14 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
   const body = async (db: Knex): Promise<CommandEnvelope> => {
     const done = await withWrittenTokens(ctx, db, prepared);
     const result = await handlers[kind](ctx, db, done);
+    const own = writtenByLineId(done, result);
     let changeId: string | undefined;
     if ('change' in result && result.change) {
       // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
-      changeId = await recordHistory(ctx, db, result, done, options.proposal);
-      await keepBindings(ctx, db, result, done, options.proposal?.by.agentTokenId ?? undefined);
+      changeId = await recordHistory(ctx, db, result, own, options.proposal);
+      await keepBindings(ctx, db, result, own, options.proposal?.by.agentTokenId ?? undefined);
     }
-    const value = await present(ctx, result, db, ownWrite(ctx.caller, done));
+    const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined);
     const executed = { outcome: 'executed', prepared: storedForm(done), recordId: recordIdOf(result), changeId } as const;
     // A write's audit row commits with it; a read's joins the next group commit, outside any
     // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
@@ -70,7 +71,8 @@ export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): P
   let tried: { result: RunResult; own: OwnWrite | undefined } | undefined;
   await rolledBack(service.db, async (trx) => {
     const done = await withWrittenTokens(ctx, trx, prepared);
-    tried = { result: await handlers[ctx.command.meta.kind](ctx, trx, done), own: ownWrite(ctx.caller, done) };
+    const result = await handlers[ctx.command.meta.kind](ctx, trx, done);
+    tried = { result, own: ctx.caller.kind === 'agent' ? writtenByLineId(done, result) : undefined };
   });
   const { result, own } = tried!;
   const value = await present(ctx, result, service.db, own);
@@ -100,15 +102,35 @@ function isTransactional(ctx: CommandContext): boolean {
 /** An agent's call with the written tokens of the values it sent in clear, issued in `db` (the write's transaction). */
 async function withWrittenTokens(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<PreparedCall> {
   if (!prepared.clearPersonal || ctx.caller.kind !== 'agent') return prepared;
-  const agentTokens = await tokensOfWrite(db, ctx.caller.tokenId, ctx.command.model.personal, prepared.input, prepared.agentTokens, prepared.clearPersonal);
+  const agentTokens = await tokensOfWrite(db, ctx.caller.tokenId, ctx.fields, prepared.input, prepared.agentTokens, prepared.clearPersonal);
   const { clearPersonal: _issued, ...rest } = prepared;
   return { ...rest, agentTokens };
 }
 
-/** What an agent wrote in this call, for its view of the answer; nothing for a person's. */
-function ownWrite(caller: Caller, prepared: PreparedCommand): OwnWrite | undefined {
-  if (caller.kind !== 'agent' || !prepared.agentTokens) return undefined;
-  return { values: prepared.input, tokens: prepared.agentTokens };
+/**
+ * What the call wrote, keyed as bindings, history and the caller's view key personal values: a
+ * field's name, or `<lines>.<line id>.<field>` (the input names lines by their index: after the
+ * write, each has its id; the record's lines are in the input's order).
+ */
+function writtenByLineId(prepared: PreparedCommand, result: RunResult): OwnWrite {
+  const input = prepared.input;
+  const record = result.shape === 'record' ? (result.record as Readonly<Record<string, unknown>>) : undefined;
+  const values: Record<string, unknown> = {};
+  const tokens: Record<string, string> = {};
+  for (const [key, token] of Object.entries(prepared.agentTokens ?? {})) {
+    const [list, index, field] = key.split('.');
+    if (index === undefined || field === undefined) {
+      values[key] = input[key];
+      tokens[key] = token;
+      continue;
+    }
+    const line = (record?.[list!] as { id: string }[] | undefined)?.[Number(index)];
+    if (!line) continue;
+    const byId = `${list}.${line.id}.${field}`;
+    values[byId] = ((input[list!] as Record<string, unknown>[])[Number(index)] ?? {})[field];
+    tokens[byId] = token;
+  }
+  return { values, tokens };
 }
 
 function envelope(ctx: CommandContext, result: RunResult, value: unknown): CommandEnvelope {
@@ -139,7 +161,7 @@ function recordIdOf(result: RunResult): string | null {
 }
 
 /** The history entry of the write, in its transaction (see history/record-change.ts). */
-async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposal: Proposal | undefined): Promise<string | undefined> {
+async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposal: Proposal | undefined): Promise<string | undefined> {
   const { meta, model } = ctx.command;
   const kind = kindTraits(meta.kind).change;
   if (!kind || !('change' in result) || !result.change) return undefined;
@@ -147,6 +169,7 @@ async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, p
   return recordChange(db, {
     model: model.meta.name,
     personal: new Set(model.personal.keys()),
+    linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
     // A revert is an update (its entry says what it reverts).
     command: kind === 'update' ? `${model.meta.name}.update` : meta.id,
     kind,
@@ -154,38 +177,56 @@ async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, p
     by: proposal?.by ?? auditActor(ctx.caller),
     planId: proposal?.planId ?? null,
     reverts: reverts?.changeId ?? null,
-    ...(prepared.agentTokens ? { agentTokens: prepared.agentTokens } : {}),
+    ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
   });
 }
 
 /**
- * Masking bindings follow the write (see masking/bindings.ts): a deleted record keeps none; a
- * written personal field is bound, for the agent that wrote it (directly or by a plan it
- * proposed), to the token it knows the value by, and other agents' bindings of a field whose
- * value changed go.
+ * Masking bindings follow the write (see masking/bindings.ts): a deleted record or line keeps none;
+ * a written personal value (of the record or of a line) is bound, for the agent that wrote it
+ * (directly or by a plan it proposed), to the token it knows the value by, and other agents'
+ * bindings of a value that changed go.
  */
-async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, prepared: PreparedCommand, proposedBy: string | undefined): Promise<void> {
+async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposedBy: string | undefined): Promise<void> {
   const model = ctx.command.model;
+  const change = 'change' in result ? result.change : undefined;
+  if (!change) return;
+  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
+  for (const [list, changed] of Object.entries(change.lines ?? {})) {
+    const lines = model.lines.get(list)!;
+    if (lines.personal.size === 0) continue;
+    const owner = `${model.meta.name}.${list}`;
+    for (const line of changed.removed) await forgetRecord(db, owner, line.id);
+    const written = [...changed.added.map((line) => ({ id: line.id, values: line as Readonly<Record<string, unknown>>, changedFields: [...lines.personal.keys()] }))];
+    for (const { id, changes } of changed.changed) written.push({ id, values: Object.fromEntries(Object.entries(changes).map(([field, { to }]) => [field, to])), changedFields: Object.keys(changes) });
+    for (const { id, values, changedFields } of written) {
+      const personal = changedFields.filter((field) => lines.personal.has(field));
+      if (personal.length === 0) continue;
+      const tokens: Record<string, string> = {};
+      for (const field of personal) if (own.tokens[`${list}.${id}.${field}`] !== undefined) tokens[field] = own.tokens[`${list}.${id}.${field}`]!;
+      await rebindAfterWrite(
+        db,
+        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: personal },
+        lines.personal,
+      );
+    }
+  }
   if (model.personal.size === 0) return;
   if (result.shape === 'deleted') return forgetRecord(db, model.meta.name, result.recordId);
-  if (result.shape !== 'record' || !result.change) return;
-  const change = result.change;
+  if (result.shape !== 'record') return;
   const writtenPersonal = change.givenFields.filter((name) => model.personal.has(name));
   if (writtenPersonal.length === 0) return;
-  const values: Record<string, string | null> = {};
-  for (const name of writtenPersonal) {
-    const value = name in change.after ? change.after[name] : prepared.input[name];
-    values[name] = typeof value === 'string' ? value : null;
-  }
-  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
+  const current: Record<string, unknown> = {};
+  for (const name of writtenPersonal) current[name] = name in change.after ? change.after[name] : (change.kept[name] ?? null);
+  const fieldTokens = Object.fromEntries(Object.entries(own.tokens).filter(([key]) => !key.includes('.')));
   await rebindAfterWrite(
     db,
     {
       model: model.meta.name,
       recordId: change.recordId,
-      ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: prepared.agentTokens ?? {} } : {}),
-      values,
+      ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: fieldTokens } : {}),
+      values: personalValues(writtenPersonal, current),
       changed: writtenPersonal.filter((name) => name in change.after),
     },
     model.personal,
@@ -193,6 +234,16 @@ async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, pr
   // A revert puts back values and, with them, the tokens agents knew them by.
   const reverts = result.reverts;
   if (reverts && Object.keys(reverts.restored).length > 0) await restoreBindings(db, model.meta.name, change.recordId, reverts.restored);
+}
+
+/** Personal values as bindings hash them (their masked text), null when empty. */
+function personalValues(fields: readonly string[], values: Readonly<Record<string, unknown>>): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const field of fields) {
+    const value = values[field];
+    out[field] = value === null || value === undefined ? null : maskedText(value);
+  }
+  return out;
 }
 
 /** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */

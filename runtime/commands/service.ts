@@ -6,8 +6,8 @@ import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/connect.ts';
 import { compileModelQuery } from '../query/list-query.ts';
 import { logUnexpectedError } from '../errors.ts';
-import type { ActionMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
-import type { CompiledCommand, CompiledModel, RecordService } from './types.ts';
+import type { ActionMeta, FieldMeta, ModelLogic, ModelMeta, ModelQueries, Registry } from '../registry.ts';
+import type { CompiledCommand, CompiledLineList, CompiledModel, RecordService } from './types.ts';
 
 export interface RecordServiceOptions {
   readonly registry: Registry;
@@ -19,7 +19,7 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
   const { registry, db } = options;
   const dialect = dialectOf(db);
   const models = new Map<string, CompiledModel>();
-  for (const model of Object.values(registry.models)) models.set(model.name, compileModel(model, registry.queries[model.name], dialect));
+  for (const model of Object.values(registry.models)) models.set(model.name, compileModel(model, registry.queries[model.name], registry.logic[model.name], dialect));
   const commands = new Map<string, CompiledCommand>();
   for (const meta of Object.values(registry.commands)) {
     const model = models.get(meta.model);
@@ -36,8 +36,16 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
   });
 }
 
-function compileModel(meta: ModelMeta, queries: ModelQueries | undefined, dialect: Dialect): CompiledModel {
+function compileModel(meta: ModelMeta, queries: ModelQueries | undefined, logic: ModelLogic | undefined, dialect: Dialect): CompiledModel {
   checkQueries(meta, queries);
+  if (!logic) throw new Error(`model ${meta.name} has no generated logic in the registry (run \`npx rmsgen build\`)`);
+  const lines = new Map<string, CompiledLineList>();
+  for (const list of meta.lines) {
+    const lineQueries = queries.lines[list.name];
+    if (!lineQueries) throw new Error(`model ${meta.name} has no generated queries for its lines ${list.name} (run \`npx rmsgen build\`)`);
+    lines.set(list.name, Object.freeze({ meta: list, fields: new Map(list.fields.map((field) => [field.name, field])), personal: personalLabels(list.fields), queries: lineQueries }));
+  }
+  const hasLogic = meta.rules.length > 0 || meta.fields.some((field) => field.computed) || meta.lines.some((list) => list.fields.some((field) => field.computed));
   const fields = new Map<string, FieldMeta>(meta.fields.map((field) => [field.name, field]));
   const actions = new Map<string, ActionMeta>(meta.actions.map((action) => [action.name, action]));
   return Object.freeze({
@@ -46,8 +54,11 @@ function compileModel(meta: ModelMeta, queries: ModelQueries | undefined, dialec
     fields,
     governed: meta.fields.filter((field) => field.governed),
     actions,
-    personal: new Map(meta.fields.filter((field) => field.personal).map((field) => [field.name, field.maskLabel!])),
+    personal: personalLabels(meta.fields),
     query: compileModelQuery(meta, dialect),
+    logic,
+    lines,
+    hasLogic,
   });
 }
 
@@ -60,4 +71,9 @@ function checkQueries(meta: ModelMeta, queries: ModelQueries | undefined): asser
       `model ${meta.name}: its generated queries use ${queries.table} (${queries.columns.join(', ')}), its table is ${meta.table.name} (${columns.join(', ')}) (run \`npx rmsgen build\`)`,
     );
   }
+}
+
+/** Personal fields by name: their token labels. */
+function personalLabels(fields: readonly FieldMeta[]): Map<string, string> {
+  return new Map(fields.filter((field) => field.personal).map((field) => [field.name, field.maskLabel!]));
 }

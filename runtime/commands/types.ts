@@ -7,7 +7,7 @@ import type { ApprovalRequiredAnswer, CommandEnvelope } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { Dialect } from '../db/connect.ts';
 import type { CompiledList, ModelQuery } from '../query/compiled-list.ts';
-import type { ActionMeta, CommandMeta, FieldMeta, ModelMeta, ModelQueries, Registry } from '../registry.ts';
+import type { ActionMeta, CommandMeta, FieldMeta, LineListMeta, LineQueries, ModelLogic, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CallerRights, ModelRights } from '../rights.ts';
 
 /** What `executeCommand` answers; REST sends `status` and `body` as they are. */
@@ -75,6 +75,20 @@ export interface CompiledModel {
   readonly personal: ReadonlyMap<string, string>;
   /** What `list`/`search` filters and orders are compiled against. */
   readonly query: ModelQuery;
+  /** Its computed fields and rules. */
+  readonly logic: ModelLogic;
+  /** Its line lists, by name, in declaration order. */
+  readonly lines: ReadonlyMap<string, CompiledLineList>;
+  /** Whether a write must work out computed fields or check rules (and so needs the whole record with its lines). */
+  readonly hasLogic: boolean;
+}
+
+/** A line list compiled once: its fields by name, its personal fields' labels, its queries. */
+export interface CompiledLineList {
+  readonly meta: LineListMeta;
+  readonly fields: ReadonlyMap<string, FieldMeta>;
+  readonly personal: ReadonlyMap<string, string>;
+  readonly queries: LineQueries;
 }
 
 export interface CompiledCommand {

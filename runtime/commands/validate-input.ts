@@ -7,7 +7,8 @@
  * - `""` in a text field means empty;
  * - `null` means empty: absent on create, "clear the field" on update (refused when required).
  */
-import { badRequest } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
+import type { FieldMeta } from '../registry.ts';
 import type { ListInput } from '../kinds.ts';
 import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
 import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
@@ -38,7 +39,8 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'list':
     case 'search': {
       const input = parseOr400(meta.input, raw) as ListInput;
-      return { input: input as Record<string, unknown>, list: compileList(ctx.command.model.query, ctx.fields.clearNames, input, await maskedFilters(ctx, input)) };
+      const lineClear = new Map(Object.entries(ctx.fields.lines).map(([name, line]) => [name, line.clearNames]));
+      return { input: input as Record<string, unknown>, list: compileList(ctx.command.model.query, ctx.fields.clearNames, input, await maskedFilters(ctx, input), lineClear) };
     }
     case 'create':
     case 'update':
@@ -58,11 +60,22 @@ async function maskedFilters(ctx: CommandContext, input: ListInput): Promise<Mas
   return { agentTokenId: ctx.caller.tokenId, maskedNames: ctx.fields.maskedNames, tokens };
 }
 
+/** Text kinds: an empty string means empty (null), as a form with a cleared input sends it. */
+const TEXT_KINDS: ReadonlySet<FieldMeta['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
+
+/**
+ * The record input of create, update and actions. Beyond the generated schema: a field the caller
+ * does not read does not exist for it; a computed field is nobody's to write; a field the caller
+ * reads but may not write is 403; an action takes only its inputs; lines are checked the same way
+ * per line; `""` in a text field and `null` mean empty — absent on create (so a default applies)
+ * unless given as `null`, "clear the field" on update (refused when required).
+ */
 function validateRecordInput(ctx: CommandContext, raw: Record<string, unknown>): Record<string, unknown> {
   const { meta, model } = ctx.command;
   const kind = meta.kind;
   const name = model.meta.name;
-  const actionFields = meta.action?.required;
+  const action = meta.action;
+  const inputs = action ? new Map(action.inputs.map((input) => [input.name, input])) : undefined;
   const present: Record<string, unknown> = {};
   const emptied: string[] = [];
 
@@ -72,15 +85,29 @@ function validateRecordInput(ctx: CommandContext, raw: Record<string, unknown>):
       present.id = value;
       continue;
     }
+    const lines = kind !== 'action' ? model.lines.get(key) : undefined;
+    if (lines) {
+      present[key] = checkLines(ctx, lines.meta.name, value);
+      continue;
+    }
+    const input = inputs?.get(key);
+    if (input && !input.field) {
+      if (value === '' && TEXT_KINDS.has(input.kind)) value = null;
+      if (value === null) emptied.push(key);
+      else present[key] = value;
+      continue;
+    }
     const field = model.fields.get(key);
     if (!field || !ctx.fields.readableNames.has(key)) throw badRequest(`unknown field ${name}.${key}`);
-    // A field the caller reads, but not one this action writes: say so, rather than that it does not exist.
-    if (actionFields !== undefined && !actionFields.includes(key)) throw badRequest(`${meta.id} does not take ${name}.${key}`);
+    // A field the caller reads, but not one this action takes: say so, rather than that it does not exist.
+    if (inputs !== undefined && !inputs.has(key)) throw badRequest(`${meta.id} does not take ${name}.${key}`);
+    if (field.computed) throw badRequest(`${name}.${key} is computed`);
+    if (!ctx.fields.writableNames.has(key)) throw new HttpError(403, `${name}.${key} cannot be written by your role`);
     if (kind === 'create' && field.governed) {
-      const actions = model.meta.actions.filter((action) => action.field === key).map((action) => action.name);
+      const actions = model.meta.actions.filter((candidate) => candidate.field === key).map((candidate) => candidate.name);
       throw badRequest(`${name}.${key} is set by actions${actions.length ? ` (${actions.join(', ')})` : ''}, not by create`);
     }
-    if (value === '' && (field.kind === 'text' || field.kind === 'longtext')) value = null;
+    if (value === '' && TEXT_KINDS.has(field.kind)) value = null;
     if (value === null) emptied.push(key);
     else present[key] = value;
   }
@@ -89,10 +116,39 @@ function validateRecordInput(ctx: CommandContext, raw: Record<string, unknown>):
   const parsed = parseOr400(meta.input, present) as Record<string, unknown>;
 
   for (const key of emptied) {
-    const field = model.fields.get(key)!;
-    if (kind === 'create') continue;
-    if (field.required || field.governed || kind === 'action') throw badRequest(`${name}.${key} is required`);
-    parsed[key] = null;
+    const required = inputs?.get(key)?.required ?? model.fields.get(key)!.required;
+    const governed = model.fields.get(key)?.governed ?? false;
+    if (required || governed) throw badRequest(`${name}.${key} is required`);
+    // An action's optional input given as null is not given; a create's explicit null keeps the field empty (no default).
+    if (kind !== 'action') parsed[key] = null;
   }
   return parsed;
+}
+
+/**
+ * A line list of a create or update: an array of lines, each an object whose keys the caller may
+ * write (its withheld fields do not exist for it; computed ones are nobody's to write). Empty text
+ * is empty. The generated schema checks the rest, naming each line (`order.items[2].quantity …`).
+ */
+function checkLines(ctx: CommandContext, list: string, value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const rights = ctx.fields.lines[list]!;
+  const compiled = ctx.command.model.lines.get(list)!;
+  const path = `${ctx.command.model.meta.name}.${list}`;
+  return value.map((line, index) => {
+    if (!isPlainObject(line)) return line;
+    const checked: Record<string, unknown> = {};
+    for (const [key, raw] of Object.entries(line)) {
+      if (key === 'id') {
+        checked.id = raw;
+        continue;
+      }
+      const field = compiled.fields.get(key);
+      if (!field || !rights.readableNames.has(key)) throw badRequest(`unknown field ${path}[${index}].${key}`);
+      if (field.computed) throw badRequest(`${path}[${index}].${key} is computed`);
+      if (!rights.writableNames.has(key)) throw new HttpError(403, `${path}[${index}].${key} cannot be written by your role`);
+      checked[key] = raw === '' && TEXT_KINDS.has(field.kind) ? null : raw;
+    }
+    return checked;
+  });
 }

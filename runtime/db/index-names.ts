@@ -18,9 +18,11 @@ export function indexName(prefix: string, table: string, columns: readonly strin
   return `${name.slice(0, MAX_NAME - 9)}_${hash}`;
 }
 
-/** The name of the unique index of these fields. */
-export function uniqueIndexName(table: string, fields: readonly string[]): string {
-  return indexName('rms_uq', table, fields);
+/** The name of the unique index of these fields (over the records `where` holds, when given). */
+export function uniqueIndexName(table: string, fields: readonly string[], where?: Readonly<Record<string, unknown>>): string {
+  if (!where) return indexName('rms_uq', table, fields);
+  const condition = createHash('sha256').update(JSON.stringify(Object.entries(where))).digest('hex').slice(0, 8);
+  return indexName('rms_uq', table, fields, `_where_${condition}`);
 }
 
 /** The trigram index of a `search` field: an FTS5 table on SQLite, a GIN index on PostgreSQL. */

@@ -19,6 +19,7 @@ import type { Registry } from '../registry.ts';
 import { applyPlan, buildLater, ensureSchemaTable } from './migrate/apply.ts';
 import { answerQuestions, inspectTables, readSnapshots } from './migrate/inspect.ts';
 import { planMigration } from './migrate/plan.ts';
+import { tableModels } from './migrate/table-models.ts';
 import type { MigrationMode, MigrationPlan } from './migrate/steps.ts';
 
 export { SCHEMA_TABLE, snapshotOf, type FieldSnapshot, type TableSnapshot } from './migrate/snapshot.ts';
@@ -88,7 +89,7 @@ export async function migrate(db: Knex, registry: Registry, options: MigrateOpti
  */
 async function inspectAndPlan(db: Knex, registry: Registry, mode: MigrationMode): Promise<MigrationPlan> {
   const recorded = await readSnapshots(db);
-  const modelTables = Object.values(registry.models).map((model) => model.table.name);
+  const modelTables = tableModels(registry).map((model) => model.table.name);
   let inspected = await inspectTables(db, [...recorded.keys(), ...modelTables]);
   const answered = new Set<string>();
   for (;;) {

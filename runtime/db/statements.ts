@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { badRequest } from '../errors.ts';
+import type { UniqueMeta } from '../registry.ts';
 import { uniqueIndexName } from './index-names.ts';
 import { dialectOf, sqliteReaderOf } from './connect.ts';
 
@@ -108,19 +109,29 @@ export async function runSelect<Row>(db: Knex, sql: string, bindings: readonly u
 }
 
 /**
- * A model's unique fields as a write's errors name them: by the unique index's name (PostgreSQL)
- * or by `table.column` (SQLite) → the field's path, `invoice.number`.
+ * What a write's duplicate means, by the unique index it broke: its name (PostgreSQL) or its
+ * columns as SQLite names them (`order.customer, order.number`) → the refusal's text.
  */
 export type UniqueFields = ReadonlyMap<string, string>;
 
-export function uniqueFields(table: string, fields: readonly string[]): UniqueFields {
-  const names = new Map<string, string>();
-  for (const field of fields) {
-    const path = `${table}.${field}`;
-    names.set(uniqueIndexName(table, [field]), path);
-    names.set(path, path);
+/**
+ * The unique indexes of a table as writes' errors name them: each unique field
+ * (`<model>.<field> must be unique`), each composite unique (`<model>: <f1>, <f2> must be unique`)
+ * and each unique over some records (`<model>: <fields> must be unique among <values> records`).
+ */
+export function uniqueFields(table: string, fields: readonly string[], composite: readonly UniqueMeta[] = []): UniqueFields {
+  const messages = new Map<string, string>();
+  const add = (unique: UniqueMeta, message: string) => {
+    messages.set(uniqueIndexName(table, unique.fields, unique.where), message);
+    const columns = unique.fields.map((field) => `${table}.${field}`).join(', ');
+    if (!messages.has(columns)) messages.set(columns, message);
+  };
+  for (const field of fields) add({ fields: [field] }, `${table}.${field} must be unique`);
+  for (const unique of composite) {
+    const among = unique.where ? ` among ${Object.values(unique.where).join(', ')} records` : '';
+    add(unique, `${table}: ${unique.fields.join(', ')} must be unique${among}`);
   }
-  return names;
+  return messages;
 }
 
 /**
@@ -131,19 +142,20 @@ export async function runWrite(db: Knex, sql: string, bindings: readonly unknown
   try {
     await db.raw(sql, bindings as Knex.RawBinding[]);
   } catch (error) {
-    const path = unique && duplicateOf(error, unique);
-    if (path) throw badRequest(`${path} must be unique`);
+    const refusal = unique && duplicateOf(error, unique);
+    if (refusal) throw badRequest(refusal);
     throw error;
   }
 }
 
-/** The unique field a database error says was repeated, if it is one of `unique`. */
+/** The refusal of the unique index a database error says was broken, if it is one of `unique`. */
 function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
   const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
   if (code === '23505' && typeof constraint === 'string') return unique.get(constraint);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string') {
-    const failed = /UNIQUE constraint failed: (.+)$/.exec(message)?.[1]?.split(', ') ?? [];
-    return failed.map((column) => unique.get(column)).find((path) => path !== undefined);
+    const failed = /UNIQUE constraint failed: (.+)$/.exec(message)?.[1];
+    if (failed === undefined) return undefined;
+    return unique.get(failed) ?? failed.split(', ').map((column) => unique.get(column)).find((text) => text !== undefined);
   }
   return undefined;
 }

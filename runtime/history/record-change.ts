@@ -14,12 +14,15 @@ import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
 import type { RecordChange } from '../commands/handlers.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
-import { writeHistory, type FieldChange, type HistoryEntry } from './store.ts';
+import { maskedText } from '../masking/tables.ts';
+import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry } from './store.ts';
 
 export interface ChangeToRecord {
   readonly model: string;
   /** Personal fields of the model, by name. */
   readonly personal: ReadonlySet<string>;
+  /** Personal fields of each line list, by list. */
+  readonly linePersonal: Readonly<Record<string, ReadonlySet<string>>>;
   /** The command whose change this is, as history names it (a revert is an update). */
   readonly command: string;
   readonly kind: HistoryEntry['kind'];
@@ -27,7 +30,10 @@ export interface ChangeToRecord {
   readonly by: AuditActor;
   readonly planId: string | null;
   readonly reverts: string | null;
-  /** The writing agent's tokens for the personal values it gave (`PreparedCommand.agentTokens`): recorded even when unchanged. */
+  /**
+   * The writing agent's tokens for the personal values it gave, by field name or
+   * `<lines>.<line id>.<field>`: fields among them are recorded even when unchanged.
+   */
   readonly agentTokens?: Readonly<Record<string, string>>;
   /** A revert: the tokens agents knew the values it put back by. */
   readonly restoredTokens?: Readonly<Record<string, readonly TokenFor[]>>;
@@ -37,16 +43,32 @@ export interface ChangeToRecord {
 export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
   const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})));
   const fields = Object.keys(changes);
-  if (fields.length === 0) return undefined;
+  if (fields.length === 0 && !write.change.inputs) return undefined;
   const personalFrom: Record<string, string> = {};
   for (const field of fields) {
-    const from = changes[field]!.from;
-    if (write.personal.has(field) && typeof from === 'string') personalFrom[field] = from;
+    const change = changes[field]!;
+    if (isLinesChange(change)) continue;
+    if (write.personal.has(field) && change.from !== null && change.from !== undefined) personalFrom[field] = maskedText(change.from);
   }
-  const fromTokens = await boundTokens(db, write.model, write.change.recordId, personalFrom);
+  const fromTokens: Record<string, readonly TokenFor[]> = await boundTokens(db, write.model, write.change.recordId, personalFrom);
   const toTokens: Record<string, readonly TokenFor[]> = {};
+  // A line's personal values: the tokens bound to what it held, and the writing agent's for what it wrote.
+  for (const [list, change] of Object.entries(write.change.lines ?? {})) {
+    const personal = write.linePersonal[list];
+    if (!personal || personal.size === 0) continue;
+    const held = [...change.removed.map((line) => ({ id: line.id, values: line as Readonly<Record<string, unknown>> })), ...change.changed.map(({ id, changes }) => ({ id, values: Object.fromEntries(Object.entries(changes).map(([field, { from }]) => [field, from])) }))];
+    for (const { id, values } of held) {
+      const strings: Record<string, string> = {};
+      for (const field of personal) if (values[field] !== null && values[field] !== undefined) strings[field] = maskedText(values[field]);
+      for (const [field, tokens] of Object.entries(await boundTokens(db, `${write.model}.${list}`, id, strings))) fromTokens[`${list}.${id}.${field}`] = tokens;
+    }
+  }
+  for (const [key, token] of Object.entries(write.agentTokens ?? {})) {
+    if (key.includes('.') && write.by.agentTokenId) toTokens[key] = [{ agent: write.by.agentTokenId, token }];
+  }
   for (const field of fields) {
-    if (!write.personal.has(field) || typeof changes[field]!.to !== 'string') continue;
+    const change = changes[field]!;
+    if (isLinesChange(change) || !write.personal.has(field) || change.to === null || change.to === undefined) continue;
     const restored = write.restoredTokens?.[field];
     const known = write.agentTokens?.[field];
     if (restored && restored.length > 0) toTokens[field] = restored;
@@ -61,21 +83,23 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     planId: write.planId,
     reverts: write.reverts,
     changes,
+    ...(write.change.inputs ? { inputs: write.change.inputs } : {}),
     toTokens,
     fromTokens,
   });
 }
 
-/** Field → from and to, of the fields the entry records; `alwaysRecorded` are kept even where unchanged. */
-function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, FieldChange> {
-  const changes: Record<string, FieldChange> = {};
+/** Field → from and to, of the fields the entry records; `alwaysRecorded` are kept even where unchanged; each line list changed. */
+function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, EntryChange> {
+  const changes: Record<string, EntryChange> = {};
+  for (const [list, linesChange] of Object.entries(change.lines ?? {})) changes[list] = linesChange;
   if (kind === 'create') {
     for (const [field, to] of Object.entries(change.after)) changes[field] = { from: null, to };
   } else if (kind === 'delete') {
     for (const [field, from] of Object.entries(change.before)) changes[field] = { from, to: null };
   } else {
-    for (const [field, to] of Object.entries(change.after)) changes[field] = { from: change.before[field] ?? null, to };
-    for (const [field, value] of Object.entries(change.kept)) if (alwaysRecorded.has(field)) changes[field] = { from: value, to: value };
+    for (const [field, to] of Object.entries(change.after)) changes[field] = { from: change.before[field] ?? null, to } satisfies FieldChange;
+    for (const [field, value] of Object.entries(change.kept)) if (alwaysRecorded.has(field)) changes[field] = { from: value, to: value } satisfies FieldChange;
   }
   return changes;
 }

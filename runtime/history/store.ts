@@ -16,9 +16,10 @@
  */
 import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
-import { createTableIfMissing } from '../db/system-tables.ts';
+import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
 import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
+import type { StoredLine } from '../registry.ts';
 
 export const HISTORY_TABLE = 'rms_history';
 
@@ -26,6 +27,20 @@ export const HISTORY_TABLE = 'rms_history';
 export interface FieldChange {
   readonly from: unknown;
   readonly to: unknown;
+}
+
+/** What a change did to a line list, in JSON values: whole lines added and removed, the changed fields of the others. */
+export interface LinesChange {
+  readonly added: readonly StoredLine[];
+  readonly removed: readonly StoredLine[];
+  readonly changed: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChange>> }[];
+}
+
+/** A change of one entry: a field's, or a line list's. */
+export type EntryChange = FieldChange | LinesChange;
+
+export function isLinesChange(change: EntryChange): change is LinesChange {
+  return typeof change === 'object' && change !== null && 'added' in change && 'removed' in change && 'changed' in change;
 }
 
 /** An agent token that stands for a value of the entry (see the file comment). */
@@ -45,7 +60,9 @@ export interface HistoryEntry {
   readonly planId: string | null;
   /** The change a revert put back. */
   readonly reverts: string | null;
-  readonly changes: Readonly<Record<string, FieldChange>>;
+  readonly changes: Readonly<Record<string, EntryChange>>;
+  /** An action's inputs that are not fields of the record, as given. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
   /** Field → the tokens agents know the `to` value by: the writing agent's, or on a revert those the value had before. */
   readonly toTokens: Readonly<Record<string, readonly TokenFor[]>>;
   /** Field → the tokens agents held (bound) for the `from` value. */
@@ -71,9 +88,12 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
     table.text('changes').notNullable();
     /** JSON: `{"to": {field: [{agent, token}]}, "from": {field: [{agent, token}]}}`, or null when no agent token stands for a value. */
     table.text('tokens').nullable();
+    /** JSON of an action's inputs that are not fields, or null. */
+    table.text('inputs').nullable();
     table.index(['model', 'record_id', 'id'], 'rms_history_record');
     table.index(['at'], 'rms_history_at');
   });
+  await addColumnsIfMissing(db, HISTORY_TABLE, { inputs: (table) => table.text('inputs').nullable() });
 }
 
 /** Stores an entry (in the caller's transaction) and returns its change id. */
@@ -95,6 +115,7 @@ export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId
     plan_id: entry.planId,
     reverts: entry.reverts,
     changes: JSON.stringify(entry.changes),
+    inputs: entry.inputs ? JSON.stringify(entry.inputs) : null,
     tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
   });
   return changeId;
@@ -116,6 +137,7 @@ interface HistoryRow {
   reverts: string | null;
   changes: string;
   tokens: string | null;
+  inputs?: string | null;
 }
 
 function entryOf(row: HistoryRow): HistoryEntry {
@@ -137,6 +159,7 @@ function entryOf(row: HistoryRow): HistoryEntry {
     planId: row.plan_id,
     reverts: row.reverts,
     changes: JSON.parse(row.changes) as HistoryEntry['changes'],
+    ...(typeof row.inputs === 'string' ? { inputs: JSON.parse(row.inputs) as Record<string, unknown> } : {}),
     toTokens: tokens.to,
     fromTokens: tokens.from,
   };
@@ -154,14 +177,14 @@ export async function readHistory(
   model: string,
   recordId: string,
   page: { limit?: number; offset?: number },
-  visible?: (fields: readonly string[]) => boolean,
+  visible?: (changes: Readonly<Record<string, EntryChange>>) => boolean,
 ): Promise<{ entries: HistoryEntry[]; total: number }> {
   const newestFirst = () => db<HistoryRow>(HISTORY_TABLE).where({ model, record_id: recordId }).orderBy('id', 'desc');
   const offset = page.offset ?? 0;
   const end = page.limit === undefined ? undefined : offset + page.limit;
   if (visible) {
     const all = (await newestFirst().select('id', 'changes')) as Pick<HistoryRow, 'id' | 'changes'>[];
-    const shown = all.filter((row) => visible(Object.keys(JSON.parse(row.changes) as object))).map((row) => row.id);
+    const shown = all.filter((row) => visible(JSON.parse(row.changes) as Record<string, EntryChange>)).map((row) => row.id);
     const ids = shown.slice(offset, end);
     const rows = ids.length === 0 ? [] : ((await newestFirst().whereIn('id', ids)) as HistoryRow[]);
     return { entries: rows.map(entryOf), total: shown.length };

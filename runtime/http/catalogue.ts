@@ -4,11 +4,11 @@
  * `GET /api/service`, what the service calls itself, for anyone (the sign-in page shows it).
  */
 import { Router, type Request, type Response } from 'express';
-import { DEFAULT_SERVICE_INFO, type ActionInfo, type CallerInfo, type CommandInfo, type CommandsAnswer, type FieldInfo, type MetaAnswer, type ModelInfo, type ModuleInfo, type ServiceAnswer, type ServiceInfo } from '../api-shapes.ts';
+import { DEFAULT_SERVICE_INFO, type ActionInfo, type CallerInfo, type CommandInfo, type CommandsAnswer, type FieldInfo, type LineListInfo, type MetaAnswer, type ModelInfo, type ModuleInfo, type ServiceAnswer, type ServiceInfo } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
-import type { Registry } from '../registry.ts';
-import { rightsOf, type CallerRights } from '../rights.ts';
+import type { FieldMeta, Registry } from '../registry.ts';
+import { rightsOf, type CallerRights, type FieldRights } from '../rights.ts';
 import type { Callers } from './callers.ts';
 import { sendJson } from './send.ts';
 
@@ -60,20 +60,7 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
       title_field: model.titleField,
       commands,
       denied: fieldRights.denied,
-      fields: fieldRights.readable.map((field): FieldInfo => ({
-        name: field.name,
-        kind: field.kind,
-        label: field.label,
-        description: field.description,
-        required: field.required,
-        personal: field.personal,
-        masked: fieldRights.maskedNames.has(field.name),
-        governed: field.governed,
-        // Spread properties escape excess-property checks: `satisfies` ties these names to FieldInfo.
-        ...(field.options ? ({ options: field.options } satisfies Pick<FieldInfo, 'options'>) : {}),
-        ...(field.target ? ({ target: field.target } satisfies Pick<FieldInfo, 'target'>) : {}),
-        ...(field.currency ? ({ currency: field.currency } satisfies Pick<FieldInfo, 'currency'>) : {}),
-      })),
+      fields: fieldRights.readable.map((field) => fieldInfo(field, fieldRights)),
       actions: model.actions
         .filter((action) => rights.commands.has(`${model.name}.${action.name}`))
         .map((action): ActionInfo => ({
@@ -84,8 +71,24 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
           to: action.to,
           required: action.required,
           needs_approval: action.needsApproval,
+          // An input is the caller's to give; its rights are those of a field the caller writes.
+          inputs: action.inputs.map((input) => ({ ...fieldInfo(input, fieldRights), masked: fieldRights.maskedNames.has(input.name), writable: true, field: input.field })),
+          set: action.set,
         })),
       ...(model.list ? ({ list: model.list.filter((name) => fieldRights.readableNames.has(name)) } satisfies Pick<ModelInfo, 'list'>) : {}),
+      lines: Object.values(fieldRights.lines).map(
+        (line): LineListInfo => ({
+          name: line.list.name,
+          label: line.list.label,
+          description: line.list.description,
+          min: line.list.min,
+          max: line.list.max,
+          fields: line.readable.map((field) => fieldInfo(field, line)),
+          denied: line.denied,
+        }),
+      ),
+      rules: model.rules.map((rule) => ({ fields: rule.fields, message: rule.message })),
+      ...(model.lockedIn ? ({ locked_in: model.lockedIn } satisfies Pick<ModelInfo, 'locked_in'>) : {}),
     });
   }
   const visible = new Set(models.map((model) => model.name));
@@ -97,6 +100,32 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
       ? { kind: 'person', username: caller.username, roles: caller.roles }
       : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
   return { caller: who, modules, models, ...(caller.kind === 'person' ? { decides_plans: decidesPlans(registry, rights) } : {}) };
+}
+
+/** A field as the caller reads it, and whether it may write it. */
+function fieldInfo(field: FieldMeta, rights: FieldRights): FieldInfo {
+  return {
+    name: field.name,
+    kind: field.kind,
+    label: field.label,
+    description: field.description,
+    required: field.required,
+    personal: field.personal,
+    masked: rights.maskedNames.has(field.name),
+    governed: field.governed,
+    computed: field.computed,
+    writable: rights.writableNames.has(field.name),
+    // Spread properties escape excess-property checks: `satisfies` ties these names to FieldInfo.
+    ...(field.options ? ({ options: field.options } satisfies Pick<FieldInfo, 'options'>) : {}),
+    ...(field.target ? ({ target: field.target } satisfies Pick<FieldInfo, 'target'>) : {}),
+    ...(field.currency ? ({ currency: field.currency } satisfies Pick<FieldInfo, 'currency'>) : {}),
+    ...(field.scale !== undefined ? ({ scale: field.scale } satisfies Pick<FieldInfo, 'scale'>) : {}),
+    ...(field.min !== undefined ? ({ min: field.min } satisfies Pick<FieldInfo, 'min'>) : {}),
+    ...(field.max !== undefined ? ({ max: field.max } satisfies Pick<FieldInfo, 'max'>) : {}),
+    ...(field.length !== undefined ? ({ length: field.length } satisfies Pick<FieldInfo, 'length'>) : {}),
+    ...(field.pattern !== undefined ? ({ pattern: field.pattern } satisfies Pick<FieldInfo, 'pattern'>) : {}),
+    ...(field.default !== undefined ? ({ default: field.default } satisfies Pick<FieldInfo, 'default'>) : {}),
+  };
 }
 
 /**

@@ -105,7 +105,7 @@ export function refusalOf(error: unknown, logError: (error: unknown) => void): R
   if (error instanceof HttpError) {
     return {
       status: error.status,
-      body: { ...error.body, error: error.message },
+      body: { error: error.message, ...error.body },
       rpc: { code: TRANSPORT_ERROR, message: error.message },
       headers: error.status === 401 ? { 'WWW-Authenticate': bearerChallenge(error.message) } : {},
     };

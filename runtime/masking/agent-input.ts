@@ -1,41 +1,75 @@
 /**
- * An agent's input to a write: the tokens it sends in personal fields stand for values (SPEC 2.4),
- * and the values it sends in clear get written tokens (tables.ts) — but only with the write that
- * stores them, so that a call that is refused, fails or is only tried keeps no clear value.
+ * An agent's input to a write: the tokens it sends in personal fields (of the record and of its
+ * lines, of any kind) stand for values (SPEC 2.4), and the values it sends in clear get written
+ * tokens (tables.ts) — but only with the write that stores them, so that a call that is refused,
+ * fails or is only tried keeps no clear value.
+ *
+ * A personal value is keyed by its field's name, or `<lines>.<index>.<field>` for a line's (the
+ * index in the input's list: lines have no ids before they are written).
  */
 import type { Knex } from 'knex';
 import type { FieldMeta } from '../registry.ts';
+import type { ModelRights } from '../rights.ts';
 import { isTokenForm } from './tables.ts';
 import { findIssuedToken, issueWrittenToken } from './token-store.ts';
 
 export interface AgentInput {
-  /** The input with clear values: each token replaced by the value it stands for. */
+  /** The input with each token replaced by the value it stands for. */
   readonly input: Record<string, unknown>;
-  /** Field → the token the agent sent for it. */
+  /** Personal value's key → the token the agent sent for it. */
   readonly sentTokens: Record<string, string>;
-  /** Personal fields the agent gave in clear: a written token is issued for each with the write. */
-  readonly clearPersonal: string[];
 }
 
-/**
- * Replaces the tokens in an agent's personal fields with the values they stand for (400 `invalid
- * token` for one it was not issued, SPEC 2.4). Reads only: nothing is stored for the call yet.
- */
-export async function resolveAgentInput(db: Knex, agentTokenId: string, masked: readonly FieldMeta[], input: Readonly<Record<string, unknown>>): Promise<AgentInput> {
-  const clear: Record<string, unknown> = { ...input };
-  const sentTokens: Record<string, string> = {};
-  const clearPersonal: string[] = [];
-  for (const field of masked) {
-    const value = clear[field.name];
-    if (typeof value !== 'string') continue;
-    if (isTokenForm(value)) {
-      clear[field.name] = (await findIssuedToken(db, agentTokenId, field.maskLabel!, value)).value;
-      sentTokens[field.name] = value;
-    } else {
-      clearPersonal.push(field.name);
-    }
+/** A personal value of an input: its key, its field, and where it is. */
+interface PersonalSlot {
+  readonly key: string;
+  readonly field: FieldMeta;
+  readonly holder: Record<string, unknown>;
+}
+
+/** The personal values an input gives, record fields and line fields, with where they are (copies: the input is not changed). */
+function personalSlots(rights: ModelRights, input: Readonly<Record<string, unknown>>): { copy: Record<string, unknown>; slots: PersonalSlot[] } {
+  const copy: Record<string, unknown> = { ...input };
+  const slots: PersonalSlot[] = [];
+  for (const field of rights.masked) if (copy[field.name] !== undefined && copy[field.name] !== null) slots.push({ key: field.name, field, holder: copy });
+  for (const [name, line] of Object.entries(rights.lines)) {
+    if (line.masked.length === 0 || !Array.isArray(copy[name])) continue;
+    copy[name] = (copy[name] as unknown[]).map((item, index) => {
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+      const lineCopy = { ...(item as Record<string, unknown>) };
+      for (const field of line.masked) {
+        if (lineCopy[field.name] !== undefined && lineCopy[field.name] !== null) slots.push({ key: `${name}.${index}.${field.name}`, field, holder: lineCopy });
+      }
+      return lineCopy;
+    });
   }
-  return { input: clear, sentTokens, clearPersonal };
+  return { copy, slots };
+}
+
+/** Text kinds keep a token's value as it is; other kinds were masked as their JSON. */
+const TEXT_KINDS: ReadonlySet<FieldMeta['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
+
+/**
+ * Replaces the tokens in an agent's personal fields (and its lines') with the values they stand
+ * for (400 `invalid token` for one it was not issued, SPEC 2.4), before the input is validated.
+ * Reads only: nothing is stored for the call yet.
+ */
+export async function resolveAgentInput(db: Knex, agentTokenId: string, rights: ModelRights, input: Readonly<Record<string, unknown>>): Promise<AgentInput> {
+  const { copy, slots } = personalSlots(rights, input);
+  const sentTokens: Record<string, string> = {};
+  for (const { key, field, holder } of slots) {
+    const value = holder[field.name];
+    if (!isTokenForm(value)) continue;
+    const issued = await findIssuedToken(db, agentTokenId, field.maskLabel!, value);
+    holder[field.name] = TEXT_KINDS.has(field.kind) ? issued.value : (JSON.parse(issued.value) as unknown);
+    sentTokens[key] = value;
+  }
+  return { input: copy, sentTokens };
+}
+
+/** The keys of the personal values an (validated) input gives that the agent did not send as tokens. */
+export function clearPersonalKeys(rights: ModelRights, input: Readonly<Record<string, unknown>>, sentTokens: Readonly<Record<string, string>>): string[] {
+  return personalSlots(rights, input).slots.map((slot) => slot.key).filter((key) => sentTokens[key] === undefined);
 }
 
 /**
@@ -45,15 +79,17 @@ export async function resolveAgentInput(db: Knex, agentTokenId: string, masked: 
 export async function tokensOfWrite(
   trx: Knex,
   agentTokenId: string,
-  labels: ReadonlyMap<string, string>,
+  rights: ModelRights,
   input: Readonly<Record<string, unknown>>,
   known: Readonly<Record<string, string>> | undefined,
   clearPersonal: readonly string[],
 ): Promise<Record<string, string>> {
   const tokens: Record<string, string> = { ...known };
-  for (const field of clearPersonal) {
-    const value = input[field];
-    if (typeof value === 'string') tokens[field] = await issueWrittenToken(trx, agentTokenId, labels.get(field)!, value);
+  const wanted = new Set(clearPersonal);
+  for (const { key, field, holder } of personalSlots(rights, input).slots) {
+    if (!wanted.has(key)) continue;
+    const value = holder[field.name];
+    tokens[key] = await issueWrittenToken(trx, agentTokenId, field.maskLabel!, typeof value === 'string' ? value : JSON.stringify(value));
   }
   return tokens;
 }

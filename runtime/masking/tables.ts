@@ -40,6 +40,11 @@ export function tokenOf(label: string, n: number | string): string {
   return `${label}_${Number(n)}`;
 }
 
+/** A personal value as masking keeps and keys it: text as it is, any other kind as its JSON. */
+export function maskedText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 /** The key a value is found by: the sha256 of its text (values may be long texts, too long for a btree key). */
 export function hashValue(value: string): string {
   return createHash('sha256').update(value).digest('hex');

@@ -36,15 +36,26 @@ export async function personMayDecide(service: RecordService, person: PersonCall
   const command = service.commands.get(row.command);
   if (!command || !rights.commands.has(row.command)) return false;
   const model = command.model;
-  const readable = rights.models[model.meta.name]!.readableNames;
+  const fieldRights = rights.models[model.meta.name]!;
+  const readable = fieldRights.readableNames;
   const { input, actions } = parseStoredCommand(row.input);
+  // Lines it writes: every line field it gives; a revert of line changes: every field of that list.
+  const readsLines = (list: string, fields: readonly string[]) => fields.every((field) => field === 'id' || fieldRights.lines[list]?.readableNames.has(field));
+  for (const [name, value] of Object.entries(input)) {
+    if (!model.lines.has(name) || !Array.isArray(value)) continue;
+    if (!value.every((line: Record<string, unknown>) => readsLines(name, Object.keys(line)))) return false;
+  }
   // A governed update runs actions: approving it is running them, so the approver needs their rights too.
   if (!actions.every((action) => rights.commands.has(`${model.meta.name}.${action}`))) return false;
   const changed = Object.keys(input).filter((name) => model.fields.has(name));
   for (const action of actions) changed.push(model.actions.get(action)?.field ?? '');
   if (command.meta.kind === 'revert' && typeof input.change_id === 'string') {
     const entry = await findChange(service.db, input.change_id);
-    if (entry) changed.push(...Object.keys(entry.changes));
+    for (const name of Object.keys(entry?.changes ?? {})) {
+      if (model.lines.has(name)) {
+        if ((fieldRights.lines[name]?.denied.length ?? 0) > 0) return false;
+      } else changed.push(name);
+    }
   }
   return changed.every((name) => !model.fields.has(name) || readable.has(name));
 }

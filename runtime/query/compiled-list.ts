@@ -16,6 +16,8 @@ export interface QueryField {
   readonly path: string;
   readonly options?: readonly string[];
   readonly target?: string;
+  /** A decimal's count of decimals. */
+  readonly scale?: number;
 }
 
 export interface CompiledQueryField extends QueryField {
@@ -41,6 +43,8 @@ export interface ModelQuery {
   readonly table: string;
   readonly dialect: 'sqlite' | 'postgres';
   readonly fields: ReadonlyMap<string, CompiledQueryField>;
+  /** Each line list's table and fields, for filters on line fields (`items.description`). */
+  readonly lines: ReadonlyMap<string, { readonly table: string; readonly fields: ReadonlyMap<string, CompiledQueryField> }>;
 }
 
 /** The last row of a keyset page, which the next page starts after (see `cursor.ts`). */

@@ -14,7 +14,7 @@ import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
-import type { ModelMeta } from '../registry.ts';
+import type { FieldMeta, ModelMeta } from '../registry.ts';
 import { searchIndexName, searchIdsTable } from '../db/index-names.ts';
 import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
@@ -26,18 +26,31 @@ export { maskedFilterTokens, maskedTokenKey, type MaskedFilters } from './token-
 
 export type { CompiledList, CompiledQueryField, Keyset, ModelQuery, SqlFragment };
 
+/** Kinds whose values are text: compared byte by byte; `contains` looks inside them. */
+const TEXT_KINDS: ReadonlySet<QueryField['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
+
 export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuery {
+  const lines = new Map<string, { table: string; fields: Map<string, CompiledQueryField> }>();
+  for (const list of model.lines) {
+    const path = `${model.name}.${list.name}`;
+    const fields = compileFields(list.table.name, path, [...list.fields], new Set(list.table.search ?? []), dialect);
+    lines.set(list.name, { table: list.table.name, fields });
+  }
+  return { model: model.name, table: model.table.name, dialect, fields: compileFields(model.table.name, model.name, model.fields, new Set(model.table.search ?? []), dialect), lines };
+}
+
+/** The fields of a table (a model's, or a line list's) compiled for the query layer, `id` first. */
+function compileFields(table: string, owner: string, metas: readonly FieldMeta[], searched: ReadonlySet<string>, dialect: Dialect): Map<string, CompiledQueryField> {
   const fields = new Map<string, CompiledQueryField>();
-  const searched = new Set(model.table.search ?? []);
   const add = (field: QueryField) => {
     const column = sqlIdentifier(field.name);
-    const textLike = field.kind === 'text' || field.kind === 'longtext' || field.kind === 'ref' || field.kind === 'id';
-    const toDb = toDbConverter(field.kind, dialect);
+    const textLike = TEXT_KINDS.has(field.kind) || field.kind === 'ref' || field.kind === 'id' || field.kind === 'datetime' || field.kind === 'multiselect';
+    const toDb = toDbConverter(field.kind, dialect, field.scale);
     const ranked = field.kind === 'select' ? optionRank(column, field.options ?? []) : undefined;
     fields.set(field.name, {
       ...field,
       column,
-      ...(searched.has(field.name) ? { searchCandidates: searchCandidates(model.table.name, field.name, dialect) } : {}),
+      ...(searched.has(field.name) ? { searchCandidates: searchCandidates(table, field.name, dialect) } : {}),
       // A select orders by its options' declared order (a workflow's states in sequence), not by
       // their names. PostgreSQL orders text by the database's locale, SQLite by bytes: "C" gives
       // both the same order.
@@ -46,15 +59,15 @@ export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuer
       nullable: field.kind !== 'id',
       value: filterValueSchema(field),
       toDb,
-      text: field.kind === 'text' || field.kind === 'longtext',
-      ordered: field.kind !== 'bool' && field.kind !== 'ref',
+      text: TEXT_KINDS.has(field.kind),
+      ordered: field.kind !== 'bool' && field.kind !== 'ref' && field.kind !== 'multiselect',
     });
   };
-  add({ name: 'id', kind: 'id', path: `${model.name}.id` });
-  for (const field of model.fields) {
-    add({ name: field.name, kind: field.kind, path: `${model.name}.${field.name}`, options: field.options, target: field.target });
+  add({ name: 'id', kind: 'id', path: `${owner}.id` });
+  for (const field of metas) {
+    add({ name: field.name, kind: field.kind, path: `${owner}.${field.name}`, options: field.options, target: field.target, ...(field.scale !== undefined ? { scale: field.scale } : {}) });
   }
-  return { model: model.name, table: model.table.name, dialect, fields };
+  return fields;
 }
 
 /**
@@ -72,7 +85,14 @@ function optionRank(column: string, options: readonly string[]): { sql: string; 
  * Checks a structurally valid list input (see `listInput`) against the model and the fields the
  * caller reads in clear (and, for an agent, the masked ones it may filter by token), and compiles it.
  */
-export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, input: ListInput, masked?: MaskedFilters): CompiledList {
+export function compileList(
+  query: ModelQuery,
+  clearNames: ReadonlySet<string>,
+  input: ListInput,
+  masked?: MaskedFilters,
+  /** The line fields the caller reads in clear, by line list: what `<lines>.<field>` conditions may name. */
+  lineClearNames: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): CompiledList {
   const field = (name: string): CompiledQueryField => {
     const found = name === 'id' || clearNames.has(name) ? query.fields.get(name) : undefined;
     if (found) return found;
@@ -82,7 +102,15 @@ export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, 
 
   const where: SqlFragment[] = [];
   for (const condition of input.filter ?? []) {
+    const line = lineCondition(query, lineClearNames, condition);
+    if (line) {
+      where.push(line);
+      continue;
+    }
     where.push(compileCondition(query.dialect, field(condition.field), condition.op, condition.value, 'value' in condition));
+  }
+  for (const name of input.include ?? []) {
+    if (!query.lines.has(name)) throw badRequest(`include: ${query.model} has no line list ${name}`);
   }
   for (const condition of input.token_filter ?? []) {
     const path = `${query.model}.${condition.field}`;
@@ -113,7 +141,63 @@ export function compileList(query: ModelQuery, clearNames: ReadonlySet<string>, 
   return { where, orderBy, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
 }
 
+/**
+ * A condition on a line field (`{"field": "items.description", …}`): the records with at least
+ * one line that meets it. Undefined when the condition names no line list's field.
+ */
+function lineCondition(query: ModelQuery, lineClearNames: ReadonlyMap<string, ReadonlySet<string>>, condition: { field: string; op: FilterOperator; value?: unknown }): SqlFragment | undefined {
+  const dot = condition.field.indexOf('.');
+  if (dot < 0) return undefined;
+  const [listName, fieldName] = [condition.field.slice(0, dot), condition.field.slice(dot + 1)];
+  const list = query.lines.get(listName);
+  if (!list) return undefined;
+  const field = lineClearNames.get(listName)?.has(fieldName) ? list.fields.get(fieldName) : undefined;
+  if (!field) throw badRequest(`unknown field ${query.model}.${condition.field}`);
+  const inner = compileCondition(query.dialect, field, condition.op, condition.value, 'value' in condition);
+  return { sql: `${sqlIdentifier(query.table)}."id" IN (SELECT "owner" FROM ${sqlIdentifier(list.table)} WHERE ${inner.sql})`, bindings: inner.bindings };
+}
+
+/**
+ * A multiselect's conditions: `contains` an option, `in` (has any of) options, `eq`/`ne` the whole
+ * list (in any order), `is_null` empty. Stored as the JSON array of its options.
+ */
+function multiselectCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
+  const { column, path } = field;
+  const option = (item: unknown) => parseOr400(field.value, item) as string;
+  switch (op) {
+    case 'contains': {
+      if (value === undefined || value === null) throw badRequest(`${path}: contains needs an option`);
+      const wanted = option(value);
+      return dialect === 'sqlite'
+        ? { sql: `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ?)`, bindings: [wanted] }
+        : { sql: `jsonb_exists(${column}::jsonb, ?)`, bindings: [wanted] };
+    }
+    case 'in': {
+      if (!Array.isArray(value) || value.length < 1 || value.length > LIMITS.inValues) throw badRequest(`${path}: in needs an array of 1 to ${LIMITS.inValues} values`);
+      const wanted = value.map(option);
+      return dialect === 'sqlite'
+        ? { sql: `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value IN (SELECT value FROM json_each(?)))`, bindings: [JSON.stringify(wanted)] }
+        : { sql: `jsonb_exists_any(${column}::jsonb, ?::text[])`, bindings: [wanted] };
+    }
+    case 'eq':
+    case 'ne': {
+      if (!Array.isArray(value)) throw badRequest(`${path}: ${op} needs a list of options (use is_null for empty values)`);
+      const options = field.options ?? [];
+      const given = value.map(option);
+      const stored = JSON.stringify(options.filter((candidate) => given.includes(candidate)));
+      if (given.length === 0) throw badRequest(`${path}: ${op} needs a list of options (use is_null for empty values)`);
+      return op === 'eq' ? { sql: `${column} = ?`, bindings: [stored] } : { sql: `(${column} <> ? OR ${column} IS NULL)`, bindings: [stored] };
+    }
+    case 'is_null':
+      if (hasValue && value !== true && value !== false && value !== undefined) throw badRequest(`${path}: is_null takes true or false`);
+      return { sql: `${column} IS ${value === false ? 'NOT ' : ''}NULL`, bindings: [] };
+    default:
+      throw badRequest(`${path}: ${op} is not allowed on multiselect fields`);
+  }
+}
+
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
+  if (field.kind === 'multiselect') return multiselectCondition(dialect, field, op, value, hasValue);
   const { column, path } = field;
   const needsValue = (): unknown => {
     if (value === undefined || value === null) throw badRequest(`${path}: ${op} needs a value (use is_null for empty values)`);

@@ -63,7 +63,9 @@ export function maskedCondition(query: ModelQuery, masked: MaskedFilters, name: 
     const binding =
       `SELECT 1 FROM ${sqlIdentifier(MASK_BINDINGS_TABLE)} b WHERE b.agent_token_id = ? AND b.model = ? AND b.record_id = ${sqlIdentifier(query.table)}."id" ` +
       'AND b.field = ? AND b.value_hash = ?';
-    const bindings = [issued.value, masked.agentTokenId, query.model, name, hashValue(issued.value), issued.label, issued.n];
+    // A token keeps text as it is, any other kind as its JSON: compared as the column stores it.
+    const stored = field.text ? issued.value : field.toDb(JSON.parse(issued.value) as unknown);
+    const bindings = [stored, masked.agentTokenId, query.model, name, hashValue(issued.value), issued.label, issued.n];
     // Reads show a binding's token where the agent holds one for the value, the shared token elsewhere.
     return issued.written
       ? { sql: `(${field.column} = ? AND EXISTS (${binding} AND b.label = ? AND b.n = ?))`, bindings }

@@ -99,6 +99,18 @@ export function filterValueSchema(field: QueryField): z.ZodType {
       return kinds.select(field.path, field.options as readonly [string, ...string[]]);
     case 'ref':
       return kinds.ref(field.path, field.target ?? 'record');
+    case 'email':
+    case 'url':
+    case 'phone':
+      // Any text, as for text fields: `contains` looks for part of an address, a number.
+      return storableText(z.string({ error: `${field.path} must be a string` }), field.path, TEXT_LIMITS.text);
+    case 'decimal':
+      return kinds.decimal(field.path, { scale: field.scale ?? 0 });
+    case 'datetime':
+      return kinds.datetime(field.path);
+    case 'multiselect':
+      // One option: what `contains` and `in` look for (`eq`/`ne` take the whole list: see list-query.ts).
+      return kinds.select(field.path, field.options as readonly [string, ...string[]]);
   }
 }
 

@@ -22,7 +22,7 @@ export interface SeedTargets {
 }
 
 /** A record's field values as JSON (null when empty), without `id`. */
-export type SeedValues = Record<string, string | number | boolean | null>;
+export type SeedValues = Record<string, string | number | boolean | readonly string[] | null>;
 type Value = SeedValues[string];
 
 const DAY_MS = 86_400_000;
@@ -199,6 +199,30 @@ function valueMaker(field: FieldMeta, context: Context): Make {
     case 'ref': {
       const ids = context.targets[field.target ?? ''] ?? [];
       return (_n, random) => (ids.length === 0 ? null : (ids[random.below(ids.length)] as string));
+    }
+    case 'decimal': {
+      // Within the field's range (else 0 to 100), with as many decimals as its scale allows.
+      const scale = field.scale ?? 2;
+      const min = typeof field.min === 'number' ? field.min : 0;
+      const max = typeof field.max === 'number' ? field.max : Math.max(min + 100, 100);
+      const steps = Math.max(1, Math.round((max - min) * 10 ** scale));
+      return (_n, random) => Math.round((min + random.below(steps + 1) / 10 ** scale) * 10 ** scale) / 10 ** scale;
+    }
+    case 'datetime':
+      // Within a year around today, at a minute of the working day.
+      return (n, random) => new Date((context.today - 365 + ((n * 7) % 730)) * DAY_MS + (8 * 60 + random.below(10 * 60)) * 60_000).toISOString();
+    case 'email':
+      return (n) => emailOf(n, personOf(context, n));
+    case 'url':
+      return (n) => `https://www.example.com/${field.name.replaceAll('_', '-')}/${n}`;
+    case 'phone':
+      return (n, random) => `+44 20 ${String(7000 + (n % 3000)).padStart(4, '0')} ${String(random.below(10_000)).padStart(4, '0')}`;
+    case 'multiselect': {
+      const options = field.options ?? [];
+      return (_n, random) => {
+        const chosen = options.filter(() => random.below(3) === 0);
+        return chosen.length === 0 ? null : chosen;
+      };
     }
   }
 }

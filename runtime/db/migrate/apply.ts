@@ -152,7 +152,18 @@ export function createIndexSql(dialect: Dialect, index: IndexDesign, options: { 
   const columns = index.columns
     .map((column) => `${sqlIdentifier(column)}${index.bytewise?.includes(column) ? ' COLLATE "C"' : ''}${index.descending?.includes(column) ? ' desc nulls last' : ''}`)
     .join(', ');
-  return `create ${index.unique ? 'unique ' : ''}index ${concurrently}if not exists ${name} on ${table} (${columns})`;
+  return `create ${index.unique ? 'unique ' : ''}index ${concurrently}if not exists ${name} on ${table} (${columns})${whereClause(dialect, index)}`;
+}
+
+/** A partial index's condition: each column equal to its constant (written in the DDL: indexes take no parameters). */
+function whereClause(dialect: Dialect, index: IndexDesign): string {
+  if (!index.where) return '';
+  const literal = (value: string | number | boolean): string => {
+    if (typeof value === 'number') return String(value);
+    if (typeof value === 'boolean') return dialect === 'sqlite' ? (value ? '1' : '0') : String(value);
+    return `'${value.replaceAll("'", "''")}'`;
+  };
+  return ` where ${Object.entries(index.where).map(([column, value]) => `${sqlIdentifier(column)} = ${literal(value)}`).join(' and ')}`;
 }
 
 /**

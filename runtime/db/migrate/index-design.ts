@@ -36,12 +36,16 @@ export interface IndexDesign {
   readonly bytewise?: readonly string[];
   /** `search`: a trigram index of its one column. */
   readonly method?: 'search';
+  /** A partial index: only the rows whose columns hold these constants. */
+  readonly where?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /** The designs one `TableMeta.indexes` entry gives (two on PostgreSQL for an ordered index on a field that may be empty). */
 export function indexDesigns(table: TableMeta, declared: string | DeclaredIndex, dialect: Dialect): IndexDesign[] {
   if (typeof declared === 'string') return [{ name: `rms_idx_${table.name}_${declared}`, table: table.name, columns: [declared], unique: false }];
-  if (declared.unique) return [{ name: uniqueIndexName(table.name, declared.fields), table: table.name, columns: declared.fields, unique: true }];
+  if (declared.unique) {
+    return [{ name: uniqueIndexName(table.name, declared.fields, declared.where), table: table.name, columns: declared.fields, unique: true, ...(declared.where ? { where: declared.where } : {}) }];
+  }
   const columns = [...declared.fields, 'id'];
   const last = declared.fields[declared.fields.length - 1]!;
   const lastColumn = table.columns.find((column) => column.name === last);
@@ -73,7 +77,8 @@ export function sameIndex(a: IndexDesign, b: IndexDesign): boolean {
     a.method === b.method &&
     a.columns.join('\0') === b.columns.join('\0') &&
     (a.descending ?? []).join('\0') === (b.descending ?? []).join('\0') &&
-    (a.bytewise ?? []).join('\0') === (b.bytewise ?? []).join('\0')
+    (a.bytewise ?? []).join('\0') === (b.bytewise ?? []).join('\0') &&
+    JSON.stringify(a.where ?? null) === JSON.stringify(b.where ?? null)
   );
 }
 

@@ -9,6 +9,7 @@ import { fullPolicy } from './full-policy.ts';
 import { indexesOf } from './index-design.ts';
 import type { DataQuestion, InspectedDatabase } from './inspected.ts';
 import { snapshotOf, type TableSnapshot } from './snapshot.ts';
+import { tableModels } from './table-models.ts';
 import type { MigrationMode, MigrationPlan } from './steps.ts';
 import { StoredData, asking } from './stored-data.ts';
 import { columnChange, tableContext, type ModePolicy, type PlanParts, type TablePlan, type TablePlanner, type TableContext } from './table-plan.ts';
@@ -33,7 +34,7 @@ export function planMigration(
   const policy = POLICIES[mode];
   const plan: PlanParts & { snapshots: TableSnapshot[] } = { steps: [], problems: [], leftInPlace: [], snapshots: [], forgotten: [] };
   const questions: DataQuestion[] = [];
-  const models = Object.values(design.models);
+  const models = tableModels(design);
   const designedTables = new Set(models.map((model) => model.table.name));
 
   for (const [table, snapshot] of recorded) {

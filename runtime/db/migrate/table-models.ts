@@ -1,0 +1,28 @@
+/**
+ * The tables a design has: each model's, and each of its line lists' (`<model>__<lines>`). A line
+ * list's table is planned like a model's — its columns, indexes and snapshot — through a model of
+ * its own, named after the table, whose fields are the line list's.
+ */
+import type { ModelMeta, Registry } from '../../registry.ts';
+
+export function tableModels(design: Pick<Registry, 'models'>): ModelMeta[] {
+  return Object.values(design.models).flatMap((model) => [model, ...model.lines.map((list) => lineTableModel(model, list.name))]);
+}
+
+function lineTableModel(model: ModelMeta, name: string): ModelMeta {
+  const list = model.lines.find((candidate) => candidate.name === name)!;
+  return {
+    name: list.table.name,
+    module: model.module,
+    label: list.label,
+    description: list.description,
+    table: list.table,
+    titleField: 'id',
+    fields: list.fields,
+    actions: [],
+    referencedBy: [],
+    lines: [],
+    uniques: [],
+    rules: [],
+  };
+}
