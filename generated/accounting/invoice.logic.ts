@@ -6,6 +6,7 @@ import type { ModelLogic } from '../../runtime/registry.ts';
 
 /** The logic of `invoice`: its computed fields (each line's first, then the record's, in declaration order) and its rules. */
 export const invoiceLogic: ModelLogic = {
+  version: '',
   compute() {
     // Invoices have no computed fields.
   },

@@ -50,6 +50,7 @@ const rules: readonly { readonly fields: readonly string[]; readonly message: st
 
 /** The logic of `order`: its computed fields (each line's first, then the record's, in declaration order) and its rules. */
 export const orderLogic: ModelLogic = {
+  version: 'b2d10f6af3b91fda',
   compute(record) {
     for (const line of record.items as Record<string, unknown>[]) {
       line.amount = computeItemsAmount(line as unknown as OrderItemsLineValues);

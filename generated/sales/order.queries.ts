@@ -44,8 +44,8 @@ const COUNT = 'select count(*) as "n" from "order"';
 const INSERT = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "order" where "id" = ?';
 
-/** Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free). */
-const UNIQUE = uniqueFields('order', ['number']);
+/** Its unique fields and indexes: a write that would repeat a value of one is refused with `<model>.<field> must be unique`, `<model>: <fields> must be unique` (the database decides, race-free). */
+const UNIQUE = uniqueFields('order', ['number'], [{ fields: ['customer', 'number'] }]);
 
 /** Reading a record to write it: PostgreSQL locks the row until the transaction ends; SQLite has one writer at a time. */
 const LOCK_FOR_WRITE = { sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for update` };

@@ -216,6 +216,11 @@ export const orderListJsonSchema: JsonSchema = {
         additionalProperties: false,
       },
     },
+    include: {
+      type: 'array',
+      items: { type: 'string', enum: ['items'] },
+      description: 'Line lists to answer with each record; without, records come without their lines.',
+    },
   },
   additionalProperties: false,
 };

@@ -9,12 +9,13 @@
  * values while a record is typed. Neither imports code of the runtime (only its types), so the
  * bundle pulls nothing of the server.
  */
+import { createHash } from 'node:crypto';
 import type { FieldIR, LineListIR, LogicSource, ModelIR } from '../ir.ts';
 import { allModels } from '../ir.ts';
 import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
 import { modelBase, projectSource, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { alwaysSet } from './model.ts';
-import { code, docComment, literal } from './print.ts';
+import { code, docComment, literal, quote } from './print.ts';
 import { valueType } from './schemas.ts';
 import type { PropertySignature, SourceText } from './source.ts';
 
@@ -148,8 +149,20 @@ function buildLogicFile(context: EmitContext, model: ModelIR, path: string, file
     isExported: true,
     docs: `The logic of \`${model.name}\`: its computed fields (each line's first, then the record's, in declaration order) and its rules.`,
     type: 'ModelLogic',
-    initializer: `{\n  compute(${computed.length === 0 ? '' : 'record'}) {\n${computeBody.map((line) => `    ${line}`).join('\n')}\n  },\n  ${failedRules}\n}`,
+    initializer: `{\n  version: ${quote(logicVersion(computed))},\n  compute(${computed.length === 0 ? '' : 'record'}) {\n${computeBody.map((line) => `    ${line}`).join('\n')}\n  },\n  ${failedRules}\n}`,
   });
+}
+
+/**
+ * What names the computed fields' functions: a hash of each one's place and source, in compute
+ * order; `''` without computed fields. A database whose values were computed by other functions
+ * is recomputed (`ModelLogic.version`).
+ */
+function logicVersion(computed: readonly LogicFunction[]): string {
+  if (computed.length === 0) return '';
+  const hash = createHash('sha256');
+  for (const fn of computed) hash.update(`${fn.of.lines ?? ''}.${fn.of.field ?? ''}\n${fn.source.text}\n`);
+  return hash.digest('hex').slice(0, 16);
 }
 
 function capitalised(text: string): string {

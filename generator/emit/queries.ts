@@ -120,7 +120,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     alias(name) === name ? { name, isTypeOnly } : { name, alias: alias(name), isTypeOnly };
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [namedImport('Knex')] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/connect.ts'), namedImports: ['dialectOf'] });
-  const hasUnique = model.fields.some((field) => field.unique);
+  const hasUnique = model.fields.some((field) => field.unique) || model.uniques.length > 0;
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'),
     namedImports: ['runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
@@ -172,11 +172,14 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
   statement('DELETE', quote(`delete from ${table} where "id" = ?`));
   const unique = model.fields.filter((field) => field.unique).map((field) => field.name);
-  if (unique.length > 0) {
+  const composite = model.uniques.map((entry) => ({ fields: entry.fields, where: entry.where }));
+  if (unique.length > 0 || composite.length > 0) {
     statement(
       'UNIQUE',
-      `uniqueFields(${quote(table.slice(1, -1))}, ${literal(unique)})`,
-      'Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free).',
+      `uniqueFields(${quote(table.slice(1, -1))}, ${literal(unique)}${composite.length > 0 ? `, ${literal(composite)}` : ''})`,
+      composite.length > 0
+        ? 'Its unique fields and indexes: a write that would repeat a value of one is refused with `<model>.<field> must be unique`, `<model>: <fields> must be unique` (the database decides, race-free).'
+        : 'Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free).',
     );
   }
   statement(
@@ -245,7 +248,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     docs: `Stores a new ${phrase}: every field as given (null when empty).`,
     parameters: [db, { name: 'record', type: record }],
     returnType: 'Promise<void>',
-    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${unique.length > 0 ? ', UNIQUE' : ''});`],
+    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${hasUnique ? ', UNIQUE' : ''});`],
   });
 
   file.addFunction({
@@ -262,7 +265,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       `const set = (assignment: string, value: unknown) => {\n  assignments.push(assignment);\n  bindings.push(value);\n};`,
       ...model.fields.map((field) => `if (changes.${field.name} !== undefined) set(${quote(`${sqlName(field.name)} = ?`)}, ${boundValue(field, `changes.${field.name}`)});`),
       'if (assignments.length === 0) return;',
-      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]${unique.length > 0 ? ', UNIQUE' : ''});`,
+      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]${hasUnique ? ', UNIQUE' : ''});`,
     ],
   });
 

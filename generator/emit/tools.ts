@@ -214,6 +214,11 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
       ...properties.after,
       description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
     };
+    // Line lists to answer with each record: only a model with lines has any to name.
+    if (model.lines.length === 0) delete properties.include;
+    else if (properties.include) {
+      properties.include = { type: 'array', items: { type: 'string', enum: model.lines.map((list) => list.name) }, description: 'Line lists to answer with each record; without, records come without their lines.' };
+    }
     return schema;
   }
   if (input.kind === 'history') {

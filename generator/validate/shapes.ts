@@ -176,11 +176,15 @@ export type Locate = (path: readonly PropertyKey[]) => number | undefined;
 export function parseShape<S extends z.ZodObject>(shape: S, value: unknown, report: Report, locate?: Locate): z.output<S> | undefined {
   const result = shape.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  for (const problem of describeIssues(result.error, Object.keys(shape.shape), locate)) report(problem);
+  const hints = shape === actionShape ? ACTION_HINTS : MISSING_HINTS;
+  for (const problem of describeIssues(result.error, Object.keys(shape.shape), hints, locate)) report(problem);
   return undefined;
 }
 
-function describeIssues(error: z.ZodError, allowedKeys: readonly string[], locate: Locate | undefined): LocatedReport[] {
+/** An action's keys named like others' (a ref's `to`): what to write for an action. */
+const ACTION_HINTS: Readonly<Record<string, string>> = { ...MISSING_HINTS, to: "add to: '<state>'" };
+
+function describeIssues(error: z.ZodError, allowedKeys: readonly string[], hints: Readonly<Record<string, string>>, locate: Locate | undefined): LocatedReport[] {
   const problems: LocatedReport[] = [];
   for (const issue of error.issues) {
     const at = keyPath(issue.path);
@@ -193,7 +197,7 @@ function describeIssues(error: z.ZodError, allowedKeys: readonly string[], locat
     const input = (issue as { input?: unknown }).input;
     if (issue.code === 'invalid_type' && input === undefined) {
       const names = issue.path.filter((part) => typeof part === 'string').map(String);
-      const hint = MISSING_HINTS[names.slice(-2).join('.')] ?? MISSING_HINTS[names.at(-1) ?? ''];
+      const hint = hints[names.slice(-2).join('.')] ?? hints[names.at(-1) ?? ''];
       problems.push({ code: 'missing-key', message: `missing "${at}"`, fix: hint, line: locate?.(issue.path) });
       continue;
     }

@@ -155,14 +155,14 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       lines: ['modules/estate/module.ts: unknown key "colour" (valid keys: label, description, dependsOn, currency, models, roles)'],
     },
     {
-      case: 'an action missing its from state, granted',
+      case: 'an action missing its to state, granted',
       modules: {
         lettings: `export default { models: { lease: {
           fields: { state: { kind: 'select', options: ['draft', 'active'], governed: true } },
-          actions: { activate: { description: 'Activate', to: 'active' } },
+          actions: { activate: { description: 'Activate', from: 'draft' } },
         } }, roles: { manager: { lease: ['get', 'activate'] } } };`,
       },
-      lines: ["modules/lettings/module.ts: model lease, action activate: missing \"from\" (add from: '<state>' or from: ['<state>', ...])"],
+      lines: ["modules/lettings/module.ts: model lease, action activate: missing \"to\" (add to: '<state>')"],
     },
     {
       case: 'a refused part does not hide the problems that are not its consequences',
