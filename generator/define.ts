@@ -50,20 +50,15 @@ export const GENERATED_COMMANDS = EVERY_MODEL_COMMANDS;
 export type GeneratedCommand = EveryModelKind;
 
 /**
- * A record (or a line) as the functions of a module file see it: `computed` and `check`. In the
- * module file every value reads loosely — as a number, a text and a list of lines at once — so
- * that a function reads naturally before its model's code exists; `rmsgen build` copies each
- * function into `generated/<module>/<model>.logic.ts`, typed with the model's record, and a
- * misspelt field or a wrong type fails the build at the function's line in the module file.
- * Compare a text or select with a constant through `String(…)` (`String(o.status) === 'draft'`):
- * the loose value is no string to TypeScript.
+ * A record (or a line) as the functions of a module file (`computed`, a rule's `check`) see it
+ * there: untyped, so that a function reads naturally before its model's code exists. `rmsgen
+ * build` (and `check`) copies each function into `generated/<module>/<model>.logic.ts`, typed with
+ * the model's record (every field, each line list as an array of its lines), and a misspelt field,
+ * a wrong type or a possibly empty value fails there, reported at the function's line in the
+ * module file. (Module files are type-checked without `noImplicitAny` for this: the parameters of
+ * a callback inside such a function, `(s, l) => s + l.amount`, are typed in the copy.)
  */
-export interface LooseRecord {
-  readonly [field: string]: LooseValue;
-}
-
-/** A field's value in a module file's function: see `LooseRecord`. */
-export type LooseValue = number & String & readonly LooseRecord[];
+export type DefinitionRecord = any;
 
 /**
  * How a computed field is worked out: from the record as it will be written (every field, each
@@ -74,7 +69,7 @@ export type LooseValue = number & String & readonly LooseRecord[];
  *
  * @example total: { kind: 'money', computed: (o) => o.items.reduce((s, l) => s + l.amount, 0) }
  */
-export type ComputeFunction = (record: LooseRecord) => unknown;
+export type ComputeFunction = (record: DefinitionRecord) => unknown;
 
 /**
  * A rule's check: true when the record, as it will be after the write (lines included and
@@ -82,7 +77,7 @@ export type ComputeFunction = (record: LooseRecord) => unknown;
  *
  * @example check: (o) => !o.deliver_by || o.deliver_by >= o.ordered_on
  */
-export type RuleCheck = (record: LooseRecord) => boolean;
+export type RuleCheck = (record: DefinitionRecord) => boolean;
 
 interface FieldOptionsBase {
   /** Shown to people; for personal fields the upper-cased label is the masking token prefix (`Name` → `NAME_1`). Defaults to the field name in words. */

@@ -18,7 +18,7 @@ import type { ActionDraft, ActionInputDraft, FieldDraft, LineListDraft, ModelDra
 import { choiceHint, describeValue, identifierHint, invalidName } from './hints.ts';
 import type { ProblemList, Report } from './problem-list.ts';
 import { ID_FIELD, RESERVED_MODEL_NAMES, SYSTEM_TABLE_PREFIX } from './reserved.ts';
-import { actionShape, FIELD_SHAPES, INPUT_SHAPES, lineListShape, modelShape, moduleShape, parseShape, type FieldShape, type Locate } from './shapes.ts';
+import { ACTION_HINTS, actionShape, FIELD_SHAPES, INPUT_SHAPES, lineListShape, modelShape, moduleShape, parseShape, type FieldShape, type Locate } from './shapes.ts';
 
 export function readProject(loaded: LoadedModules, problems: ProblemList): ProjectDraft {
   const modules: ModuleDraft[] = [];
@@ -101,7 +101,7 @@ function readModel(module: ModuleDraft, name: string, raw: unknown, problems: Pr
     return undefined;
   }
   const locate: Locate = (at) => (LOCATED_MODEL_KEYS.has(at[0] as PropertyKey) ? module.written.lineOf([...path, ...(at as (string | number)[])]) : undefined);
-  const def = parseShape(modelShape, raw, report, locate);
+  const def = parseShape(modelShape, raw, report, { locate });
   if (!def) return undefined;
   const fields: FieldDraft[] = [];
   const brokenFields = new Set<string>();
@@ -161,7 +161,7 @@ function readLineList(module: ModuleDraft, model: string, name: string, raw: unk
     });
     return undefined;
   }
-  const def = parseShape(lineListShape, raw, report, (at) => module.written.lineOf([...path, ...(at as (string | number)[])]));
+  const def = parseShape(lineListShape, raw, report, { locate: (at) => module.written.lineOf([...path, ...(at as (string | number)[])]) });
   if (!def) return undefined;
   if (def.min !== undefined && def.max !== undefined && def.min > def.max) {
     report({ code: 'min-above-max', line, message: `min ${def.min} is above max ${def.max}`, fix: 'lower min or raise max' });
@@ -296,7 +296,9 @@ function readField(reportAt: Report, name: string, raw: unknown, where: FieldPla
   const rest = Object.fromEntries(
     Object.entries(raw).filter(([key]) => !(Object.hasOwn(KIND_SPECIFIC_KEYS, key) && !(key in shape.shape)) && !(key === 'computed' && typeof raw.computed !== 'function') && !(key === 'default' && kind === 'ref')),
   );
-  const def = parseShape(shape, rest, report, (at) => (isNew || LOCATED_FIELD_KEYS.has(at[0] as PropertyKey) ? written.lineOf([...where.path, ...(at as (string | number)[])]) : undefined));
+  const def = parseShape(shape, rest, report, {
+    locate: (at) => (isNew || LOCATED_FIELD_KEYS.has(at[0] as PropertyKey) ? written.lineOf([...where.path, ...(at as (string | number)[])]) : undefined),
+  });
   if (!def) return undefined;
   if (def.kind === 'select' || def.kind === 'multiselect') checkOptions(def.kind, def.options, report);
   if (personal) checkMaskLabel(name, def.label, report);
@@ -439,7 +441,7 @@ function readAction(module: ModuleDraft, model: string, name: string, raw: unkno
     return undefined;
   }
   const locate: Locate = (at) => (at[0] === 'input' || at[0] === 'set' ? module.written.lineOf([...path, ...(at as (string | number)[])]) : undefined);
-  const def = parseShape(actionShape, raw, report, locate);
+  const def = parseShape(actionShape, raw, report, { locate, hints: ACTION_HINTS });
   if (!def) return undefined;
   const inputs: ActionInputDraft[] = [];
   let broken = false;

@@ -173,16 +173,20 @@ export type Locate = (path: readonly PropertyKey[]) => number | undefined;
  * The value if it has the shape; otherwise undefined, with one problem per zod issue reported
  * (at its line when `locate` knows it).
  */
-export function parseShape<S extends z.ZodObject>(shape: S, value: unknown, report: Report, locate?: Locate): z.output<S> | undefined {
+export function parseShape<S extends z.ZodObject>(
+  shape: S,
+  value: unknown,
+  report: Report,
+  options: { readonly locate?: Locate; readonly hints?: Readonly<Record<string, string>> } = {},
+): z.output<S> | undefined {
   const result = shape.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  const hints = shape === actionShape ? ACTION_HINTS : MISSING_HINTS;
-  for (const problem of describeIssues(result.error, Object.keys(shape.shape), hints, locate)) report(problem);
+  for (const problem of describeIssues(result.error, Object.keys(shape.shape), options.hints ?? MISSING_HINTS, options.locate)) report(problem);
   return undefined;
 }
 
-/** An action's keys named like others' (a ref's `to`): what to write for an action. */
-const ACTION_HINTS: Readonly<Record<string, string>> = { ...MISSING_HINTS, to: "add to: '<state>'" };
+/** What to write when a key of an action is missing (its `to` is a state, not a ref's target). */
+export const ACTION_HINTS: Readonly<Record<string, string>> = { ...MISSING_HINTS, to: "add to: '<state>'" };
 
 function describeIssues(error: z.ZodError, allowedKeys: readonly string[], hints: Readonly<Record<string, string>>, locate: Locate | undefined): LocatedReport[] {
   const problems: LocatedReport[] = [];
@@ -195,7 +199,8 @@ function describeIssues(error: z.ZodError, allowedKeys: readonly string[], hints
       continue;
     }
     const input = (issue as { input?: unknown }).input;
-    if (issue.code === 'invalid_type' && input === undefined) {
+    // A key with no value where one is needed is missing, whatever check it failed (a type, a function, one of several forms).
+    if ((issue.code === 'invalid_type' || issue.code === 'custom' || issue.code === 'invalid_union') && input === undefined) {
       const names = issue.path.filter((part) => typeof part === 'string').map(String);
       const hint = hints[names.slice(-2).join('.')] ?? hints[names.at(-1) ?? ''];
       problems.push({ code: 'missing-key', message: `missing "${at}"`, fix: hint, line: locate?.(issue.path) });
