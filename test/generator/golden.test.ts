@@ -185,6 +185,70 @@ describe('the registry generated for the fixture modules', () => {
     expect(invoice?.table.columns.map((column) => column.type)).toEqual(['id', 'text', 'id', 'id', 'integer', 'date', 'date', 'text', 'text']);
   });
 
+  it("describes order's depth: new kinds' columns and checks, computed fields, write rights, its line list and table, uniques, locked states, rules, action inputs and sets", () => {
+    const order = registry.models.order!;
+    expect(order.table.columns.map((column) => [column.name, column.type, column.notNull])).toEqual([
+      ['id', 'id', true],
+      ['number', 'text', true],
+      ['customer', 'id', true],
+      ['ordered_on', 'date', false],
+      ['deliver_by', 'date', false],
+      ['contact_email', 'text', false],
+      ['website', 'text', false],
+      ['discount_pct', 'integer', false],
+      ['tags', 'text', false],
+      ['confirmed_on', 'date', false],
+      ['delivered_at', 'text', false],
+      ['credit_limit', 'integer', false],
+      ['total', 'integer', false],
+      ['status', 'text', true],
+    ]);
+    const field = (name: string) => order.fields.find((candidate) => candidate.name === name);
+    expect(field('number')).toMatchObject({ pattern: '[A-Z]{2}-[0-9]{4,}', computed: false });
+    expect(field('discount_pct')).toMatchObject({ kind: 'decimal', scale: 2, min: 0, max: 100, default: { value: 0 } });
+    expect(field('ordered_on')).toMatchObject({ default: 'today' });
+    expect(field('contact_email')).toMatchObject({ personal: true, maskLabel: 'CONTACT_EMAIL' });
+    expect(field('tags')).toMatchObject({ kind: 'multiselect', options: ['rush', 'gift', 'export'] });
+    expect(field('credit_limit')).toMatchObject({ writeRoles: ['accountant'], computed: false });
+    expect(field('total')).toMatchObject({ computed: true });
+    expect(field('status')).toMatchObject({ governed: true, default: { value: 'draft' } });
+    expect(order.table.indexes).toEqual(['customer', 'status', { fields: ['number'], unique: true }, { fields: ['customer', 'number'], unique: true }]);
+    expect(order.uniques).toEqual([{ fields: ['customer', 'number'] }]);
+    expect(order.lockedIn).toEqual({ field: 'status', states: ['done', 'cancelled'] });
+    expect(order.rules).toEqual([{ fields: ['deliver_by'], message: 'deliver by must be on or after the order date' }]);
+
+    const [items] = order.lines;
+    expect(items).toMatchObject({ name: 'items', label: 'Items', min: 1, max: 500 });
+    expect(items!.fields.map((line) => [line.name, line.kind, line.required, line.computed])).toEqual([
+      ['description', 'text', true, false],
+      ['quantity', 'decimal', true, false],
+      ['unit_price', 'money', true, false],
+      ['note', 'text', false, false],
+      ['amount', 'money', false, true],
+    ]);
+    expect(items!.table).toEqual({
+      name: 'order__items',
+      columns: [
+        { name: 'id', type: 'id', notNull: true },
+        { name: 'owner', type: 'id', notNull: true },
+        { name: 'position', type: 'integer', notNull: true },
+        { name: 'description', type: 'text', notNull: true },
+        { name: 'quantity', type: 'integer', notNull: true },
+        { name: 'unit_price', type: 'integer', notNull: true },
+        { name: 'note', type: 'text', notNull: false },
+        { name: 'amount', type: 'integer', notNull: false },
+      ],
+      indexes: ['owner'],
+    });
+    expect(Object.keys(registry.queries.order!.lines)).toEqual(['items']);
+
+    const actions = Object.fromEntries(order.actions.map((action) => [action.name, action]));
+    expect(actions.confirm).toMatchObject({ description: 'Confirm the order', inputs: [], set: { confirmed_on: 'today' } });
+    expect(actions.cancel?.inputs).toMatchObject([{ name: 'reason', kind: 'text', required: true, field: false }]);
+    expect(actions.deliver?.inputs).toMatchObject([{ name: 'delivered_at', kind: 'datetime', required: false, field: true }]);
+    expect(registry.models.lead!.actions.find((action) => action.name === 'lose')?.inputs).toMatchObject([{ name: 'lost_reason', required: true, field: true }]);
+  });
+
   it('has one MCP tool per command, with hints and a JSON Schema from the zod input', () => {
     expect(Object.keys(registry.tools)).toEqual(Object.keys(registry.commands).map((id) => id.replace('.', '__')));
     const get = registry.tools.lead__get;
