@@ -202,15 +202,18 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     const generated = Object.keys(manifest.inputs).filter((file) => /(^|\/)generated\//.test(file));
     expect(generated.sort()).toEqual([
       'generated/helpdesk/customer.commands.ts',
+      'generated/helpdesk/customer.logic.ts',
       'generated/helpdesk/customer.model.ts',
       'generated/helpdesk/customer.queries.ts',
       'generated/helpdesk/customer.schemas.ts',
       'generated/helpdesk/customer.tools.ts',
       'generated/helpdesk/ticket.commands.ts',
+      'generated/helpdesk/ticket.logic.ts',
       'generated/helpdesk/ticket.model.ts',
       'generated/helpdesk/ticket.queries.ts',
       'generated/helpdesk/ticket.schemas.ts',
       'generated/helpdesk/ticket.tools.ts',
+      'generated/logic.ts',
       'generated/registry.ts',
       'generated/roles.ts',
     ]);
