@@ -118,7 +118,8 @@ interface FieldOptionsBase {
   readonly unique?: boolean;
   /**
    * Worked out from the record on every write and stored; callers never write it (`<model>.<field>
-   * is computed`). Not with `required`, `default`, `write` or `governed`. See `ComputeFunction`.
+   * is computed`). Not with `required`, `default`, `write` or `governed` (its function decides its
+   * value); `index` and `unique` are fine. See `ComputeFunction`.
    *
    * @example amount: { kind: 'money', computed: (l) => Math.round(l.quantity * l.unit_price) }
    */
@@ -169,6 +170,7 @@ export interface TextFieldDefinition extends FieldOptionsBase, TextChecks {
  *
  * @example contact_email: { kind: 'email' }
  * @example website: { kind: 'url' }
+ * @example mobile: { kind: 'phone', pattern: '\\+[0-9 ]+' }   // international numbers only
  */
 export interface FormattedTextFieldDefinition extends FieldOptionsBase, TextChecks {
   readonly kind: 'email' | 'url' | 'phone';
@@ -317,7 +319,7 @@ export type UniqueDefinition = readonly string[] | { readonly fields: readonly s
  * @example { fields: ['deliver_by'], message: 'deliver by must be on or after the order date', check: (o) => !o.deliver_by || o.deliver_by >= o.ordered_on }
  */
 export interface RuleDefinition {
-  /** The fields the rule is about (shown with the error, e.g. next to the inputs of a form). */
+  /** The fields (or line lists) the rule is about, shown with the error, e.g. next to the inputs of a form. */
   readonly fields: readonly string[];
   /** Said to the caller after `<model>: `. */
   readonly message: string;
