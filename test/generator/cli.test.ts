@@ -25,7 +25,7 @@ const BROKEN = `export default {
 };`;
 
 const BROKEN_LINES = [
-  'modules/crm/module.ts: model lead, field title: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref)',
+  'modules/crm/module.ts: model lead, field title: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)',
   'modules/crm/module.ts: model lead, field party: ref to unknown model "prty" (did you mean "party"?)',
 ];
 
@@ -132,7 +132,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
           lease: { fields: { unit: { kind: 'ref', to: 'unit' } } },
         }, roles: { manager: { unit: '*', lease: ['get'] } } };`,
       },
-      lines: ['modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, actions, indexes, list)'],
+      lines: ['modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, lines, actions, indexes, unique, locked_in, rules, list)'],
     },
     {
       case: 'a model missing its fields, granted and referred to from a module that depends on it',
@@ -155,14 +155,14 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       lines: ['modules/estate/module.ts: unknown key "colour" (valid keys: label, description, dependsOn, currency, models, roles)'],
     },
     {
-      case: 'an action missing its description, granted',
+      case: 'an action missing its to state, granted',
       modules: {
         lettings: `export default { models: { lease: {
           fields: { state: { kind: 'select', options: ['draft', 'active'], governed: true } },
-          actions: { activate: { from: 'draft', to: 'active' } },
+          actions: { activate: { description: 'Activate', from: 'draft' } },
         } }, roles: { manager: { lease: ['get', 'activate'] } } };`,
       },
-      lines: ["modules/lettings/module.ts: model lease, action activate: missing \"description\" (add description: 'What the action does')"],
+      lines: ["modules/lettings/module.ts: model lease, action activate: missing \"to\" (add to: '<state>')"],
     },
     {
       case: 'a refused part does not hide the problems that are not its consequences',
@@ -173,7 +173,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
         }, roles: { manager: { unit: '*', lease: ['get', 'end'], tenant: ['get'] } } };`,
       },
       lines: [
-        'modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, actions, indexes, list)',
+        'modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, lines, actions, indexes, unique, locked_in, rules, list)',
         'modules/lettings/module.ts: model lease, field tenant: ref to unknown model "tenant" (known models: lease)',
         'modules/lettings/module.ts: role manager, model lease: unknown command "end" (commands of lease: get, list, search, create, update, delete, history, revert)',
         'modules/lettings/module.ts: role manager: grant on unknown model "tenant" (known models this module may grant: lease)',
@@ -238,10 +238,11 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'modules/: 3 modules, 4 models, 39 commands, 4 roles; no problems',
+      'modules/: 4 modules, 5 models, 50 commands, 4 roles; no problems',
       '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
       '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
       '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
+      '  sales: order; grants sales: order *; accountant: order get list search update',
     ]);
   });
 
@@ -260,18 +261,19 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const out = join(dir, 'generated');
     const build = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(build.stderr).toBe('');
-    expect(build.stdout).toBe('generated 22 files (22 changed) in generated/\n');
+    expect(build.stdout).toBe('generated 33 files (33 changed) in generated/\n');
     expect(build.status).toBe(0);
     expect(Object.keys(snapshotFolder(out)).filter((path) => path.startsWith('helpdesk/'))).toEqual([
       'helpdesk/ticket.commands.ts',
+      'helpdesk/ticket.logic.ts',
       'helpdesk/ticket.model.ts',
       'helpdesk/ticket.queries.ts',
       'helpdesk/ticket.schemas.ts',
       'helpdesk/ticket.tools.ts',
     ]);
     const { registry } = (await import(pathToFileURL(join(out, 'registry.ts')).href)) as { registry: Registry };
-    expect(registry.modules.map((module) => module.name)).toEqual(['crm', 'accounting', 'helpdesk']);
-    expect(Object.keys(registry.models)).toEqual(['party', 'lead', 'invoice', 'ticket']);
+    expect(registry.modules.map((module) => module.name)).toEqual(['crm', 'accounting', 'helpdesk', 'sales']);
+    expect(Object.keys(registry.models)).toEqual(['party', 'lead', 'invoice', 'ticket', 'order']);
     expect(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.'))).toEqual([
       'ticket.get',
       'ticket.list',
@@ -284,13 +286,13 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       'ticket.revert',
     ]);
     expect(registry.roles.support).toEqual(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.')));
-    expect(registry.roles.sales?.slice(-4)).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history']);
+    expect(registry.roles.sales?.filter((id) => id.startsWith('ticket.'))).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history']);
     expect(registry.models.party?.referencedBy).toContainEqual({ model: 'ticket', field: 'party' });
     expect(registry.tools.ticket__close?.title).toBe('Close ticket');
 
     // Fresh output: --check is happy.
     const fresh = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
-    expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (22 files)\n', stderr: '' });
+    expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (33 files)\n', stderr: '' });
 
     // Edit one file, delete another, add a generated-looking leftover: --check lists them and writes nothing.
     appendFileSync(join(out, 'crm/lead.model.ts'), '// hand edit\n');
@@ -310,10 +312,10 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
     // Writing the same file map repairs exactly that (in-process: the CLI is just this plus a summary).
     const repair = writeOutput(out, generate(await loadProject(join(dir, 'modules')), out));
-    expect(repair).toMatchObject({ stale: ['crm/lead.model.ts'], missing: ['roles.ts'], extra: ['old/gone.ts'], unchanged: 20 });
+    expect(repair).toMatchObject({ stale: ['crm/lead.model.ts'], missing: ['roles.ts'], extra: ['old/gone.ts'], unchanged: 31 });
     expect(readFileSync(join(out, 'crm/lead.model.ts'), 'utf8')).not.toContain('hand edit');
     expect(snapshotFolder(out)['old/gone.ts']).toBeUndefined();
-    expect(writeOutput(out, generate(await loadProject(join(dir, 'modules')), out))).toMatchObject({ stale: [], missing: [], extra: [], unchanged: 22 });
+    expect(writeOutput(out, generate(await loadProject(join(dir, 'modules')), out))).toMatchObject({ stale: [], missing: [], extra: [], unchanged: 33 });
   }, 120_000);
 
   it('refuses to write into a folder holding files it did not generate', async () => {

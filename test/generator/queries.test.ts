@@ -60,6 +60,21 @@ function sampleValue(field: FieldMeta, variant: 0 | 1, target: (model: string) =
       return variant === 0 ? field.options![0] : field.options!.at(-1);
     case 'ref':
       return target(field.target!);
+    case 'decimal': {
+      // The most decimals the scale holds, and a negative value.
+      const scale = field.scale ?? 0;
+      return Number((variant === 0 ? 12 + 10 ** -scale : -3 * 10 ** -scale).toFixed(scale));
+    }
+    case 'datetime':
+      return variant === 0 ? '2026-11-26T14:30:00.000Z' : '1999-12-31T23:59:59.999Z';
+    case 'email':
+      return variant === 0 ? `${field.name}@example.org` : `ünï.${field.name}@example.net`;
+    case 'url':
+      return variant === 0 ? `https://example.org/${field.name}` : `http://example.net/${field.name}?q='x'`;
+    case 'phone':
+      return variant === 0 ? '+31 20 123 4567' : '(020) 765-4321';
+    case 'multiselect':
+      return variant === 0 ? field.options!.slice(0, 1) : [...field.options!];
   }
 }
 
@@ -112,11 +127,19 @@ describe.each(dialects.flatMap((dialect) => TARGETS.map((registry) => `${registr
     return (await db(model.table.name).first('*').where('id', id)) as Record<string, unknown> | undefined;
   }
 
-  /** What the drivers return for a stored value: SQLite 1/0 and numbers, PostgreSQL booleans and bigint strings. */
+  /**
+   * What the drivers return for a stored value: SQLite 1/0 and numbers, PostgreSQL booleans and
+   * bigint strings; a decimal as its integer (the value × 10^scale), a multiselect as its JSON array.
+   */
   function stored(field: FieldMeta, value: unknown): unknown {
     if (value === null) return null;
     if (field.kind === 'bool') return dialect === 'sqlite' ? (value ? 1 : 0) : value;
     if (field.kind === 'number' || field.kind === 'money') return dialect === 'sqlite' ? value : String(value);
+    if (field.kind === 'decimal') {
+      const integer = Math.round((value as number) * 10 ** (field.scale ?? 0));
+      return dialect === 'sqlite' ? integer : String(integer);
+    }
+    if (field.kind === 'multiselect') return JSON.stringify(value);
     return value;
   }
 
@@ -213,6 +236,69 @@ describe.each(dialects.flatMap((dialect) => TARGETS.map((registry) => `${registr
         await queriesOf(referringModel).insert(db, referring);
         first = { model: ref.model, field: ref.field, id: referring.id };
         expect(await queries.firstReferrer(db, referred.id), `${ref.model}.${ref.field}`).toEqual(first);
+      }
+    }
+  });
+
+  it("line lists: insert at positions, linesOf per owner in order, update of fields and positions, remove, removeAll; only the owner's lines", async () => {
+    for (const model of models) {
+      for (const list of model.lines) {
+        const lines = queriesOf(model).lines[list.name]!;
+        expect(lines.table, list.name).toBe(list.table.name);
+        expect(lines.columns, list.name).toEqual(list.table.columns.map((column) => column.name));
+        const [a, b, none] = ['a', 'b', 'none'].map((letter) => `${model.name}-${list.name}-${letter}`) as [string, string, string];
+        const line = (owner: string, n: number, variant: 0 | 1): Values => ({
+          id: `${owner}-line-${n}`,
+          ...Object.fromEntries(list.fields.map((field) => [field.name, sampleValue(field, variant, (target) => `${target}-base`)])),
+        });
+        const ofA = [line(a, 0, 0), line(a, 1, 1), line(a, 2, 0)] as const;
+        const ofB = [line(b, 0, 1)];
+        // Given out of order: the positions decide.
+        await lines.insert(db, a, [2, 0, 1].map((position) => ({ line: ofA[position]!, position })));
+        await lines.insert(db, b, [{ line: ofB[0]!, position: 0 }]);
+        const read = await lines.linesOf(db, [a, b, none]);
+        expect([...read.keys()], list.name).toEqual([a, b, none]);
+        expect(read.get(a), list.name).toEqual(ofA);
+        expect(read.get(b), list.name).toEqual(ofB);
+        expect(read.get(none), list.name).toEqual([]);
+        const raw = (await db(list.table.name).first('*').where('id', ofA[1].id)) as Record<string, unknown>;
+        expect(raw.owner).toBe(a);
+        expect(Number(raw.position)).toBe(1);
+        for (const field of list.fields) expect(raw[field.name], `${list.name}.${field.name}`).toEqual(stored(field, ofA[1][field.name]));
+
+        // The last line first, its fields changed; the others keep theirs.
+        const changed = line(a, 2, 1);
+        const { id: _id, ...changes } = changed;
+        await lines.update(db, a, [
+          { id: ofA[2].id, changes, position: 0 },
+          { id: ofA[0].id, changes: {}, position: 1 },
+          { id: ofA[1].id, changes: {}, position: 2 },
+        ]);
+        expect((await lines.linesOf(db, [a])).get(a), list.name).toEqual([changed, ofA[0], ofA[1]]);
+        const optional = list.fields.find((field) => !field.required);
+        if (optional) {
+          await lines.update(db, a, [{ id: ofA[1].id, changes: { [optional.name]: null }, position: 2 }]);
+          expect((await lines.linesOf(db, [a])).get(a)?.[2], list.name).toEqual({ ...ofA[1], [optional.name]: null });
+          await lines.update(db, a, [{ id: ofA[1].id, changes: { [optional.name]: ofA[1][optional.name] }, position: 2 }]);
+        }
+        // Another record's lines are not touched through this one.
+        await lines.update(db, b, [{ id: ofA[0].id, changes, position: 9 }]);
+        await lines.remove(db, b, [ofA[0].id]);
+        expect((await lines.linesOf(db, [a])).get(a), list.name).toEqual([changed, ofA[0], ofA[1]]);
+
+        await lines.remove(db, a, [ofA[0].id]);
+        expect((await lines.linesOf(db, [a])).get(a), list.name).toEqual([changed, ofA[1]]);
+        await expect(
+          db.transaction(async (trx) => {
+            await lines.removeAll(trx, a);
+            expect((await lines.linesOf(trx, [a])).get(a)).toEqual([]);
+            throw new Error('abort');
+          }),
+        ).rejects.toThrow('abort');
+        expect((await lines.linesOf(db, [a])).get(a), list.name).toEqual([changed, ofA[1]]);
+        await lines.removeAll(db, a);
+        expect((await lines.linesOf(db, [a, b])).get(a), list.name).toEqual([]);
+        expect((await lines.linesOf(db, [a, b])).get(b), list.name).toEqual(ofB);
       }
     }
   });

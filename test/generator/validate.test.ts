@@ -92,8 +92,8 @@ describe('validate', () => {
     const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'txt' }, age: { kind: 'integer' } } } } };`);
     const error = await refusal(dir);
     expect(error.problems).toEqual([
-      `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref)`,
-      `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref)`,
+      `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)`,
+      `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)`,
     ]);
     expect(located(error)).toEqual([
       { file: F, model: 'party', field: 'name', code: 'unknown-kind' },
@@ -101,7 +101,7 @@ describe('validate', () => {
     ]);
     expect(error.details[0]).toMatchObject({
       message: 'unknown kind "txt"',
-      fix: 'did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref',
+      fix: 'did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect',
     });
   });
 
@@ -325,13 +325,22 @@ describe('validate', () => {
     ]);
   });
 
-  it('personal on a field that is not text or longtext', async () => {
-    const dir = oneModule(`export default { models: { party: { fields: { born: { kind: 'date', personal: true } } } } };`);
-    const error = await refusal(dir);
-    expect(error.problems).toEqual([
-      `${F}: model party, field born: personal is only for text and longtext fields (remove personal, or make the field text)`,
+  it('personal on a field of any kind; email and phone fields are personal unless they say not', async () => {
+    const dir = oneModule(`export default { models: { party: { fields: {
+      born: { kind: 'date', personal: true },
+      email: { kind: 'email' },
+      phone: { kind: 'phone', label: 'Mobile' },
+      office: { kind: 'email', personal: false },
+      site: { kind: 'url' },
+    } } } };`);
+    const [party] = (await loadProject(`${dir}/modules`)).modules[0]!.models;
+    expect(party?.fields.map((field) => [field.name, field.personal, field.personal ? field.maskLabel : undefined])).toEqual([
+      ['born', true, 'BORN'],
+      ['email', true, 'EMAIL'],
+      ['phone', true, 'MOBILE'],
+      ['office', false, undefined],
+      ['site', false, undefined],
     ]);
-    expect(located(error)).toEqual([{ file: F, model: 'party', field: 'born', code: 'key-not-for-kind' }]);
   });
 
   it('role grants naming unknown models or commands, and grants to admin', async () => {
@@ -532,9 +541,8 @@ describe('validate', () => {
     const error2 = await refusal(dir2);
     expect(error2.problems).toEqual([
       `${F}: model lead, field title: "required" must be true or false (got "yes")`,
-      `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, agents, index, unique, search)`,
+      `${F}: model lead, field title: unknown key "colour" (valid keys: kind, label, description, required, personal, read, write, agents, index, unique, default, computed, search, length, pattern)`,
       `${F}: model lead, field party: missing "to" (add to: '<target model>')`,
-      `${F}: model lead, action win: missing "description" (add description: 'What the action does')`,
       `${F}: model lead, action win: "needs_approval" must be true or false (got 1)`,
       `${F}: model party: must be an object (write party: { fields: {...} }; got "x")`,
     ]);
@@ -542,7 +550,6 @@ describe('validate', () => {
       { file: F, model: 'lead', field: 'title', code: 'invalid-value' },
       { file: F, model: 'lead', field: 'title', code: 'unknown-key' },
       { file: F, model: 'lead', field: 'party', code: 'missing-key' },
-      { file: F, model: 'lead', action: 'win', code: 'missing-key' },
       { file: F, model: 'lead', action: 'win', code: 'invalid-value' },
       { file: F, model: 'party', code: 'not-an-object' },
     ]);

@@ -26,7 +26,7 @@ export const FIXTURE_MODULES_DIR = join(ROOT, 'test/fixtures/modules');
 /** Their generated code, committed (regenerate with the command above). */
 export const FIXTURE_GENERATED_DIR = join(ROOT, 'test/fixtures/generated');
 /** The fixture modules, in dependency order. */
-export const FIXTURE_MODULES = ['crm', 'accounting'] as const;
+export const FIXTURE_MODULES = ['crm', 'accounting', 'sales'] as const;
 
 /** A copy of the package serving the fixture modules, built by the global setup (`buildFixturePackage`). */
 export const FIXTURE_PACKAGE = join(ROOT, 'dist/fixture-package');

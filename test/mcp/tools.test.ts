@@ -141,6 +141,7 @@ describe('tools/list', () => {
       'invoice__cancel',
       'invoice__history',
       'invoice__revert',
+      'order__search',
     ]);
     // Scopes never widen the creator's rights.
     expect(await names(salesAgent)).toEqual(['invoice__get', 'invoice__list', 'invoice__search', 'invoice__history']);

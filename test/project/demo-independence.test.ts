@@ -3,7 +3,7 @@
  * test/fixtures (test/helpers/fixtures.ts). In a copy of the project (its sources, tests and
  * configs; node_modules linked) the demo is changed the way a team starting from it would — a
  * field added to lead and one removed from party, a label changed, the role `sales` renamed,
- * the accounting module removed — and rebuilt with `rmsgen build`; then `rmsgen build --check`,
+ * the accounting and sales modules removed — and rebuilt with `rmsgen build`; then `rmsgen build --check`,
  * the project's type-check and a cross-section of the suite pass there: the golden tests, the
  * generated schemas and queries, REST and MCP on a real server, rights, migrations, the API
  * reference, and the real CLI (`serve`, `migrate`, `user …`) — every kind of test that used to
@@ -76,6 +76,7 @@ it('with the demo changed (a field added, a field removed, a label, a role renam
   symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
 
   rmSync(join(project, 'modules/accounting'), { recursive: true });
+  rmSync(join(project, 'modules/sales'), { recursive: true });
   const crm = 'modules/crm/module.ts';
   edit(crm, "lost_reason: { kind: 'text', label: 'Lost reason' },", "lost_reason: { kind: 'text', label: 'Lost reason' },\n        priority: { kind: 'select', options: ['low', 'high'], label: 'Priority' },");
   edit(crm, "title: { kind: 'text', required: true, label: 'Title', search: true },", "title: { kind: 'text', required: true, label: 'Deal', search: true },");
@@ -85,13 +86,13 @@ it('with the demo changed (a field added, a field removed, a label, a role renam
 
   const build = await run('bin/rmsgen.js', ['build']);
   expect(build.status, build.output).toBe(0);
-  expect(build.output).toMatch(/^generated 12 files \(\d+ changed, 5 removed\) in generated\/\n/);
+  expect(build.output).toMatch(/^generated 15 files \(\d+ changed, 12 removed\) in generated\/\n/);
   const generated = readdirSync(join(project, 'generated'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts'));
-  expect(generated.filter((path) => path.startsWith('accounting'))).toEqual([]);
+  expect(generated.filter((path) => path.startsWith('accounting') || path.startsWith('sales'))).toEqual([]);
   expect(readFileSync(join(project, 'generated/roles.ts'), 'utf8')).toMatch(/\bseller\b/);
   expect(readFileSync(join(project, 'generated/roles.ts'), 'utf8')).not.toMatch(/\bsales\b/);
   expect(readFileSync(join(project, 'generated/crm/lead.model.ts'), 'utf8')).toContain("'priority'");
-  expect(await run('bin/rmsgen.js', ['build', '--check'])).toEqual({ status: 0, output: 'generated/ is up to date (12 files)\n' });
+  expect(await run('bin/rmsgen.js', ['build', '--check'])).toEqual({ status: 0, output: 'generated/ is up to date (15 files)\n' });
 
   const typecheck = await run('node_modules/typescript/bin/tsc', ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
   expect(typecheck.output.split('\n').filter((line) => line.includes('error TS'))).toEqual([]);

@@ -223,7 +223,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const url = `http://127.0.0.1:${port}`;
       await dev.line(/^dev: build failed; no server yet: fix the problems and save$/);
       expect(dev.stderr).toBe(
-        'modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref)\n',
+        'modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)\n',
       );
       const meta = await get(url, '/api/meta');
       expect(meta).toEqual({ status: 503, type: 'application/json; charset=utf-8', text: '{"error":"rmsgen dev: no server is running: the build failed: see the terminal"}' });
@@ -234,7 +234,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const events = listen(url);
       expect(await events.next('hello', 1)).toEqual({
         build: 0,
-        problems: ['modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref)'],
+        problems: ['modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)'],
       });
 
       writeFileSync(join(project, CRM), source);
@@ -358,30 +358,30 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const expected: (string | RegExp)[] = [
         `dev: listening on ${url}`,
         'dev: building',
-        'generated 17 files (0 changed) in generated/',
+        'generated 27 files (0 changed) in generated/',
         compiled,
         /^web app built: index\.html .*$/,
         new RegExp(`^dev: serving ${escaped} \\(built in ${NUMBER} s\\); watching modules/, runtime/, web/src/ for changes$`),
         'dev: modules/crm/module.ts changed; rebuilding',
-        'generated 17 files (4 changed) in generated/',
+        'generated 27 files (4 changed) in generated/',
         compiled,
         new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`),
         'dev: modules/crm/module.ts changed; rebuilding',
         `dev: build failed; still serving the last good build at ${url}`,
         'dev: modules/crm/module.ts changed; rebuilding',
-        'generated 17 files (4 changed) in generated/',
+        'generated 27 files (4 changed) in generated/',
         compiled,
         new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`),
         'dev: modules/crm/module.ts changed; rebuilding',
-        'generated 17 files (4 changed) in generated/',
+        'generated 27 files (4 changed) in generated/',
         compiled,
         `dev: the new server did not start (exit status 1); still serving the last good build at ${url}`,
         'dev: modules/crm/module.ts changed; rebuilding',
-        'generated 17 files (4 changed) in generated/',
+        'generated 27 files (4 changed) in generated/',
         compiled,
         new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`),
         'dev: web/src/app.tsx changed; rebuilding',
-        'generated 17 files (0 changed) in generated/',
+        'generated 27 files (0 changed) in generated/',
         /^web app built: index\.html .*$/,
         new RegExp(`^dev: rebuilt in ${NUMBER} s; web app rebuilt; pages reload$`),
         'dev: SIGTERM: stopping',
