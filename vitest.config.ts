@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Builds the compiled server and the web app when stale: the real `rmsgen serve` runs them.
-    globalSetup: ['./test/footprint/global-setup.ts'],
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests start real servers on loopback and real SQLite files; two cores here.

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect400, agentToken } from './helpers.ts';
+import { expect400, agentToken } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts';
-import { expect200, expect400, create, type Rec } from './helpers.ts';
+import { expect200, expect400, create, type Rec } from '../helpers/conformance.ts';
 
 describe('SPEC 4.5 / 8 / issue 3: filters, order and paging', () => {
   let f: TestServer;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect400 } from './helpers.ts';
+import { expect400 } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

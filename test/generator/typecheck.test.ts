@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
-import { moduleTree, removeModuleTrees, ROOT, UNUSUAL } from './fixtures.ts';
+import { moduleTree, removeModuleTrees, ROOT, UNUSUAL } from '../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RmsgenError } from '../../generator/errors.ts';
 import { loadProject } from '../../generator/pipeline.ts';
 import type { Problem } from '../../generator/problems.ts';
-import { moduleTree, oneModule, removeModuleTrees } from './fixtures.ts';
+import { moduleTree, oneModule, removeModuleTrees } from '../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 

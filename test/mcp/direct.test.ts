@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken } from './clients.ts';
+import { agentToken } from '../helpers/mcp-client.ts';
 
 let t: TestServer;
 let admin: string;
