@@ -76,7 +76,7 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
 
     let caller: Caller;
     try {
-      caller = await authenticate(service.db, req.headers.authorization);
+      caller = await authenticate(service.db, req.headers.authorization, options.callers.clock.now());
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 401) throw error;
       return refuse(req, res, 401, -32000, error.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });

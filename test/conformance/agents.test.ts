@@ -1,7 +1,7 @@
 /**
  * Conformance: agents (SPEC 2.3 / 2.4 / 4.4, issue 4): agent tokens, withheld and masked fields,
  * writes with tokens, actions and approval.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

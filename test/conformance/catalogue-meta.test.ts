@@ -1,7 +1,7 @@
 /**
  * Conformance: the command catalogue and model metadata, `GET /api/commands` and `GET /api/meta`
  * (SPEC 2.5 / 4.1).
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Conformance: delete (SPEC 4.3 rule 4), refused while the record is referenced.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

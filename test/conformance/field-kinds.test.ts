@@ -1,7 +1,7 @@
 /**
  * Conformance: field kinds on create and update (SPEC 2.2): what each kind accepts and refuses,
  * required fields, unknown keys, update, ids that do not exist.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Conformance: filters, order and paging on `list` and `search` (SPEC 4.5 / 8), on a server of its
  * own with a known data set of six leads.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Conformance: MCP basics over raw JSON-RPC (SPEC 4.6, issue 5).
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Conformance: people’s rights by role (issue 3): the commands a role may use, the fields it reads and
  * writes.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

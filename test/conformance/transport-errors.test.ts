@@ -1,7 +1,7 @@
 /**
  * Conformance: transport errors (SPEC 7): 415, 400 for malformed bodies, the one 404 for unknown and
  * forbidden commands, oversized bodies.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

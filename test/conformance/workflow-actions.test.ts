@@ -1,6 +1,6 @@
 /**
  * Conformance: governed fields and workflow actions (SPEC 2.2 / 3 / 4.3).
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

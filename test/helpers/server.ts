@@ -65,6 +65,8 @@ export interface TestServerOptions {
   /** Passed to startServer as they are. */
   readonly agentLimits?: ServerOptions['agentLimits'];
   readonly trustProxy?: ServerOptions['trustProxy'];
+  /** The server's clock for rate windows, the lockout and token expiry: a `TestClock` to move time (test/helpers/clock.ts). */
+  readonly clock?: ServerOptions['clock'];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -85,6 +87,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.logError ? { logError: options.logError } : {}),
     ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

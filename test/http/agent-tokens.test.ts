@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
+import { TestClock } from '../helpers/clock.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -199,6 +200,32 @@ describe('POST /api/auth/agent-token/revoke', () => {
     const res = await server.command(made.body.token, 'lead.list', {});
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'invalid or expired token' });
+  });
+
+  it('expires when its days are over: the clock moved to the last millisecond still serves, to the end refuses, and the list says expired', async () => {
+    const clock = new TestClock();
+    const timed = await startTestServer({ clock });
+    try {
+      const person = await timed.login();
+      const made = await timed.request('POST', '/api/auth/agent-token', { scopes: ['lead.list'], label: 'one day', expires_in_days: 1 }, person);
+      expect(made.status).toBe(200);
+      expect(made.body.created).toBe(new Date(clock.now()).toISOString());
+      const status = async (session: string) =>
+        (await timed.request('GET', '/api/auth/agent-tokens', undefined, session)).body.tokens.find((entry: { id: string }) => entry.id === made.body.id).status;
+      // The session was signed in at the same moment and lives 12 hours: sign in again as the day goes on.
+      clock.advance(24 * 3600 * 1000 - 1);
+      const later = await timed.login();
+      expect((await timed.command(made.body.token, 'lead.list', {})).status).toBe(200);
+      expect(await status(later)).toBe('active');
+      // The first session's 12 hours are over.
+      expect((await timed.request('GET', '/api/auth/agent-tokens', undefined, person)).status).toBe(401);
+      clock.advance(1);
+      const expired = await timed.command(made.body.token, 'lead.list', {});
+      expect([expired.status, expired.body]).toEqual([401, { error: 'invalid or expired token' }]);
+      expect(await status(later)).toBe('expired');
+    } finally {
+      await timed.close();
+    }
   });
 });
 

@@ -1,19 +1,16 @@
 /**
- * Agents' rate limits and the per-address sign-in throttle (issue 10, beyond SPEC 8).
+ * Agents' rate limits and the per-address sign-in throttle (beyond SPEC 8).
  *
- * Windows are fixed clock minutes: a sequence that must stay in one window first waits, when the
- * next minute is less than `MARGIN_MS` away, for it to begin (a bounded wait of at most that).
+ * Windows are fixed clock minutes. The servers here run on a `TestClock`: each sequence that must
+ * stay in one window starts a fresh one (`clock.nextMinute()`), and the tests of what happens when
+ * a window ends move the clock past it, so nothing waits for the wall clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectClient } from '../helpers/mcp-client.ts';
 
-const MARGIN_MS = 12_000;
-
-async function inOneWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < MARGIN_MS) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
+const clock = new TestClock();
 
 let t: TestServer;
 let admin: string;
@@ -21,7 +18,7 @@ let sales: string;
 
 beforeAll(async () => {
   // The server's limits for tokens without their own: 20 requests and 4 writes a minute.
-  t = await startTestServer({ agentLimits: { requestsPerMinute: 20, writesPerMinute: 4 } });
+  t = await startTestServer({ agentLimits: { requestsPerMinute: 20, writesPerMinute: 4 }, clock });
   admin = await t.login();
   sales = await t.addPerson('sally', ['sales']);
 });
@@ -51,23 +48,22 @@ function auditRefusals(tokenId: string): { command: string; status: number; erro
 
 describe('requests per minute', () => {
   it('answers 429 with Retry-After and RateLimit headers past the limit, runs nothing, and audits once', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agent = await token(admin, { limits: { requests_per_minute: 5, writes_per_minute: 0 } });
     for (let i = 1; i <= 5; i++) {
       const res = await t.command(agent.token, 'lead.list', { limit: 1 });
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit-limit')).toBe('5');
       expect(res.headers.get('ratelimit-remaining')).toBe(String(5 - i));
-      const reset = Number(res.headers.get('ratelimit-reset'));
-      expect(reset).toBeGreaterThanOrEqual(1);
-      expect(reset).toBeLessThanOrEqual(60);
+      // A second into the window: 59 seconds to its end.
+      expect(res.headers.get('ratelimit-reset')).toBe('59');
     }
     const before = leadCount();
     for (let i = 0; i < 4; i++) {
       const refused = await t.command(agent.token, 'lead.create', { title: 'over the limit' });
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual({ error: 'rate limit exceeded' });
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('retry-after')).toBe('59');
       expect(refused.headers.get('ratelimit-remaining')).toBe('0');
     }
     // Other endpoints are refused too: every authenticated request counts.
@@ -80,8 +76,27 @@ describe('requests per minute', () => {
     expect((await t.command(admin, 'lead.list', { limit: 1 })).status).toBe(200);
   });
 
+  it('counts afresh in the next window: the clock moved past the minute, the token is admitted again, and its next refusal is audited again', async () => {
+    clock.nextMinute();
+    const agent = await token(admin, { limits: { requests_per_minute: 2, writes_per_minute: 0 } });
+    expect((await t.command(agent.token, 'lead.list', { limit: 1 })).status).toBe(200);
+    clock.advance(58_000);
+    const last = await t.command(agent.token, 'lead.list', { limit: 1 });
+    expect([last.status, last.headers.get('ratelimit-remaining'), last.headers.get('ratelimit-reset')]).toEqual([200, '0', '1']);
+    expect((await t.command(agent.token, 'lead.list', { limit: 1 })).status).toBe(429);
+    clock.advance(1_000); // the next minute
+    const fresh = await t.command(agent.token, 'lead.list', { limit: 1 });
+    expect([fresh.status, fresh.headers.get('ratelimit-remaining'), fresh.headers.get('ratelimit-reset')]).toEqual([200, '1', '60']);
+    expect((await t.command(agent.token, 'lead.list', { limit: 1 })).status).toBe(200);
+    expect((await t.command(agent.token, 'lead.list', { limit: 1 })).status).toBe(429);
+    expect(auditRefusals(agent.id)).toEqual([
+      { command: 'lead.list', status: 429, error: 'rate limit exceeded' },
+      { command: 'lead.list', status: 429, error: 'rate limit exceeded' },
+    ]);
+  });
+
   it('MCP answers the POST with HTTP 429 and the same headers; each message of a POST counts', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agent = await token(admin, { limits: { requests_per_minute: 4, writes_per_minute: 0 } });
     const mcp = await connectClient(t, agent.token); // initialize + notifications/initialized: two requests
     try {
@@ -105,7 +120,7 @@ describe('requests per minute', () => {
 
 describe('calls that arrive together', () => {
   it('are counted one by one for each token, when several tokens call at once', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agents = await Promise.all([7, 4, 9].map((limit) => token(admin, { limits: { requests_per_minute: limit, writes_per_minute: 0 } })));
     // Each token sends three more calls than its limit, all three tokens at once.
     const answers = await Promise.all(
@@ -131,7 +146,7 @@ describe('calls that arrive together', () => {
 
 describe('writes per minute', () => {
   it('counts creates, updates, actions and proposals; reads go on when writes are spent', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agent = await token(admin, { limits: { requests_per_minute: 100, writes_per_minute: 4 } });
     const created = await t.command(agent.token, 'lead.create', { title: 'first' });
     expect(created.status).toBe(200);
@@ -154,7 +169,7 @@ describe('writes per minute', () => {
   });
 
   it('counts MCP tool calls of writing commands as writes', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agent = await token(admin, { limits: { requests_per_minute: 100, writes_per_minute: 1 } });
     const mcp = await connectClient(t, agent.token);
     try {
@@ -207,7 +222,7 @@ describe('a token\'s own limits', () => {
   });
 
   it('a token without its own gets the server\'s', async () => {
-    await inOneWindow();
+    clock.nextMinute();
     const agent = await token(sales, {});
     expect(agent.limits).toEqual({ requests_per_minute: 20, writes_per_minute: 4 });
     const res = await t.command(agent.token, 'lead.list', { limit: 1 });
@@ -218,9 +233,9 @@ describe('a token\'s own limits', () => {
 
 describe('sign-in: failures per client address', () => {
   it('refuses an address that failed 30 times in a minute across usernames, whatever the password; other addresses go on', async () => {
-    const s = await startTestServer({ trustProxy: 'loopback' });
+    const s = await startTestServer({ trustProxy: 'loopback', clock });
     try {
-      await inOneWindow();
+      clock.nextMinute();
       const from = (address: string, username: string, password: string) =>
         s.request('POST', '/api/auth/login', { username, password }, undefined, { 'x-forwarded-for': address });
       for (let i = 0; i < 30; i++) {
@@ -230,17 +245,22 @@ describe('sign-in: failures per client address', () => {
       const throttled = await from('203.0.113.7', 'admin', 'admin-test-password');
       expect(throttled.status).toBe(429);
       expect(throttled.body).toEqual({ error: 'too many failed sign-ins from this address; try again in a minute' });
-      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(throttled.headers.get('retry-after')).toBe('60');
       expect((await from('203.0.113.8', 'admin', 'admin-test-password')).status).toBe(200);
+      // A minute after the oldest of those failures the address may sign in again.
+      clock.advance(59_000);
+      expect((await from('203.0.113.7', 'admin', 'admin-test-password')).headers.get('retry-after')).toBe('1');
+      clock.advance(1_000);
+      expect((await from('203.0.113.7', 'admin', 'admin-test-password')).status).toBe(200);
     } finally {
       await s.close();
     }
   });
 
   it('without --trust-proxy, X-Forwarded-For is ignored: the socket address counts', async () => {
-    const s = await startTestServer();
+    const s = await startTestServer({ clock });
     try {
-      await inOneWindow();
+      clock.nextMinute();
       for (let i = 0; i < 30; i++) {
         const res = await s.request('POST', '/api/auth/login', { username: `guess${i}`, password: 'wrong-password' }, undefined, { 'x-forwarded-for': `198.51.100.${i}` });
         expect(res.status).toBe(401);
