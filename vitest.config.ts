@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default', './test/summary-reporter.ts'],
+    // The slowest files first, so that they do not form the run's tail (test/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
