@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, useFixtureModules } from '../helpers/fixtures.ts';
+import { childEnv } from '../helpers/serve-env.ts';
 
 /** Debian's Chromium, as the web app's tests use; the browser test is skipped, saying so, without it. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -48,9 +49,7 @@ async function copyProject(): Promise<string> {
 }
 
 function cleanEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_OPTIONS'));
-  for (const name of ['PORT', 'HOST', 'RMS_DB']) delete env[name];
-  return { ...env, NO_COLOR: '1', RMS_ADMIN_PASSWORD: PASSWORD };
+  return { ...childEnv(), NO_COLOR: '1', RMS_ADMIN_PASSWORD: PASSWORD };
 }
 
 function killGroup(group: number): void {

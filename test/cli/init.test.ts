@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/module-trees.ts';
-import { envWithoutServeVariables } from '../helpers/serve-env.ts';
+import { childEnv } from '../helpers/serve-env.ts';
 
 const PASSWORD = 'init-test-password';
 const NUMBER = String.raw`\d+(\.\d+)?`;
@@ -32,8 +32,7 @@ afterAll(() => {
 
 /** The environment of a process outside the test run: no vitest variables, no server variables. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(envWithoutServeVariables(['NODE_OPTIONS', 'NODE_TEST_CONTEXT'])).filter(([name]) => !name.startsWith('VITEST')));
-  return { ...env, NO_COLOR: '1' };
+  return { ...childEnv(['NODE_TEST_CONTEXT']), NO_COLOR: '1' };
 }
 
 /** `node <script> <args>` in `cwd`, to the end. */

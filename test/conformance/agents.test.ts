@@ -5,8 +5,8 @@
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect200, expect400, TOKEN_FORM, tokenOf, create, agentToken, findAll, type Rec } from '../helpers/conformance.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expect200, expect400, TOKEN_FORM, tokenOf, create, findAll, type Rec } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect400, agentToken } from '../helpers/conformance.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expect400 } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin, on a clock that moves only when a test moves it
 let s: TestServer;

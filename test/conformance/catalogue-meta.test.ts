@@ -5,8 +5,8 @@
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, findAll, type Rec } from '../helpers/conformance.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { findAll, type Rec } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -4,8 +4,8 @@
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect200, tokenOf, create, agentToken, type Rec } from '../helpers/conformance.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expect200, tokenOf, create, type Rec } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -50,12 +50,6 @@ export async function create(s: TestServer, token: string, model: string, body: 
   return expect200(await s.command(token, `${model}.create`, body));
 }
 
-export async function agentToken(s: TestServer, person: string, scopes: string[], label = 'agent'): Promise<string> {
-  const r = await s.request('POST', '/api/auth/agent-token', { scopes, label }, person);
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  expect(typeof r.body.token).toBe('string');
-  return r.body.token;
-}
 
 /** Finds every object in a JSON tree that satisfies `pred`. */
 export function findAll(node: unknown, pred: (o: Rec) => boolean, out: Rec[] = []): Rec[] {

@@ -50,10 +50,3 @@ export async function connectClient(t: TestServer, token: string, options: { rev
     close: () => client.close(),
   };
 }
-
-/** Issues an agent token as `person` (the REST way, as agents.test.ts does). */
-export async function agentToken(t: TestServer, person: string, scopes: string[], label: string): Promise<string> {
-  const res = await t.request('POST', '/api/auth/agent-token', { scopes, label }, person);
-  expect(res.status).toBe(200);
-  return res.body.token as string;
-}

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { registry } from '../fixtures/generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
 import type { Registry } from '../../runtime/registry.ts';
@@ -157,4 +158,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Issues an agent token as `person` (a session token) over `POST /api/auth/agent-token`, and returns it. */
+export async function agentToken(t: TestServer, person: string, scopes: readonly string[], label = 'agent'): Promise<string> {
+  const res = await t.request('POST', '/api/auth/agent-token', { scopes, label }, person);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(typeof res.body.token).toBe('string');
+  return res.body.token as string;
 }

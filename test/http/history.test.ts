@@ -6,8 +6,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 /** History entries whose changes hold "kaboom" cannot be stored: the write that made them must not stay either. */
 const FAIL_HISTORY = {

@@ -10,8 +10,8 @@
 import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+
 
 let t: TestServer;
 let admin: string;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeUnexpectedError } from '../../runtime/errors.ts';
 import { registry as fixtures } from '../fixtures/generated/registry.ts';
 import { startServer } from '../../runtime/server.ts';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken } from '../helpers/mcp-client.ts';
+import { agentToken, ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+
 
 let t: TestServer;
 let admin: string;

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry as generated } from '../fixtures/generated/registry.ts';
 import type { ModelMeta, Registry } from '../../runtime/registry.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient } from '../helpers/mcp-client.ts';
 
 /** The fixture modules' registry, with `lead.lost_reason` personal (token LOST_REASON) and `lead.lose` held for approval. */
 function variant(): Registry {

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry as generated } from '../fixtures/generated/registry.ts';
 import type { Registry } from '../../runtime/registry.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient } from '../helpers/mcp-client.ts';
 
 /** The fixture registry plus two roles: `clerk` updates invoices but may not post; `poster` posts but may not update. */
 function withRoles(): Registry {

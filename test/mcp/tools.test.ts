@@ -6,8 +6,8 @@
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../fixtures/generated/registry.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 let t: TestServer;
 let admin: string;

@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { ROOT } from '../helpers/fixtures.ts';
+import { childEnv } from '../helpers/serve-env.ts';
 
 const COPIED = ['bin', 'bench', 'docs', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'README.md', 'package.json', 'tsconfig.json', 'vitest.config.ts'];
 /** Left behind: what the browser tests write, and build output (the copy builds its own; web/dist is copied as current). */
@@ -86,10 +87,8 @@ interface Run {
 
 /** Runs a node script of the copy (a CLI under node_modules, or bin/rmsgen.js) in the copy. */
 function run(script: string, args: readonly string[]): Promise<Run> {
-  // The child vitest must not take this one's variables for its own, nor add its counts to this run's summary
-  // file (RMS_TEST_SUMMARY_FILE); and it runs on SQLite whatever this run is on.
-  const dropped = new Set(['NODE_OPTIONS', 'RMS_TEST_SUMMARY_FILE', 'RMS_TEST_PG_URL', 'RMS_TEST_POSTGRES_URL']);
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !dropped.has(name)));
+  // The child vitest runs on SQLite whatever this run is on.
+  const env = childEnv(['RMS_TEST_PG_URL', 'RMS_TEST_POSTGRES_URL']);
   return new Promise((resolve) => {
     execFile(process.execPath, [join(project, script), ...args], { cwd: project, env: { ...env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` });
