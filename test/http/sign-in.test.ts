@@ -14,7 +14,8 @@ let server: TestServer;
 let db: Knex;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The stored hashes are checked here: the runtime's own.
+  server = await startTestServer({ realPasswordHashes: true });
   db = openDatabase(server.dbUrl);
   await createPerson(db, { username: 'sam', password: 'sam-password', roles: ['sales'] });
   await createPerson(db, { username: 'lena', password: 'lena-password', roles: ['sales'] });
