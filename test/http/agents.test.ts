@@ -1,5 +1,5 @@
 /**
- * Issue 4 over real HTTP and a real SQLite file: agent rights, masking, approval plans, catalogue,
+ * Agents over real HTTP and a real SQLite file: agent rights, masking, approval plans, catalogue,
  * meta and the audit trail. Two agents with different scopes work on the same records.
  */
 import Database from 'better-sqlite3';

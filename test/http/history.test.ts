@@ -1,5 +1,5 @@
 /**
- * Issue 14 over real HTTP (and the MCP SDK client), on SQLite and (under RMS_TEST_PG_URL)
+ * Record history over real HTTP (and the MCP SDK client), on SQLite and (under RMS_TEST_PG_URL)
  * PostgreSQL: every change leaves a history entry in its own transaction; `<model>.history` shows
  * it with rights and masking applied as to reads; `<model>.revert` puts back an update's fields,
  * refuses a conflict with 409 and anything else with a clear 400, and is only proposed by agents.

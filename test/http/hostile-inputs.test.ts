@@ -1,5 +1,5 @@
 /**
- * Findings 3–7 of the security probe, each as the property it broke:
+ * Hostile inputs (findings 3–7 of the security probe), each as the property it broke:
  * 3. nothing a client sends produces a 5xx or a logged error (bad percent-encoding anywhere in a
  *    path, a body that is not its Content-Encoding);
  * 4. bytes that are not UTF-8 are refused, never stored rewritten;

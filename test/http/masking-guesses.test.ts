@@ -1,5 +1,5 @@
 /**
- * Finding 2 of the security probe: masking must not confirm guesses. An agent with write scope
+ * Masking must not confirm guesses (finding 2 of the security probe). An agent with write scope
  * used to write a guessed value and compare the token it got back with one it held (`NAME_1`):
  * equal meant the guess was right. Nothing an agent observes may tell it whether a clear value it
  * wrote equals a value it has only seen masked — in the answer, on later reads of either record,

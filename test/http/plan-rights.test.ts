@@ -1,5 +1,5 @@
 /**
- * Finding 1 of the security probe: deciding a plan needs the rights of what it will run. A plan
+ * Deciding a plan needs the rights of what it will run (finding 1 of the security probe). A plan
  * made by `invoice.update {"state":"posted"}` runs `invoice.post`: a person who may update
  * invoices but not post them must not see it, and approve/reject are 404 and leave it pending.
  */

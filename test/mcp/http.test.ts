@@ -1,5 +1,5 @@
 /**
- * Issue 5 at the HTTP level, with plain fetch: what `/mcp` answers before and around the SDK's
+ * MCP at the HTTP level, with plain fetch: what `/mcp` answers before and around the SDK's
  * transport (auth, Origin, methods, media types, body size, protocol version, batches,
  * notifications).
  */

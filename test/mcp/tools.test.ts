@@ -1,5 +1,5 @@
 /**
- * Issue 5 with the SDK's own client over real HTTP: protocol revisions, the tools each caller
+ * MCP with the SDK's own client over real HTTP: protocol revisions, the tools each caller
  * sees, and tool calls going through the same command path as REST (rights, masking, approval
  * plans, refusals, audit).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 on a real database (SQLite here, PostgreSQL under RMS_TEST_PG_URL): declared indexes
+ * Index use on a real database (SQLite here, PostgreSQL under RMS_TEST_PG_URL): declared indexes
  * serve the orders and filters they are declared for (proved with the query plan), `contains` on a
  * search field goes through its trigram index with exactly the semantics of a scan, unique fields
  * are enforced by the database, and keyset paging walks a list as offset paging does.

@@ -1,5 +1,5 @@
 /**
- * `seedRecords` (issue 13) on SQLite and (under RMS_TEST_PG_URL) PostgreSQL: targets seeded first
+ * `seedRecords` on SQLite and (under RMS_TEST_PG_URL) PostgreSQL: targets seeded first
  * when they have no records, refs that point at them, options spread, dates over four years, the
  * same values for the same seed, unique values that continue after what is there, and a bulk
  * load that leaves exactly the indexes it found.

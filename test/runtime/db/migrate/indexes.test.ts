@@ -1,5 +1,5 @@
 /**
- * Declared indexes in migrations (issue 13), on SQLite and (under RMS_TEST_PG_URL) PostgreSQL:
+ * Declared indexes in migrations, on SQLite and (under RMS_TEST_PG_URL) PostgreSQL:
  * an index declared later is added to a table that holds rows (on PostgreSQL without locking it),
  * a unique index is refused over values records share (naming a few) and added once they do not,
  * a search index added later covers the rows already there, and `serve` names what it added.
