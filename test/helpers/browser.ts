@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { ADMIN_PASSWORD } from './web-server.ts';
+import { ADMIN_PASSWORD } from './server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(import.meta.dirname, '..', 'screenshots');

@@ -60,6 +60,8 @@ export interface TestResponse {
 
 export interface TestServerOptions {
   readonly dbUrl?: string;
+  /** On a fresh SQLite file even under RMS_TEST_PG_URL (the browser tests, which CI runs on SQLite only). */
+  readonly onSqlite?: boolean;
   /** Defaults to the fixture modules' registry (test/fixtures/generated: see test/helpers/fixtures.ts), not the demo's. */
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
@@ -87,7 +89,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-test-'));
   const dbFile = join(dir, 'rms.sqlite');
   // With RMS_TEST_PG_URL set, each server gets a fresh PostgreSQL database, dropped on close.
-  const pgServerUrl = options.dbUrl === undefined ? testPostgresUrl() : undefined;
+  const pgServerUrl = options.dbUrl === undefined && !options.onSqlite ? testPostgresUrl() : undefined;
   const pgDatabase = pgServerUrl === undefined ? undefined : await createTestDatabase(pgServerUrl);
   const dbUrl = options.dbUrl ?? pgDatabase?.url ?? `sqlite:${dbFile}`;
   const server = await startServer({
