@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/cli.ts';
 import { ROOT, useFixtureModules } from '../helpers/fixtures.ts';
 import { childEnv } from '../helpers/serve-env.ts';
 
@@ -148,15 +149,6 @@ function listen(url: string): { events: { event: string; data: unknown }[]; next
   };
 }
 
-async function post(url: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
 async function get(url: string, path: string, token?: string): Promise<{ status: number; type: string | null; text: string }> {
   const response = await fetch(`${url}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
@@ -240,7 +232,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       await dev.line(new RegExp(`^dev: rebuilt in ${NUMBER} s; server started at http://127\\.0\\.0\\.1:${port}; pages reload$`));
       expect(await events.next('reload', 1)).toEqual({ build: 1 });
       events.close();
-      const token = (await post(url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+      const token = (await postJson(url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
       expect(await partyFields(url, token)).toEqual(PARTY_FIELDS);
 
       expect(await dev.stop()).toBe(0);
@@ -260,8 +252,8 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const escaped = url.replaceAll('.', '\\.');
       await dev.line(new RegExp(`^dev: serving ${escaped} \\(built in ${NUMBER} s\\); watching modules/, runtime/, web/src/ for changes$`));
 
-      const token = (await post(url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
-      const before = await post(url, '/api/party/create', { name: 'Before the change' }, token);
+      const token = (await postJson(url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+      const before = await postJson(url, '/api/party/create', { name: 'Before the change' }, token);
       expect(before.status).toBe(200);
       const partyId = before.body.value.id as string;
       expect(await partyFields(url, token)).toEqual(PARTY_FIELDS);
@@ -290,12 +282,12 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       expect(await events.next('reload', 1)).toEqual({ build: 2 });
       expect(await partyFields(url, token)).toEqual(['name', 'email', 'phone', 'kind', 'website', 'tax_id', 'notes']);
       // The same database: the session and the record made before the change are there.
-      const kept = await post(url, '/api/party/get', { id: partyId }, token);
+      const kept = await postJson(url, '/api/party/get', { id: partyId }, token);
       expect(kept).toEqual({
         status: 200,
         body: { denied: [], value: { id: partyId, name: 'Before the change', email: null, phone: null, kind: null, website: null, tax_id: null, notes: null } },
       });
-      const withSite = await post(url, '/api/party/create', { name: 'After', website: 'https://example.com' }, token);
+      const withSite = await postJson(url, '/api/party/create', { name: 'After', website: 'https://example.com' }, token);
       expect(withSite.status).toBe(200);
       expect(withSite.body.value.website).toBe('https://example.com');
 
@@ -310,7 +302,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       expect(dev.stderr).toBe(`${problem.join('\n')}\n`);
       expect(await events.next('problems', 1)).toEqual({ problems: problem });
       expect(await partyFields(url, token)).toEqual(['name', 'email', 'phone', 'kind', 'website', 'tax_id', 'notes']);
-      expect((await post(url, '/api/party/get', { id: partyId }, token)).status).toBe(200);
+      expect((await postJson(url, '/api/party/get', { id: partyId }, token)).status).toBe(200);
 
       // Fixed, with one more field: back to a new server.
       const fixed = withWebsite.replace("        tax_id: {", "        twitter: { kind: 'text', label: 'Twitter' },\n        tax_id: {");
@@ -318,7 +310,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       await dev.line(new RegExp(`^dev: rebuilt in ${NUMBER} s; server restarted at ${escaped}; pages reload$`), 2);
       expect(await events.next('reload', 2)).toEqual({ build: 3 });
       expect(await partyFields(url, token)).toEqual(['name', 'email', 'phone', 'kind', 'website', 'twitter', 'tax_id', 'notes']);
-      const search = await post(url, '/api/party/search', { order: [{ field: 'name', dir: 'asc' }] }, token);
+      const search = await postJson(url, '/api/party/search', { order: [{ field: 'name', dir: 'asc' }] }, token);
       expect(search.body.value.rows.map((row: { name: string; twitter: null }) => [row.name, row.twitter])).toEqual([
         ['After', null],
         ['Before the change', null],

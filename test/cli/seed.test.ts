@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/cli.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
@@ -19,15 +20,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function rmsgen(args: string[]) {
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: envWithoutServeVariables(), encoding: 'utf8', timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function post(url: string, path: string, body: unknown, token?: string) {
-  const res = await fetch(url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
 }
 
 describe('rmsgen seed', () => {
@@ -56,13 +48,13 @@ describe('rmsgen seed', () => {
         });
         child.on('exit', () => reject(new Error(`serve exited:\n${out}`)));
       });
-      const login = await post(url, '/api/auth/login', { username: 'admin', password: 'seed-cli-password' });
+      const login = await postJson(url, '/api/auth/login', { username: 'admin', password: 'seed-cli-password' });
       const token = login.body.token as string;
-      const total = await post(url, '/api/lead/search', { limit: 1 }, token);
+      const total = await postJson(url, '/api/lead/search', { limit: 1 }, token);
       expect(total.status).toBe(200);
       expect(total.body.value.total).toBe(1200);
       // "Lead 12: …", "Lead 120: …", "Lead 121: …" … "Lead 129: …": 11 titles hold "lead 12".
-      const found = await post(url, '/api/lead/search', { filter: [{ field: 'title', op: 'contains', value: 'LEAD 12:' }], limit: 50 }, token);
+      const found = await postJson(url, '/api/lead/search', { filter: [{ field: 'title', op: 'contains', value: 'LEAD 12:' }], limit: 50 }, token);
       expect(found.status).toBe(200);
       expect(found.body.value.rows.map((row: { title: string }) => row.title.split(':')[0])).toEqual(['Lead 12']);
       // Keyset pages walk every lead exactly once.
@@ -70,7 +62,7 @@ describe('rmsgen seed', () => {
       // An empty `after` asks for keyset paging from the start.
       let after: string | undefined = '';
       for (let page = 0; page < 20; page++) {
-        const res = await post(url, '/api/lead/list', { limit: 100, order: [{ field: 'close_date', dir: 'desc' }], after }, token);
+        const res = await postJson(url, '/api/lead/list', { limit: 100, order: [{ field: 'close_date', dir: 'desc' }], after }, token);
         expect(res.status).toBe(200);
         for (const row of res.body.value as { id: string }[]) seen.add(row.id);
         after = res.body.next;

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/cli.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
@@ -46,23 +47,14 @@ function serve(args: string[], env: Record<string, string> = {}): Promise<Served
   });
 }
 
-async function post(url: string, path: string, body: unknown, token?: string) {
-  const res = await fetch(url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 describe('rmsgen serve', () => {
   it('serves with RMS_ADMIN_PASSWORD, prints only the ready line, and exits 0 on SIGTERM', async () => {
     const db = join(dir, 'a.sqlite');
     const served = await serve(['--port', '0', '--db', `sqlite:${db}`], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
     expect(served.output()).not.toMatch(/password/);
-    const login = await post(served.url, '/api/auth/login', { username: 'admin', password: 'cli-test-password' });
+    const login = await postJson(served.url, '/api/auth/login', { username: 'admin', password: 'cli-test-password' });
     expect(login.status).toBe(200);
-    const created = await post(served.url, '/api/lead/create', { title: 'From the CLI' }, login.body.token);
+    const created = await postJson(served.url, '/api/lead/create', { title: 'From the CLI' }, login.body.token);
     expect(created.status).toBe(200);
     expect(created.body.value).toMatchObject({ title: 'From the CLI', stage: 'new' });
     served.child.kill('SIGTERM');
@@ -80,7 +72,7 @@ describe('rmsgen serve', () => {
       'created person admin; its password is in data/initial-admin-password (readable by this user only): sign in, set your own with `rmsgen user passwd admin`, and delete the file\n',
     );
     expect(first.output()).not.toContain(password);
-    expect((await post(first.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
+    expect((await postJson(first.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
 
@@ -94,7 +86,7 @@ describe('rmsgen serve', () => {
     const byEnv = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'env-file.sqlite')}`], { RMS_ADMIN_PASSWORD_FILE: 'secrets/by-env' });
     expect(byEnv.output()).toContain('its password is in secrets/by-env ');
     const password = readFileSync(join(dir, 'secrets', 'by-env'), 'utf8').trimEnd();
-    expect((await post(byEnv.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
+    expect((await postJson(byEnv.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
     byEnv.child.kill('SIGTERM');
     expect(await byEnv.exited).toBe(0);
 

@@ -2,18 +2,15 @@
  * `rmsgen user …` through the real CLI (`node bin/rmsgen.js`, of the fixture package: see
  * test/helpers/fixtures.ts), passwords piped on standard input, against a temporary SQLite file.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPerson, hashToken, signIn } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
-import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let dir: string;
 let dbUrl: string;
@@ -30,28 +27,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function rmsgen(args: string[], input = '', env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const base = { ...process.env };
-    delete base.RMS_DB;
-    const child = spawn(process.execPath, [FIXTURE_CLI, ...args], { cwd: ROOT, env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
-const user = (args: string[], input = '') => rmsgen(['user', ...args, '--db', dbUrl], input);
+const user = (args: string[], input = '') => runFixtureCli(['user', ...args, '--db', dbUrl], { input });
 
 async function canSignIn(username: string, password: string): Promise<boolean> {
   const result = await signIn(db, username, password);
@@ -193,13 +169,13 @@ describe('rmsgen user list', () => {
   });
 
   it('uses RMS_DB when --db is not given', async () => {
-    const res = await rmsgen(['user', 'list', '--json'], '', { RMS_DB: dbUrl });
+    const res = await runFixtureCli(['user', 'list', '--json'], { env: { RMS_DB: dbUrl } });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toHaveLength(3);
   });
 
   it('refuses a database URL it cannot use', async () => {
-    const res = await rmsgen(['user', 'list', '--db', 'mysql://x']);
+    const res = await runFixtureCli(['user', 'list', '--db', 'mysql://x']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: unsupported database URL/);
   });

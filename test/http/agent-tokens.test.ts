@@ -2,18 +2,14 @@
  * Agent tokens over real HTTP: create, list, revoke, every 400, the 404 of person-only endpoints
  * for agents, expiry, and rights that follow the creator's current roles (changed with the real CLI).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let server: TestServer;
 let db: Knex;
@@ -237,7 +233,7 @@ describe("an agent's rights follow its creator", () => {
     const made = await server.command(agent, 'lead.create', { title: 'From the agent' });
     expect(made.status).toBe(200);
 
-    const cli = await runCli(['user', 'roles', 'rita', '--role', 'accountant', '--db', server.dbUrl]);
+    const cli = await runFixtureCli(['user', 'roles', 'rita', '--role', 'accountant', '--db', server.dbUrl]);
     expect(cli.code).toBe(0);
 
     const refused = await server.command(agent, 'lead.create', { title: 'Not any more' });
@@ -247,7 +243,7 @@ describe("an agent's rights follow its creator", () => {
     expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
 
     // a disabled creator stops the agent altogether
-    expect((await runCli(['user', 'disable', 'rita', '--db', server.dbUrl])).code).toBe(0);
+    expect((await runFixtureCli(['user', 'disable', 'rita', '--db', server.dbUrl])).code).toBe(0);
     expect((await server.command(agent, 'lead.list', {})).status).toBe(401);
     expect((await server.command(rita, 'lead.list', {})).status).toBe(401);
   });
@@ -255,23 +251,4 @@ describe("an agent's rights follow its creator", () => {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-function runCli(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FIXTURE_CLI, ...args], { cwd: ROOT, env: withoutRmsDb() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
-function withoutRmsDb(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.RMS_DB;
-  return env;
 }
