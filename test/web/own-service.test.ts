@@ -17,8 +17,8 @@ import { openDatabase } from '../../runtime/db/connect.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { buildWebApp } from '../../web/build.ts';
 import { registry as fixtureRegistry } from '../fixtures/generated/registry.ts';
-import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
-import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
+import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
 
 const SERVICE: ServiceInfo = { name: 'Acme Lettings', colour: '#f4c542', locale: 'en-GB' };
 
