@@ -123,7 +123,8 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
   });
 
   it('answers what the service calls itself before sign-in, and in meta', async () => {
-    expect(await server.request('GET', '/api/service')).toEqual({ status: 200, body: SERVICE });
+    const service = await server.request('GET', '/api/service');
+    expect([service.status, service.body]).toEqual([200, SERVICE]);
     const meta = await server.request('GET', '/api/meta', undefined, adminToken);
     expect(meta.body.service).toEqual(SERVICE);
     expect(meta.body.decides_plans).toBe(true);
