@@ -24,6 +24,7 @@ import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
 import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables, type RateLimits } from './auth/rate-limits.ts';
 import { ensureLogicTables, recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { createRecordService } from './commands/service.ts';
 import type { RecordService } from './commands/types.ts';
 import { openDatabase, type OpenOptions } from './db/connect.ts';
@@ -99,6 +100,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** The time for rate windows, the sign-in lockout and token expiry (runtime/clock.ts); the system's by default. */
+  readonly clock?: Clock;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -163,7 +166,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let closing = false;
     const site = createSite(host, options.publicUrl);
-    const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS), logError);
+    const clock = options.clock ?? systemClock;
+    const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
