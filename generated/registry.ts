@@ -12,9 +12,14 @@ import { invoiceCommands } from './accounting/invoice.commands.ts';
 import { invoiceModel } from './accounting/invoice.model.ts';
 import { invoiceQueries } from './accounting/invoice.queries.ts';
 import { invoiceTools } from './accounting/invoice.tools.ts';
+import { orderCommands } from './sales/order.commands.ts';
+import { orderModel } from './sales/order.model.ts';
+import { orderQueries } from './sales/order.queries.ts';
+import { orderTools } from './sales/order.tools.ts';
+import { logic } from './logic.ts';
 import { roles } from './roles.ts';
 
-/** Everything the runtime serves: modules and models in dependency order with their queries, commands in catalogue order, roles and MCP tools. */
+/** Everything the runtime serves: modules and models in dependency order with their queries and logic, commands in catalogue order, roles and MCP tools. */
 export const registry: Registry = {
   modules: [
     {
@@ -31,10 +36,18 @@ export const registry: Registry = {
       dependsOn: ['crm'],
       models: ['invoice'],
     },
+    {
+      name: 'sales',
+      label: 'Sales',
+      description: 'Orders of parties, with their items, confirmed, delivered or cancelled.',
+      dependsOn: ['crm'],
+      models: ['order'],
+    },
   ],
-  models: { party: partyModel, lead: leadModel, invoice: invoiceModel },
-  queries: { party: partyQueries, lead: leadQueries, invoice: invoiceQueries },
-  commands: Object.fromEntries([...partyCommands, ...leadCommands, ...invoiceCommands].map((command) => [command.id, command])),
+  models: { party: partyModel, lead: leadModel, invoice: invoiceModel, order: orderModel },
+  queries: { party: partyQueries, lead: leadQueries, invoice: invoiceQueries, order: orderQueries },
+  logic,
+  commands: Object.fromEntries([...partyCommands, ...leadCommands, ...invoiceCommands, ...orderCommands].map((command) => [command.id, command])),
   roles,
-  tools: Object.fromEntries([...partyTools, ...leadTools, ...invoiceTools].map((tool) => [tool.name, tool])),
+  tools: Object.fromEntries([...partyTools, ...leadTools, ...invoiceTools, ...orderTools].map((tool) => [tool.name, tool])),
 };

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { allCommands, allModels, type ModuleIR } from './ir.ts';
 import { RmsgenError } from './errors.ts';
+import { logicProblems } from './check-logic.ts';
 import { typeProblems } from './diagnostics.ts';
 import { loadModules } from './load.ts';
 import { generate, loadProject } from './pipeline.ts';
@@ -37,6 +38,9 @@ async function reportingErrors(run: () => Promise<void>): Promise<void> {
 export async function runBuild(options: BuildOptions): Promise<void> {
   const ir = await loadProject(options.modules);
   const files = generate(ir, options.out);
+  // The module files' functions, type-checked in their generated copies: nothing is written while one does not check.
+  const logicErrors = logicProblems(ir, files);
+  if (logicErrors.length > 0) throw new RmsgenError('invalid-definition', logicErrors);
   if (options.check) {
     const diff = diffOutput(options.out, files);
     const problems: Problem[] = [
@@ -62,7 +66,9 @@ export async function runCheck(options: { readonly modules: string }): Promise<v
   const ir = validate(loaded);
   // What validation cannot see: type errors in the module files (helpers, imports, annotations).
   const typeErrors = typeProblems(loaded.modules.map((module) => ({ file: module.file, source: module.source })));
-  if (typeErrors.length > 0) throw new RmsgenError('invalid-definition', typeErrors);
+  // And what only the generated code shows: the functions' copies against their models' records.
+  const logicErrors = logicProblems(ir, generate(ir, options.modules));
+  if (typeErrors.length + logicErrors.length > 0) throw new RmsgenError('invalid-definition', [...typeErrors, ...logicErrors]);
   const models = allModels(ir).length;
   process.stdout.write(
     `${shown(options.modules)}: ${ir.modules.length} modules, ${models} models, ${allCommands(ir).length} commands, ${ir.roles.length} roles; no problems\n`,

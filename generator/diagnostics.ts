@@ -4,7 +4,7 @@
  * Syntax errors explain why a module cannot be loaded; type errors are `rmsgen check`'s.
  */
 import { readFileSync } from 'node:fs';
-import { ts } from 'ts-morph';
+import { Project, ts } from 'ts-morph';
 import type { Problem, ProblemCode } from './problems.ts';
 
 /** The syntax errors of a module file (none when it parses). */
@@ -19,9 +19,10 @@ export function syntaxProblems(file: string, source: string): Problem[] {
 }
 
 /**
- * The type errors of the module files (what `tsc --noEmit` would say about them, under the
- * project's strict settings); problems in other files (the generator's own) are not the module
- * author's and are left out.
+ * The type errors of the module files (what `tsc --noEmit` would say about them, under a
+ * service's settings: strict, but for `noImplicitAny`, since the functions of a definition take an
+ * untyped record there and are checked in their typed copies, see check-logic.ts); problems in
+ * other files (the generator's own) are not the module author's and are left out.
  */
 export function typeProblems(modules: readonly { readonly file: string; readonly source: string }[]): Problem[] {
   if (modules.length === 0) return [];
@@ -32,11 +33,12 @@ export function typeProblems(modules: readonly { readonly file: string; readonly
     allowImportingTsExtensions: true,
     noEmit: true,
     strict: true,
+    noImplicitAny: false,
     skipLibCheck: true,
     types: [],
     lib: ['lib.es2022.d.ts'],
   };
-  const program = ts.createProgram({ rootNames: modules.map((module) => module.file), options });
+  const program = programOf(options, modules.map((module) => module.file));
   const sources = new Map(modules.map((module) => [module.file, module.source]));
   const problems: Problem[] = [];
   for (const diagnostic of [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()]) {
@@ -45,6 +47,19 @@ export function typeProblems(modules: readonly { readonly file: string; readonly
     problems.push(located(source, diagnostic, 'module-type-error'));
   }
   return problems;
+}
+
+/**
+ * A program over these files (and what they import), through ts-morph, which brings TypeScript's
+ * lib files (`Math`, `Array`, …) itself: the TypeScript it bundles has none on disk. With
+ * `inMemory`, the files are the texts given, and nothing is read from disk.
+ */
+export function programOf(options: ts.CompilerOptions, files: readonly string[], inMemory?: ReadonlyMap<string, string>): ts.Program {
+  const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, useInMemoryFileSystem: inMemory !== undefined });
+  if (inMemory) for (const [path, text] of inMemory) project.createSourceFile(path, text);
+  else for (const file of files) project.addSourceFileAtPath(file);
+  if (!inMemory) project.resolveSourceFileDependencies();
+  return project.getProgram().compilerObject;
 }
 
 /** A diagnostic as a problem at its line and column, with the line and a caret. */

@@ -3,16 +3,34 @@
  * the emitters read only this: no optional fields to re-default, no names to re-check.
  * Everything in it is deeply frozen.
  */
-import type { CommandKind, FieldKind } from '../runtime/api-shapes.ts';
+import type { ActionSet, CommandKind, FieldDefault, FieldKind } from '../runtime/api-shapes.ts';
 
 // Declared once, with the API's shapes (runtime/api-shapes.ts), which the runtime and the web app import too.
-export type { CommandKind, FieldKind };
+export type { ActionSet, CommandKind, FieldDefault, FieldKind };
+
+/**
+ * A function of the module file the generator copies into generated code (a computed field's, a
+ * rule's check): its text as written, and where it is in the module file, so that what the type
+ * checker says about the copy is reported at the module's line.
+ */
+export interface LogicSource {
+  /** The function as copied (see `FunctionSource` in definition-source.ts). */
+  readonly text: string;
+  /** Characters at the start of `text` that are not in the module file. */
+  readonly prefix: number;
+  /** Where the rest of `text` starts in the module file (1-based). */
+  readonly line: number;
+  readonly column: number;
+  /** The module file's lines it is written on, whole. */
+  readonly writtenLines: readonly string[];
+}
 
 /**
  * Fields are tagged by `kind`: what only some kinds have (a select's options, a ref's target, a
- * personal text field's mask label) exists only on those, so emitters read it without fallbacks.
- * `personal` and `governed` are on every field, `false` where the kind cannot have them, so that
- * filters over all fields stay plain (`fields.filter((field) => field.personal)`).
+ * decimal's scale, a text's length and pattern) exists only on those, so emitters read it without
+ * fallbacks. `personal` and `governed` are on every field, `false` where the field is not, so that
+ * filters over all fields stay plain (`fields.filter((field) => field.personal)`); a personal
+ * field, of any kind, has its `maskLabel`.
  */
 interface FieldIRBase {
   readonly name: string;
@@ -22,74 +40,120 @@ interface FieldIRBase {
   readonly required: boolean;
   /** Roles that may read the field besides admin; undefined = every role that may use the model. */
   readonly readRoles: readonly string[] | undefined;
+  /** Roles that may write the field besides admin; undefined = whoever may read it. */
+  readonly writeRoles: readonly string[] | undefined;
   readonly hiddenFromAgents: boolean;
   /** Declared `index: true` (refs and governed selects are indexed anyway). */
   readonly index: boolean;
   /** No two records hold the same value. */
   readonly unique: boolean;
+  /** The value a create gives the field when its input has none, checked against the field's kind and checks. */
+  readonly default: FieldDefault | undefined;
+  /** Worked out by this function of the module file on every write; never written by callers. */
+  readonly computed: LogicSource | undefined;
 }
 
-interface TextFieldIRBase extends FieldIRBase {
-  readonly kind: 'text' | 'longtext';
-  readonly governed: false;
-  /** A trigram index that `contains` uses. */
-  readonly search: boolean;
+/** Personal data (any kind may be): agents see masking tokens like `NAME_1`. */
+export type Masking =
+  | {
+      readonly personal: true;
+      /** Token prefix (`Expected revenue` → `EXPECTED_REVENUE`). */
+      readonly maskLabel: string;
+    }
+  | { readonly personal: false };
+
+/** `length` and `pattern` of the text kinds. */
+interface TextChecks {
+  /** The most characters the module allows (its own error, besides the storage limit). */
+  readonly length: number | undefined;
+  /** A regular expression the whole value must match, as written. */
+  readonly pattern: string | undefined;
 }
 
-export interface UnmaskedTextFieldIR extends TextFieldIRBase {
-  readonly personal: false;
+/** `min` and `max` (numbers in the field's JSON unit: minor units for money; date and datetime strings). */
+interface RangeChecks<T> {
+  readonly min: T | undefined;
+  readonly max: T | undefined;
 }
 
-/** Personal data (only text and longtext may be): agents see masking tokens like `NAME_1`. */
-export interface PersonalFieldIR extends TextFieldIRBase {
-  readonly personal: true;
-  /** Token prefix (`Expected revenue` → `EXPECTED_REVENUE`). */
-  readonly maskLabel: string;
-}
+export type TextFieldIR = FieldIRBase &
+  TextChecks &
+  Masking & {
+    readonly kind: 'text' | 'longtext';
+    readonly governed: false;
+    /** A trigram index that `contains` uses. */
+    readonly search: boolean;
+  };
 
-export type TextFieldIR = UnmaskedTextFieldIR | PersonalFieldIR;
+/** Email addresses, URLs and phone numbers: text of a form the runtime checks. */
+export type FormattedTextFieldIR = FieldIRBase & TextChecks & Masking & { readonly kind: 'email' | 'url' | 'phone'; readonly governed: false };
 
-export interface PlainFieldIR extends FieldIRBase {
-  readonly kind: 'number' | 'date' | 'bool';
-  readonly personal: false;
-  readonly governed: false;
-}
+export type NumberFieldIR = FieldIRBase & RangeChecks<number> & Masking & { readonly kind: 'number'; readonly governed: false };
 
-export interface MoneyFieldIR extends FieldIRBase {
-  readonly kind: 'money';
-  readonly personal: false;
-  readonly governed: false;
-  /** ISO 4217 code (the field's, else its module's), or undefined. */
-  readonly currency: string | undefined;
-}
+export type MoneyFieldIR = FieldIRBase &
+  RangeChecks<number> &
+  Masking & {
+    readonly kind: 'money';
+    readonly governed: false;
+    /** ISO 4217 code (the field's, else its module's), or undefined. */
+    readonly currency: string | undefined;
+  };
 
-export interface SelectFieldIR extends FieldIRBase {
-  readonly kind: 'select';
-  readonly personal: false;
-  /** Changed only through actions; a new record starts at the first option. */
-  readonly governed: boolean;
-  /** In order; never empty. */
-  readonly options: readonly [string, ...string[]];
-}
+export type DecimalFieldIR = FieldIRBase &
+  RangeChecks<number> &
+  Masking & {
+    readonly kind: 'decimal';
+    readonly governed: false;
+    /** Decimals, 0 to 6: stored as the value × 10^scale. */
+    readonly scale: number;
+  };
 
-export interface RefFieldIR extends FieldIRBase {
-  readonly kind: 'ref';
-  readonly personal: false;
-  readonly governed: false;
-  /** The target model. */
-  readonly target: string;
-}
+/** A date (`YYYY-MM-DD`) or a datetime (its bounds in the UTC form the runtime keeps). */
+export type DateFieldIR = FieldIRBase & RangeChecks<string> & Masking & { readonly kind: 'date' | 'datetime'; readonly governed: false };
+
+export type BoolFieldIR = FieldIRBase & Masking & { readonly kind: 'bool'; readonly governed: false };
+
+export type SelectFieldIR = FieldIRBase &
+  Masking & {
+    readonly kind: 'select';
+    /** Changed only through actions; a new record starts at the first option. */
+    readonly governed: boolean;
+    /** In order; never empty. */
+    readonly options: readonly [string, ...string[]];
+  };
+
+export type MultiselectFieldIR = FieldIRBase &
+  Masking & {
+    readonly kind: 'multiselect';
+    readonly governed: false;
+    /** In order, each once; never empty. */
+    readonly options: readonly [string, ...string[]];
+  };
+
+export type RefFieldIR = FieldIRBase &
+  Masking & {
+    readonly kind: 'ref';
+    readonly governed: false;
+    /** The target model. */
+    readonly target: string;
+  };
 
 /** The field type of each kind (a missing kind fails to compile at `FieldIR` below). */
 export interface FieldIRByKind {
   readonly text: TextFieldIR;
   readonly longtext: TextFieldIR;
-  readonly number: PlainFieldIR;
+  readonly number: NumberFieldIR;
   readonly money: MoneyFieldIR;
-  readonly date: PlainFieldIR;
-  readonly bool: PlainFieldIR;
+  readonly date: DateFieldIR;
+  readonly bool: BoolFieldIR;
   readonly select: SelectFieldIR;
   readonly ref: RefFieldIR;
+  readonly decimal: DecimalFieldIR;
+  readonly datetime: DateFieldIR;
+  readonly email: FormattedTextFieldIR;
+  readonly url: FormattedTextFieldIR;
+  readonly phone: FormattedTextFieldIR;
+  readonly multiselect: MultiselectFieldIR;
 }
 
 export type FieldIR = FieldIRByKind[FieldKind];
@@ -116,9 +180,51 @@ export interface ActionIR {
   readonly from: readonly string[];
   /** The state it moves to, an option of that field. */
   readonly to: string;
-  /** Fields of the model (not governed ones) the caller must give. */
+  /** Fields of the model (not governed ones) the caller must give: the required inputs that are fields. */
   readonly required: readonly string[];
   readonly needsApproval: boolean;
+  /** What it takes besides the record's id, in declaration order (`required` fields first, then `input`). */
+  readonly inputs: readonly ActionInputIR[];
+  /** The fields it sets when it runs, in declaration order. */
+  readonly set: readonly { readonly field: string; readonly to: ActionSet }[];
+}
+
+/**
+ * An input of an action, described like a field: one named like a field of the model (`field`)
+ * is that field (its kind and checks, with the input's `required`, label and description).
+ */
+export interface ActionInputIR {
+  readonly input: FieldIR;
+  readonly field: boolean;
+}
+
+/**
+ * A line list: rows owned by one record, in order, in a table of their own. Its fields are
+ * fields like a model's (never governed or unique).
+ */
+export interface LineListIR {
+  readonly name: string;
+  readonly label: string;
+  readonly description: string;
+  /** Fewest and most lines (defaults 0 and 1000). */
+  readonly min: number;
+  readonly max: number;
+  /** Declaration order. */
+  readonly fields: readonly FieldIR[];
+}
+
+/** A composite or partial unique index (`unique:` of the model). */
+export interface UniqueIR {
+  readonly fields: readonly string[];
+  /** Only among the records whose fields hold these values. */
+  readonly where: Readonly<Record<string, string | number | boolean>> | undefined;
+}
+
+/** A rule of the model: its check, copied from the module file, and what a failure says. */
+export interface RuleIR {
+  readonly fields: readonly string[];
+  readonly message: string;
+  readonly check: LogicSource;
 }
 
 interface CommandIRBase {
@@ -160,6 +266,14 @@ export interface ModelIR {
   readonly indexes: readonly (readonly string[])[];
   /** The fields a list shows by default besides the title (`list`); empty: the web app chooses. */
   readonly list: readonly string[];
+  /** Line lists in declaration order. */
+  readonly lines: readonly LineListIR[];
+  /** Composite and partial unique indexes, in declaration order. */
+  readonly uniques: readonly UniqueIR[];
+  /** States of its governed select in which it cannot be changed. */
+  readonly lockedIn: { readonly field: string; readonly states: readonly string[] } | undefined;
+  /** Its rules, in declaration order. */
+  readonly rules: readonly RuleIR[];
 }
 
 export interface ModuleIR {

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ts } from 'ts-morph';
+import { readDefinitionSource, type DefinitionSource } from './definition-source.ts';
 import { syntaxProblems } from './diagnostics.ts';
 import { RmsgenError } from './errors.ts';
 import type { Problem } from './problems.ts';
@@ -22,6 +23,8 @@ export interface LoadedModule {
   readonly definition: unknown;
   /** Object literal keys written twice in the file (JavaScript keeps only the last one silently). */
   readonly duplicateKeys: readonly { readonly line: number; readonly key: string }[];
+  /** The file as written: the lines of its parts and the source of its functions (`computed`, `check`). */
+  readonly written: DefinitionSource;
 }
 
 export interface LoadedModules {
@@ -71,7 +74,7 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
       problems.push({ file: source, code: 'no-default-export', message: 'has no default export', fix: 'write `export default defineModule({...})`' });
       continue;
     }
-    modules.push({ name, file, source, definition: exports.default, duplicateKeys: findDuplicateKeys(file) });
+    modules.push({ name, file, source, definition: exports.default, duplicateKeys: findDuplicateKeys(file), written: readDefinitionSource(file) });
   }
   if (problems.length > 0) throw new RmsgenError('load', problems);
   return { dirName, modules };

@@ -3,7 +3,7 @@
  * what is wrong and how to fix it. Tests and tools match on the code and the location; people
  * read the line `renderProblem` makes of it:
  *
- *   `<file>[:<line>]: [dependsOn, ][role r, ][model m, ][field f, ][action a: ]<message>[ (<detail>)][ (<fix>) | ; <fix>]`
+ *   `<file>[:<line>]: [dependsOn, ][role r, ][model m, ][lines l, ][field f, ][action a, ][input i: ]<message>[ (<detail>)][ (<fix>) | ; <fix>]`
  */
 
 /** One code per kind of problem. Stable: tests and tools match on them, so rename none. */
@@ -42,6 +42,30 @@ export type ProblemCode =
   | 'unknown-ref-target'
   | 'ref-outside-dependencies'
   | 'unknown-read-role'
+  | 'unknown-write-role'
+  // Checks, defaults and computed fields.
+  | 'invalid-check'
+  | 'min-above-max'
+  | 'invalid-pattern'
+  | 'invalid-default'
+  | 'computed-not-a-function'
+  | 'computed-conflict'
+  // Functions of the module file (computed fields, rules' checks) and their generated copies.
+  | 'function-not-found'
+  | 'function-uses-outside-names'
+  | 'logic-type-error'
+  // Line lists.
+  | 'line-list-name-taken'
+  | 'not-for-line-fields'
+  | 'nested-lines'
+  | 'ref-to-line-list'
+  // Composite and partial uniques, locked states, rules.
+  | 'unknown-unique-field'
+  | 'duplicate-unique'
+  | 'invalid-unique-where'
+  | 'unknown-locked-in-field'
+  | 'locked-in-field-needed'
+  | 'unknown-rule-field'
   // Indexes, unique fields and lists.
   | 'index-not-for-kind'
   | 'unique-not-for-kind'
@@ -61,6 +85,16 @@ export type ProblemCode =
   | 'duplicate-action-input'
   | 'unknown-action-input'
   | 'governed-action-input'
+  | 'reserved-input-name'
+  | 'action-input-kind-mismatch'
+  | 'action-input-field-option'
+  | 'computed-action-input'
+  | 'unknown-set-field'
+  | 'governed-set-field'
+  | 'computed-set-field'
+  | 'unknown-set-input'
+  | 'invalid-set-value'
+  | 'set-and-input'
   // Role grants.
   | 'admin-grant'
   | 'unknown-grant-model'
@@ -85,8 +119,12 @@ export interface ProblemLocation {
   readonly key?: 'dependsOn';
   readonly role?: string;
   readonly model?: string;
+  /** A line list of the model (its fields are then the list's). */
+  readonly lines?: string;
   readonly field?: string;
   readonly action?: string;
+  /** An input of the action. */
+  readonly input?: string;
 }
 
 /** What a check says about a problem; the location comes from where it looks. */
@@ -118,8 +156,10 @@ export function renderProblem(problem: Problem): string {
     problem.key,
     problem.role === undefined ? undefined : `role ${problem.role}`,
     problem.model === undefined ? undefined : `model ${problem.model}`,
+    problem.lines === undefined ? undefined : `lines ${problem.lines}`,
     problem.field === undefined ? undefined : `field ${problem.field}`,
     problem.action === undefined ? undefined : `action ${problem.action}`,
+    problem.input === undefined ? undefined : `input ${problem.input}`,
   ].filter((part) => part !== undefined);
   const detail = problem.detail === undefined ? '' : ` (${problem.detail})`;
   // Never two parentheses in a row: after a detail, the fix follows a semicolon.

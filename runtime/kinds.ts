@@ -123,6 +123,14 @@ export interface DecimalOptions extends RangeOptions<number> {
   readonly scale: number;
 }
 
+/**
+ * A module's `pattern` as the runtime matches it: anchored (the whole value must match), with
+ * Unicode semantics. The generator compiles it the same way to refuse a pattern that does not.
+ */
+export function patternRegExp(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`, 'u');
+}
+
 /** Adds a module's `length` and `pattern` to a text schema. */
 function checkedText<T extends z.ZodType<string>>(schema: T, path: string, options: TextOptions): T {
   let checked: z.ZodType<string> = schema;
@@ -131,7 +139,7 @@ function checkedText<T extends z.ZodType<string>>(schema: T, path: string, optio
     checked = checked.refine((value) => characterCount(value) <= length, { error: `${path} must be at most ${length} characters` });
   }
   if (options.pattern !== undefined) {
-    const pattern = new RegExp(`^(?:${options.pattern})$`, 'u');
+    const pattern = patternRegExp(options.pattern);
     checked = checked.refine((value) => pattern.test(value), { error: `${path} does not match the required pattern` });
   }
   return checked as T;
@@ -191,6 +199,32 @@ export function utcInstant(value: string): string | undefined {
   const year4 = utc.getUTCFullYear();
   if (year4 < 1 || year4 > 9999) return undefined;
   return utc.toISOString();
+}
+
+/** A count of lines in words: `1 line`, `2 lines`. */
+function lines(count: number): string {
+  return count === 1 ? '1 line' : `${count} lines`;
+}
+
+/** How many lines a list takes; `ids`: each line may carry the `id` of a line it keeps (an update's list). */
+export interface LinesOptions {
+  readonly min: number;
+  readonly max: number;
+  readonly ids?: boolean;
+}
+
+/**
+ * One line of a line list `path` (`order.items`): its fields (their schemas built with the path
+ * `order.items[].<field>`, which `kinds.lines` completes with the line's index), and with `ids`
+ * the `id` of a line it keeps.
+ */
+export function lineObject<S extends z.ZodRawShape>(path: string, fields: S, ids = false) {
+  const at = `${path}[]`;
+  const id = ids ? { id: idOf(`${at}.id`).optional() } : {};
+  return z.strictObject(
+    { ...id, ...fields },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${at}.${(issue as { keys?: readonly string[] }).keys?.[0] ?? ''}` : `${at} must be an object`) },
+  );
 }
 
 export const kinds = {
@@ -266,6 +300,32 @@ export const kinds = {
       })
       .transform((values) => (values.length === 0 ? null : options.filter((option) => values.includes(option)))),
   ref: (path: string, target: string) => idOf(path, `must be the id of ${withArticle(target)}`),
+  /**
+   * A line list in a create or an update: an array of lines (`lineObject`), `min` to `max` of
+   * them. A line's errors name it by its index, as zod's issue path has it:
+   * `order.items[2].quantity is required` (its fields' schemas say `order.items[].quantity`).
+   */
+  lines: <S extends z.ZodRawShape>(path: string, fields: S, options: LinesOptions) => {
+    const line = lineObject(path, fields, options.ids);
+    const unindexed = `${path}[]`;
+    return z
+      .array(z.unknown(), { error: (issue) => (issue.input === undefined ? `${path} needs at least ${lines(options.min)}` : `${path} must be a list of lines`) })
+      .min(options.min, { error: `${path} needs at least ${lines(options.min)}` })
+      .max(options.max, { error: `${path} has at most ${lines(options.max)}` })
+      .transform((items, ctx) => {
+        const parsed: z.output<typeof line>[] = [];
+        items.forEach((item, index) => {
+          const result = line.safeParse(item);
+          if (result.success) parsed.push(result.data);
+          else {
+            for (const issue of result.error.issues) {
+              ctx.addIssue({ code: 'custom', message: issue.message.replaceAll(unindexed, `${path}[${index}]`), path: [index, ...issue.path], input: item });
+            }
+          }
+        });
+        return parsed;
+      });
+  },
 } as const;
 
 /** The `id` of the record a command works on. */

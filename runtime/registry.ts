@@ -125,13 +125,18 @@ export interface ModelLogic {
 /** A line as its list's queries read and write it: its `id` and every field (null when empty). */
 export type StoredLine = { readonly id: string } & Readonly<Record<string, unknown>>;
 
-/** A line list's data access (generated with the model's queries). */
-export interface LineQueries {
+/**
+ * A line list's data access (generated with the model's queries, typed with its line type, as
+ * `ModelQueries` is with its record's).
+ */
+export interface LineQueries<Line extends StoredLine = StoredLine> {
   readonly table: string;
-  /** The lines of these records, by owner id, each owner's in order. */
-  linesOf(db: Knex, ownerIds: readonly string[]): Promise<Map<string, StoredLine[]>>;
+  /** `id`, `owner`, `position`, then one column per field, as the list's `TableMeta.columns`. */
+  readonly columns: readonly string[];
+  /** The lines of these records, by owner id (every id given has an entry, empty without lines), each owner's in order. */
+  linesOf(db: Knex, ownerIds: readonly string[]): Promise<Map<string, Line[]>>;
   /** Stores new lines of one record, at these positions. */
-  insert(db: Knex, ownerId: string, lines: readonly { readonly line: StoredLine; readonly position: number }[]): Promise<void>;
+  insert(db: Knex, ownerId: string, lines: readonly { readonly line: Line; readonly position: number }[]): Promise<void>;
   /** Writes the given fields and the position of lines of one record. */
   update(db: Knex, ownerId: string, lines: readonly { readonly id: string; readonly changes: Readonly<Record<string, unknown>>; readonly position: number }[]): Promise<void>;
   /** Removes these lines of one record. */

@@ -10,6 +10,8 @@ export const invoicePostAction: ActionMeta = {
   to: 'posted',
   required: [],
   needsApproval: true,
+  inputs: [],
+  set: {},
 };
 
 /** `invoice.pay`: state posted → paid. */
@@ -21,6 +23,8 @@ export const invoicePayAction: ActionMeta = {
   to: 'paid',
   required: [],
   needsApproval: true,
+  inputs: [],
+  set: {},
 };
 
 /** `invoice.cancel`: state draft | posted → cancelled. */
@@ -32,6 +36,8 @@ export const invoiceCancelAction: ActionMeta = {
   to: 'cancelled',
   required: [],
   needsApproval: false,
+  inputs: [],
+  set: {},
 };
 
 /** Model `invoice` of module accounting. */
@@ -74,6 +80,7 @@ export const invoiceModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'party',
@@ -85,6 +92,7 @@ export const invoiceModel: ModelMeta = {
       governed: false,
       target: 'party',
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'lead',
@@ -96,6 +104,7 @@ export const invoiceModel: ModelMeta = {
       governed: false,
       target: 'lead',
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'amount',
@@ -107,6 +116,7 @@ export const invoiceModel: ModelMeta = {
       governed: false,
       hiddenFromAgents: false,
       currency: 'EUR',
+      computed: false,
     },
     {
       name: 'issue_date',
@@ -117,6 +127,7 @@ export const invoiceModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'due_date',
@@ -127,6 +138,7 @@ export const invoiceModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'state',
@@ -138,6 +150,7 @@ export const invoiceModel: ModelMeta = {
       governed: true,
       options: ['draft', 'posted', 'paid', 'cancelled'],
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'internal_note',
@@ -148,9 +161,13 @@ export const invoiceModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: true,
+      computed: false,
     },
   ],
   actions: [invoicePostAction, invoicePayAction, invoiceCancelAction],
   referencedBy: [],
   list: ['party', 'state', 'amount', 'due_date'],
+  lines: [],
+  uniques: [],
+  rules: [],
 };

@@ -147,4 +147,5 @@ export const invoiceQueries: ModelQueries<Required<Invoice>> = {
   lockForWrite: lockInvoiceForWrite,
   lockForRef: lockInvoiceForRef,
   firstReferrer: firstInvoiceReferrer,
+  lines: {},
 };

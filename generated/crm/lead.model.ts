@@ -10,6 +10,8 @@ export const leadQualifyAction: ActionMeta = {
   to: 'qualified',
   required: [],
   needsApproval: false,
+  inputs: [],
+  set: {},
 };
 
 /** `lead.win`: stage qualified → won. */
@@ -21,6 +23,8 @@ export const leadWinAction: ActionMeta = {
   to: 'won',
   required: [],
   needsApproval: false,
+  inputs: [],
+  set: {},
 };
 
 /** `lead.lose`: stage new | qualified → lost. */
@@ -32,6 +36,21 @@ export const leadLoseAction: ActionMeta = {
   to: 'lost',
   required: ['lost_reason'],
   needsApproval: false,
+  inputs: [
+    {
+      name: 'lost_reason',
+      kind: 'text',
+      label: 'Lost reason',
+      description: '',
+      required: true,
+      personal: false,
+      governed: false,
+      hiddenFromAgents: false,
+      computed: false,
+      field: true,
+    },
+  ],
+  set: {},
 };
 
 /** Model `lead` of module crm. */
@@ -74,6 +93,7 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'party',
@@ -85,6 +105,7 @@ export const leadModel: ModelMeta = {
       governed: false,
       target: 'party',
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'stage',
@@ -96,6 +117,7 @@ export const leadModel: ModelMeta = {
       governed: true,
       options: ['new', 'qualified', 'won', 'lost'],
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'expected_revenue',
@@ -106,6 +128,7 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'probability',
@@ -116,6 +139,7 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'close_date',
@@ -126,6 +150,7 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'hot',
@@ -136,6 +161,7 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'notes',
@@ -147,6 +173,7 @@ export const leadModel: ModelMeta = {
       maskLabel: 'NOTES',
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'lost_reason',
@@ -157,9 +184,13 @@ export const leadModel: ModelMeta = {
       personal: false,
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
   ],
   actions: [leadQualifyAction, leadWinAction, leadLoseAction],
   referencedBy: [{ model: 'invoice', field: 'lead' }],
   list: ['party', 'stage', 'expected_revenue', 'close_date'],
+  lines: [],
+  uniques: [],
+  rules: [],
 };

@@ -152,4 +152,5 @@ export const leadQueries: ModelQueries<Lead> = {
   lockForWrite: lockLeadForWrite,
   lockForRef: lockLeadForRef,
   firstReferrer: firstLeadReferrer,
+  lines: {},
 };

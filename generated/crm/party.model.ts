@@ -33,6 +33,7 @@ export const partyModel: ModelMeta = {
       maskLabel: 'NAME',
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'email',
@@ -44,6 +45,7 @@ export const partyModel: ModelMeta = {
       maskLabel: 'EMAIL',
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'phone',
@@ -55,6 +57,7 @@ export const partyModel: ModelMeta = {
       maskLabel: 'PHONE',
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'kind',
@@ -66,6 +69,7 @@ export const partyModel: ModelMeta = {
       governed: false,
       options: ['person', 'company'],
       hiddenFromAgents: false,
+      computed: false,
     },
     {
       name: 'tax_id',
@@ -77,6 +81,7 @@ export const partyModel: ModelMeta = {
       governed: false,
       readRoles: ['accountant'],
       hiddenFromAgents: true,
+      computed: false,
     },
     {
       name: 'notes',
@@ -88,9 +93,17 @@ export const partyModel: ModelMeta = {
       maskLabel: 'NOTES',
       governed: false,
       hiddenFromAgents: false,
+      computed: false,
     },
   ],
   actions: [],
-  referencedBy: [{ model: 'lead', field: 'party' }, { model: 'invoice', field: 'party' }],
+  referencedBy: [
+    { model: 'lead', field: 'party' },
+    { model: 'invoice', field: 'party' },
+    { model: 'order', field: 'customer' },
+  ],
   list: ['kind', 'email', 'phone'],
+  lines: [],
+  uniques: [],
+  rules: [],
 };

@@ -113,12 +113,14 @@ export async function lockPartyForRef(db: Knex, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** The first record that refers to the party with this id (lead.party, invoice.party), or undefined. */
+/** The first record that refers to the party with this id (lead.party, invoice.party, order.customer), or undefined. */
 export async function firstPartyReferrer(db: Knex, id: string): Promise<Referrer | undefined> {
   const leadByParty = await selectFirst<StoredRecord>(db, 'select "id" from "lead" where "party" = ? limit 1', [id]);
   if (leadByParty !== undefined) return { model: 'lead', field: 'party', id: leadByParty.id };
   const invoiceByParty = await selectFirst<StoredRecord>(db, 'select "id" from "invoice" where "party" = ? limit 1', [id]);
   if (invoiceByParty !== undefined) return { model: 'invoice', field: 'party', id: invoiceByParty.id };
+  const orderByCustomer = await selectFirst<StoredRecord>(db, 'select "id" from "order" where "customer" = ? limit 1', [id]);
+  if (orderByCustomer !== undefined) return { model: 'order', field: 'customer', id: orderByCustomer.id };
   return undefined;
 }
 
@@ -135,4 +137,5 @@ export const partyQueries: ModelQueries<Required<Party>> = {
   lockForWrite: lockPartyForWrite,
   lockForRef: lockPartyForRef,
   firstReferrer: firstPartyReferrer,
+  lines: {},
 };

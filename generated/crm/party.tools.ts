@@ -288,7 +288,7 @@ export const partyTools: readonly ToolMeta[] = [
     name: 'party__delete',
     command: 'party.delete',
     title: 'Delete party',
-    description: 'Delete a party (agents can only propose this). Returns {denied, value} with {id} as value. Refused while a record refers to it (lead.party, invoice.party). For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    description: 'Delete a party (agents can only propose this). Returns {denied, value} with {id} as value. Refused while a record refers to it (lead.party, invoice.party, order.customer). For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',

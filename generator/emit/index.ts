@@ -5,6 +5,7 @@
  */
 import type { ProjectIR } from '../ir.ts';
 import { emitCommands } from './commands.ts';
+import { emitLogic } from './logic.ts';
 import { createContext, type EmitOptions, type Emitter } from './context.ts';
 import { emitModels } from './model.ts';
 import { emitQueries } from './queries.ts';
@@ -24,7 +25,7 @@ export function banner(source: string): string {
   return `${BANNER_PREFIX}${source} — do not edit. Regenerate with \`npx rmsgen build\`.`;
 }
 
-const EMITTERS: readonly Emitter[] = [emitSchemas, emitModels, emitCommands, emitQueries, emitTools, emitRoles, emitRegistry];
+const EMITTERS: readonly Emitter[] = [emitSchemas, emitModels, emitCommands, emitQueries, emitTools, emitLogic, emitRoles, emitRegistry];
 
 export function emit(ir: ProjectIR, options: EmitOptions = {}): FileMap {
   const context = createContext(ir, options);

@@ -4,18 +4,37 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
-import { historyInput, indexedTextMaxLength, kinds, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
-import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
+import { historyInput, indexedTextMaxLength, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
+import type { CommandIR, FieldIR, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
-import { call, code, quote, type Code } from './print.ts';
+import { builderCall, valueSchema, type ValueArguments } from '../value-schemas.ts';
+import { call, Call, code, literal, quote, type Code } from './print.ts';
 
-export interface InputProperty {
-  readonly name: string;
-  /** Undefined for the record `id`. */
-  readonly field: FieldIR | undefined;
-  readonly nullable: boolean;
-  readonly optional: boolean;
-}
+/** A property of a command's input object: the record's `id`, a field's value, or a line list. */
+export type InputProperty =
+  | { readonly kind: 'id'; readonly name: 'id' }
+  | {
+      readonly kind: 'field';
+      readonly name: string;
+      /** How its errors name it: `order.number`, `order.cancel.reason` (an action's input that is no field). */
+      readonly path: string;
+      readonly field: FieldIR;
+      readonly nullable: boolean;
+      readonly optional: boolean;
+      /** The most characters storage takes, for a text field in an index (see `indexedMaxLength`). */
+      readonly maxLength: number | undefined;
+    }
+  | {
+      readonly kind: 'lines';
+      readonly name: string;
+      readonly list: LineListIR;
+      /** Its lines are the fields of the list; with `ids`, each may carry the id of a line it keeps (update). */
+      readonly lines: readonly Extract<InputProperty, { kind: 'field' }>[];
+      readonly ids: boolean;
+      readonly optional: boolean;
+    };
+
+type FieldProperty = Extract<InputProperty, { kind: 'field' }>;
 
 /** `list`, `history`, `revert`: a shared input of the runtime's (`listInput`, `historyInput(model)`, `revertInput(model)`). */
 export type CommandInput =
@@ -24,15 +43,46 @@ export type CommandInput =
   | { readonly kind: 'revert' }
   | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
 
-const ID: InputProperty = { name: 'id', field: undefined, nullable: false, optional: false };
+const ID: InputProperty = { kind: 'id', name: 'id' };
 
 /**
- * create: required fields required, others nullable and optional, governed fields left out (the
- * runtime refuses them before zod); update: id plus every field optional (optional fields also
- * nullable); get/delete: id; list/search: the shared list input; history: id and a page; revert: id
- * and a change id; action: id plus its required fields.
+ * create: required fields required, others nullable and optional, governed and computed fields
+ * left out (the runtime refuses them before zod), each line list (required when it needs a line);
+ * update: id plus every field but the computed ones optional (optional fields also nullable), each
+ * line list optional (it becomes the new list); get/delete: id; list/search: the shared list input;
+ * history: id and a page; revert: id and a change id; action: id plus its inputs (required or not).
  */
 export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
+  const own = (field: FieldIR, nullable: boolean, optional: boolean): FieldProperty => ({
+    kind: 'field',
+    name: field.name,
+    path: `${model.name}.${field.name}`,
+    field,
+    nullable,
+    optional,
+    maxLength: indexedMaxLength(model.fields, [...model.indexes, ...model.uniques.map((entry) => entry.fields)], field),
+  });
+  const lineLists = (ids: boolean) =>
+    model.lines.map(
+      (list): InputProperty => ({
+        kind: 'lines',
+        name: list.name,
+        list,
+        lines: list.fields
+          .filter((field) => field.computed === undefined)
+          .map((field) => ({
+            kind: 'field',
+            name: field.name,
+            path: `${model.name}.${list.name}[].${field.name}`,
+            field,
+            nullable: !field.required,
+            optional: !field.required,
+            maxLength: indexedMaxLength(list.fields, [], field),
+          })),
+        ids,
+        optional: ids || list.min === 0,
+      }),
+    );
   switch (command.kind) {
     case 'get':
     case 'delete':
@@ -47,20 +97,32 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
     case 'create':
       return {
         kind: 'object',
-        properties: model.fields
-          .filter((field) => !field.governed)
-          .map((field) => ({ name: field.name, field, nullable: !field.required, optional: !field.required })),
+        properties: [
+          ...model.fields.filter((field) => !field.governed && field.computed === undefined).map((field) => own(field, !field.required, !field.required)),
+          ...lineLists(false),
+        ],
       };
     case 'update':
       return {
         kind: 'object',
-        properties: [ID, ...model.fields.map((field) => ({ name: field.name, field, nullable: !field.required && !field.governed, optional: true }))],
+        properties: [
+          ID,
+          ...model.fields.filter((field) => field.computed === undefined).map((field) => own(field, !field.required && !field.governed, true)),
+          ...lineLists(true),
+        ],
       };
-    case 'action': {
-      const required = new Set(command.action.required);
-      const fields = model.fields.filter((field) => required.has(field.name));
-      return { kind: 'object', properties: [ID, ...fields.map((field) => ({ name: field.name, field, nullable: false, optional: false }))] };
-    }
+    case 'action':
+      return {
+        kind: 'object',
+        properties: [
+          ID,
+          ...command.action.inputs.map(({ input, field }): InputProperty =>
+            field
+              ? own(input, false, !input.required)
+              : { kind: 'field', name: input.name, path: `${model.name}.${command.action.name}.${input.name}`, field: input, nullable: false, optional: !input.required, maxLength: undefined },
+          ),
+        ],
+      };
   }
 }
 
@@ -74,68 +136,89 @@ export function inputTypeName(model: ModelIR, command: CommandIR): string {
   return `${pascalCase(model.name)}${pascalCase(command.name)}Input`;
 }
 
-/**
- * A field's value schema, printed (for `<model>.schemas.ts`) and live (for the tools' JSON Schema),
- * from the same builder. `maxLength`: an indexed text field's (see `indexedMaxLength`).
- */
-interface KindBuilder {
-  print(path: string, maxLength?: number): string;
-  build(path: string, maxLength?: number): z.ZodType;
+/** What the runtime's builder of the field's kind is told: its options, target, scale, bounds and text checks, and the storage limit. */
+export function valueArguments(field: FieldIR, maxLength?: number): ValueArguments {
+  switch (field.kind) {
+    case 'text':
+    case 'longtext':
+    case 'email':
+    case 'url':
+    case 'phone':
+      return { maxLength, length: field.length, pattern: field.pattern };
+    case 'number':
+    case 'money':
+    case 'date':
+    case 'datetime':
+      return { min: field.min, max: field.max };
+    case 'decimal':
+      return { scale: field.scale, min: field.min, max: field.max };
+    case 'select':
+    case 'multiselect':
+      return { options: field.options };
+    case 'ref':
+      return { target: field.target };
+    case 'bool':
+      return {};
+  }
 }
 
-const textOptions = (maxLength: number | undefined) => (maxLength === undefined ? {} : { maxLength });
-const printTextOptions = (maxLength: number | undefined) => (maxLength === undefined ? '' : `, { maxLength: ${maxLength} }`);
-
-/** One builder per field kind. */
-const KIND_BUILDERS: FieldKindTable<KindBuilder> = {
-  text: () => ({ print: (path, maxLength) => `kinds.text(${quote(path)}${printTextOptions(maxLength)})`, build: (path, maxLength) => kinds.text(path, textOptions(maxLength)) }),
-  longtext: () => ({
-    print: (path, maxLength) => `kinds.longtext(${quote(path)}${printTextOptions(maxLength)})`,
-    build: (path, maxLength) => kinds.longtext(path, textOptions(maxLength)),
-  }),
-  number: () => ({ print: (path) => `kinds.number(${quote(path)})`, build: (path) => kinds.number(path) }),
-  money: () => ({ print: (path) => `kinds.money(${quote(path)})`, build: (path) => kinds.money(path) }),
-  date: () => ({ print: (path) => `kinds.date(${quote(path)})`, build: (path) => kinds.date(path) }),
-  bool: () => ({ print: (path) => `kinds.bool(${quote(path)})`, build: (path) => kinds.bool(path) }),
-  select: (field) => ({
-    print: (path) => `kinds.select(${quote(path)}, [${field.options.map(quote).join(', ')}])`,
-    build: (path) => kinds.select(path, field.options),
-  }),
-  ref: (field) => ({
-    print: (path) => `kinds.ref(${quote(path)}, ${quote(field.target)})`,
-    build: (path) => kinds.ref(path, field.target),
-  }),
-};
-
 /**
- * The most characters a text field in a btree index (`unique`, `index`, an `indexes` entry) may
- * hold, shared among the text fields of its largest such index (runtime/kinds.ts,
+ * The most characters a text field in a btree index (`unique`, `index`, an `indexes` or `unique`
+ * entry) may hold, shared among the text fields of its largest such index (runtime/kinds.ts,
  * `indexedTextMaxLength`); undefined for a field in none, which takes its kind's default.
  */
-function indexedMaxLength(model: ModelIR, field: FieldIR): number | undefined {
-  if (field.kind !== 'text' && field.kind !== 'longtext') return undefined;
-  const isText = (name: string) => model.fields.some((other) => other.name === name && (other.kind === 'text' || other.kind === 'longtext'));
+function indexedMaxLength(fields: readonly FieldIR[], indexes: readonly (readonly string[])[], field: FieldIR): number | undefined {
+  const isText = (name: string) => fields.some((other) => other.name === name && isTextKind(other));
+  if (!isTextKind(field)) return undefined;
   const textFieldsPerIndex = [
     ...(field.index || field.unique ? [1] : []),
-    ...model.indexes.filter((fields) => fields.includes(field.name)).map((fields) => fields.filter(isText).length),
+    ...indexes.filter((names) => names.includes(field.name)).map((names) => names.filter(isText).length),
   ];
   return textFieldsPerIndex.length === 0 ? undefined : indexedTextMaxLength(Math.max(...textFieldsPerIndex));
 }
 
-function printProperty(model: ModelIR, property: InputProperty): string {
-  if (!property.field) return 'recordId';
-  let text = forFieldKind(KIND_BUILDERS, property.field).print(`${model.name}.${property.name}`, indexedMaxLength(model, property.field));
+function isTextKind(field: FieldIR): boolean {
+  return field.kind === 'text' || field.kind === 'longtext' || field.kind === 'email' || field.kind === 'url' || field.kind === 'phone';
+}
+
+function printField(property: FieldProperty): string {
+  const { builder, args } = builderCall(property.field.kind, valueArguments(property.field, property.maxLength));
+  let text = `kinds.${builder}(${[quote(property.path), ...args.map((arg) => literal(arg))].join(', ')})`;
   if (property.nullable) text += '.nullable()';
   if (property.optional) text += '.optional()';
   return text;
 }
 
-function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
-  if (!property.field) return recordId;
-  let schema: z.ZodType = forFieldKind(KIND_BUILDERS, property.field).build(`${model.name}.${property.name}`, indexedMaxLength(model, property.field));
+function buildField(property: FieldProperty): z.ZodType {
+  let schema = valueSchema(property.path, property.field.kind, valueArguments(property.field, property.maxLength));
   if (property.nullable) schema = schema.nullable();
   if (property.optional) schema = schema.optional();
   return schema;
+}
+
+/** The options `kinds.lines` takes. */
+function linesOptions(property: Extract<InputProperty, { kind: 'lines' }>) {
+  return { min: property.list.min, max: property.list.max, ...(property.ids ? { ids: true } : {}) };
+}
+
+function printProperty(model: ModelIR, property: InputProperty): Code | Call {
+  if (property.kind === 'id') return code('recordId');
+  if (property.kind === 'field') return code(printField(property));
+  const fields = Object.fromEntries(property.lines.map((line) => [line.name, code(printField(line))]));
+  return new Call('kinds.lines', [`${model.name}.${property.name}`, fields, linesOptions(property)], property.optional ? '.optional()' : '');
+}
+
+function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
+  if (property.kind === 'id') return recordId;
+  if (property.kind === 'field') return buildField(property);
+  const fields = Object.fromEntries(property.lines.map((line) => [line.name, buildField(line)]));
+  const schema = kinds.lines(`${model.name}.${property.name}`, fields, linesOptions(property));
+  return property.optional ? schema.optional() : schema;
+}
+
+/** One line of a line list property, live: what the tools' JSON Schema describes each item of the list as. */
+export function buildLine(model: ModelIR, property: Extract<InputProperty, { kind: 'lines' }>): z.ZodType {
+  return lineObjectOf(`${model.name}.${property.name}`, Object.fromEntries(property.lines.map((line) => [line.name, buildField(line)])), property.ids);
 }
 
 /**
@@ -146,7 +229,7 @@ function buildProperty(model: ModelIR, property: InputProperty): z.ZodType {
 export function printInput(model: ModelIR, input: CommandInput, indent = 0, prefix = 0, suffix = 0): Code {
   if (input.kind === 'list') return code('listInput');
   if (input.kind !== 'object') return code(`${input.kind}Input(${quote(model.name)})`);
-  const shape = Object.fromEntries(input.properties.map((property) => [property.name, code(printProperty(model, property))]));
+  const shape = Object.fromEntries(input.properties.map((property) => [property.name, printProperty(model, property)]));
   return call('z.strictObject', [shape, { error: code(`unknownFieldError(${quote(model.name)})`) }], indent, prefix + suffix);
 }
 
@@ -181,7 +264,7 @@ export function kindsImports(inputs: readonly CommandInput[]): string[] {
     else if (input.kind !== 'object') used.add(`${input.kind}Input`);
     else {
       used.add('unknownFieldError');
-      for (const property of input.properties) used.add(property.field ? 'kinds' : 'recordId');
+      for (const property of input.properties) used.add(property.kind === 'id' ? 'recordId' : 'kinds');
     }
   }
   return ['historyInput', 'kinds', 'listInput', 'recordId', 'revertInput', 'unknownFieldError'].filter((name) => used.has(name));

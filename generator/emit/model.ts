@@ -1,6 +1,6 @@
-/** `<module>/<model>.model.ts`: the model's metadata (fields, actions, table) for the runtime. */
+/** `<module>/<model>.model.ts`: the model's metadata (fields, actions, line lists, tables, uniques, locked states, rules) for the runtime. */
 import type { ColumnType } from '../../runtime/registry.ts';
-import type { ActionIR, FieldIR, FieldKind, ModelIR } from '../ir.ts';
+import type { ActionIR, FieldIR, FieldKind, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { code, literal } from './print.ts';
@@ -16,6 +16,15 @@ const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
   bool: 'bool',
   select: 'text',
   ref: 'id',
+  // Exactly: the value × 10^scale (a bigint on PostgreSQL), never a float.
+  decimal: 'integer',
+  // The UTC form `YYYY-MM-DDTHH:MM:SS.sssZ`, which sorts as the instants do.
+  datetime: 'text',
+  email: 'text',
+  url: 'text',
+  phone: 'text',
+  // The JSON array of the chosen options, in their declared order.
+  multiselect: 'text',
 };
 
 /** `leadQualifyAction`. */
@@ -28,12 +37,66 @@ export function neverEmpty(field: FieldIR): boolean {
   return field.required || field.governed;
 }
 
+/**
+ * Whether the field holds a value in every record the service writes: a NOT NULL column, or a
+ * computed field (its function returns a value of the kind on every write; its column stays
+ * nullable so that one can be added to a table that has rows).
+ */
+export function alwaysSet(field: FieldIR): boolean {
+  return neverEmpty(field) || field.computed !== undefined;
+}
+
 /** The database table of a model: named after it. */
 export function tableName(model: ModelIR): string {
   return model.name;
 }
 
-function fieldMeta(field: FieldIR) {
+/** The table of a line list: `<model>__<lines>` (model names have no double underscore, so it is never a model's). */
+export function lineTableName(model: ModelIR, list: LineListIR): string {
+  return `${model.name}__${list.name}`;
+}
+
+/** What only some kinds have. */
+interface KindParts {
+  readonly options?: readonly string[];
+  readonly target?: string;
+  readonly currency?: string | undefined;
+  readonly scale?: number;
+  readonly min?: number | string | undefined;
+  readonly max?: number | string | undefined;
+  readonly length?: number | undefined;
+  readonly pattern?: string | undefined;
+}
+
+/** What only some kinds have, on the fields of those kinds; the rest absent. */
+function kindParts(field: FieldIR): KindParts {
+  switch (field.kind) {
+    case 'select':
+    case 'multiselect':
+      return { options: field.options };
+    case 'ref':
+      return { target: field.target };
+    case 'money':
+      return { currency: field.currency, min: field.min, max: field.max };
+    case 'decimal':
+      return { scale: field.scale, min: field.min, max: field.max };
+    case 'number':
+    case 'date':
+    case 'datetime':
+      return { min: field.min, max: field.max };
+    case 'text':
+    case 'longtext':
+    case 'email':
+    case 'url':
+    case 'phone':
+      return { length: field.length, pattern: field.pattern };
+    case 'bool':
+      return {};
+  }
+}
+
+export function fieldMeta(field: FieldIR) {
+  const parts = kindParts(field);
   return {
     name: field.name,
     kind: field.kind,
@@ -43,11 +106,19 @@ function fieldMeta(field: FieldIR) {
     personal: field.personal,
     maskLabel: field.personal ? field.maskLabel : undefined,
     governed: field.governed,
-    options: field.kind === 'select' ? field.options : undefined,
-    target: field.kind === 'ref' ? field.target : undefined,
+    options: parts.options,
+    target: parts.target,
     readRoles: field.readRoles,
     hiddenFromAgents: field.hiddenFromAgents,
-    currency: field.kind === 'money' ? field.currency : undefined,
+    currency: parts.currency,
+    scale: parts.scale,
+    min: parts.min,
+    max: parts.max,
+    length: parts.length,
+    pattern: parts.pattern,
+    default: field.default,
+    computed: field.computed !== undefined,
+    writeRoles: field.writeRoles,
   };
 }
 
@@ -63,24 +134,60 @@ function indexesOf(model: ModelIR) {
     .filter((field) => field.index && !field.unique && !automatic.includes(field.name))
     .map((field) => ({ fields: [field.name], unique: false }));
   const declared = model.indexes.map((fields) => ({ fields, unique: false }));
-  return [...automatic, ...unique, ...indexed, ...declared];
+  // The model's `unique`: composite ones, and partial ones (unique among the records `where` selects).
+  const uniques = model.uniques.map((entry) => ({ fields: entry.fields, unique: true, where: entry.where }));
+  return [...automatic, ...unique, ...indexed, ...declared, ...uniques];
+}
+
+/** A field's column. */
+function columnOf(field: FieldIR) {
+  return { name: field.name, type: COLUMN_TYPES[field.kind], notNull: neverEmpty(field), default: field.governed ? field.options[0] : undefined };
+}
+
+function searchedFields(fields: readonly FieldIR[]): string[] | undefined {
+  const searched = fields.filter((field) => (field.kind === 'text' || field.kind === 'longtext') && field.search).map((field) => field.name);
+  return searched.length > 0 ? searched : undefined;
 }
 
 function tableMeta(model: ModelIR) {
-  const searched = model.fields.filter((field) => (field.kind === 'text' || field.kind === 'longtext') && field.search).map((field) => field.name);
   return {
     name: tableName(model),
+    columns: [{ name: 'id', type: 'id', notNull: true }, ...model.fields.map(columnOf)],
+    indexes: indexesOf(model),
+    search: searchedFields(model.fields),
+  };
+}
+
+/**
+ * A line list's table: `id`, `owner` (the record's id), `position` (its place in the list, from
+ * 0), then one column per field. Indexed by owner (every read of lines is by owners) and, as a
+ * model's, by each ref and what its fields declare.
+ */
+function lineTableMeta(model: ModelIR, list: LineListIR) {
+  const refs = list.fields.filter((field) => field.kind === 'ref').map((field) => field.name);
+  const indexed = list.fields.filter((field) => field.index && field.kind !== 'ref').map((field) => ({ fields: [field.name], unique: false }));
+  return {
+    name: lineTableName(model, list),
     columns: [
       { name: 'id', type: 'id', notNull: true },
-      ...model.fields.map((field) => ({
-        name: field.name,
-        type: COLUMN_TYPES[field.kind],
-        notNull: neverEmpty(field),
-        default: field.governed ? field.options[0] : undefined,
-      })),
+      { name: 'owner', type: 'id', notNull: true },
+      { name: 'position', type: 'integer', notNull: true },
+      ...list.fields.map(columnOf),
     ],
-    indexes: indexesOf(model),
-    search: searched.length > 0 ? searched : undefined,
+    indexes: ['owner', ...refs, ...indexed],
+    search: searchedFields(list.fields),
+  };
+}
+
+function lineListMeta(model: ModelIR, list: LineListIR) {
+  return {
+    name: list.name,
+    label: list.label,
+    description: list.description,
+    min: list.min,
+    max: list.max,
+    fields: list.fields.map(fieldMeta),
+    table: lineTableMeta(model, list),
   };
 }
 
@@ -96,6 +203,8 @@ function buildModelFile(context: EmitContext, model: ModelIR, path: string, file
       to: action.to,
       required: action.required,
       needsApproval: action.needsApproval,
+      inputs: action.inputs.map(({ input, field }) => ({ ...fieldMeta(input), field })),
+      set: Object.fromEntries(action.set.map(({ field, to }) => [field, to])),
     };
     file.addConst({
       isExported: true,
@@ -114,6 +223,10 @@ function buildModelFile(context: EmitContext, model: ModelIR, path: string, file
     actions: model.actions.map((action) => code(actionConstName(model, action))),
     referencedBy: model.referencedBy,
     list: model.list.length > 0 ? model.list : undefined,
+    lines: model.lines.map((list) => lineListMeta(model, list)),
+    uniques: model.uniques.map((entry) => ({ fields: entry.fields, where: entry.where })),
+    lockedIn: model.lockedIn,
+    rules: model.rules.map((rule) => ({ fields: rule.fields, message: rule.message })),
   };
   file.addConst({
     isExported: true,

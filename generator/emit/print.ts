@@ -16,6 +16,19 @@ export function code(text: string): Code {
   return new Code(text);
 }
 
+/**
+ * A call inside a value being printed, laid out like the rest of it: inline when it fits, else one
+ * argument per line at the call's own indentation. `suffix` follows the closing parenthesis
+ * (`.optional()`).
+ */
+export class Call {
+  constructor(
+    readonly callee: string,
+    readonly args: readonly unknown[],
+    readonly suffix = '',
+  ) {}
+}
+
 export function quote(text: string): string {
   return `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
@@ -48,6 +61,10 @@ function inline(value: unknown, cache?: InlineCache): string | undefined {
 }
 
 function inlineComposite(value: object, cache: InlineCache | undefined): string | undefined {
+  if (value instanceof Call) {
+    const parts = value.args.map((arg) => inline(arg, cache));
+    return parts.some((part) => part === undefined) ? undefined : `${value.callee}(${parts.join(', ')})${value.suffix}`;
+  }
   if (Array.isArray(value)) {
     const parts = value.map((entry) => inline(entry, cache));
     return parts.some((part) => part === undefined) ? undefined : `[${parts.join(', ')}]`;
@@ -74,6 +91,9 @@ function layout(value: unknown, indent: number, prefix: number, cache: InlineCac
   if (flat !== undefined && indent * 2 + prefix + flat.length + 1 <= WIDTH) return flat;
   const pad = '  '.repeat(indent + 1);
   const close = '  '.repeat(indent);
+  if (value instanceof Call) {
+    return `${value.callee}(\n${value.args.map((arg) => `${pad}${layout(arg, indent + 1, 0, cache)},\n`).join('')}${close})${value.suffix}`;
+  }
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     return `[\n${value.map((entry) => `${pad}${layout(entry, indent + 1, 0, cache)},\n`).join('')}${close}]`;

@@ -5,12 +5,12 @@
  * record service, which reads and writes records only through them: what is the same for every
  * call is written out here; what depends on the call (filters, order, paging) the runtime compiles.
  */
-import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
-import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
+import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
+import { camelCase, inSentence, pascalCase, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { neverEmpty, tableName } from './model.ts';
+import { alwaysSet, lineTableName, tableName } from './model.ts';
 import { code, docComment, literal, quote } from './print.ts';
-import { absentForSomeCallers, valueType } from './schemas.ts';
+import { absentForSomeCallers, lineTypeName, valueType } from './schemas.ts';
 import type { ImportedName, Parameter, SourceText } from './source.ts';
 
 /** The exported names of a model's queries file. */
@@ -30,6 +30,7 @@ export function queryNames(model: ModelIR) {
     lockForWrite: `lock${pascal}ForWrite`,
     lockForRef: `lock${pascal}ForRef`,
     firstReferrer: `first${pascal}Referrer`,
+    stored: `Stored${pascal}`,
     queries: modelExports(model).queries,
   };
 }
@@ -39,35 +40,52 @@ function sqlName(name: string): string {
   return `"${name}"`;
 }
 
-/** The runtime converter a field's JSON value is bound through, if any: only booleans need one (SQLite stores 1/0). */
-const TO_DB: FieldKindTable<string | undefined> = {
+/**
+ * How a field's JSON value is bound, as an expression over `value`, where it needs a runtime
+ * converter: booleans (SQLite stores 1/0; the converter takes the dialect), decimals (stored as
+ * integers, the value × 10^scale) and multiselects (a JSON array). Undefined: bound as it is.
+ */
+const TO_DB: FieldKindTable<((value: string) => string) | undefined> = {
   text: () => undefined,
   longtext: () => undefined,
   number: () => undefined,
   money: () => undefined,
   date: () => undefined,
-  bool: () => 'toDb.bool',
+  bool: () => (value) => `toDb.bool(${value}, dialect)`,
   select: () => undefined,
   ref: () => undefined,
+  decimal: (field) => (value) => `toDb.decimal(${value}, ${field.scale})`,
+  datetime: () => undefined,
+  email: () => undefined,
+  url: () => undefined,
+  phone: () => undefined,
+  multiselect: () => (value) => `toDb.multiselect(${value})`,
 };
 
-/** The bound value of a field, as an expression over `value` (converters take the dialect). */
+/** The bound value of a field, as an expression over `value`. */
 function boundValue(field: FieldIR, value: string): string {
-  const convert = forFieldKind(TO_DB, field);
-  return convert === undefined ? value : `${convert}(${value}, dialect)`;
+  return forFieldKind(TO_DB, field)?.(value) ?? value;
+}
+
+/** Whether a field's value is bound through a converter. */
+function converted(field: FieldIR): boolean {
+  return forFieldKind(TO_DB, field) !== undefined;
 }
 
 /** Whether binding the field's value depends on the database. */
 function boundByDialect(field: FieldIR): boolean {
-  return forFieldKind(TO_DB, field) !== undefined;
+  return field.kind === 'bool';
 }
+
+/** Kinds whose values the converter reads back as a wider type than the field's (`string` for a select's options). */
+const NARROWED_KINDS: ReadonlySet<FieldIR['kind']> = new Set(['select', 'multiselect']);
 
 /** The record property read from a row: the kind's converter, cast where the column says more than the converter's type. */
 function readValue(field: FieldIR): string {
-  const read = `fromDb.${field.kind}(row.${field.name})`;
-  // NOT NULL columns are never empty; a select holds one of its options.
-  if (!neverEmpty(field) && field.kind !== 'select') return read;
-  return `${read} as ${valueType(field)}${neverEmpty(field) ? '' : ' | null'}`;
+  const read = `fromDb.${field.kind}(row.${field.name}${field.kind === 'decimal' ? `, ${field.scale}` : ''})`;
+  // NOT NULL columns and computed fields are never empty; a select holds one of its options.
+  if (!alwaysSet(field) && !NARROWED_KINDS.has(field.kind)) return read;
+  return `${read} as ${valueType(field)}${alwaysSet(field) ? '' : ' | null'}`;
 }
 
 function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
@@ -78,15 +96,18 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   // The imported names a model's own names would hide: a model `knex` has a record interface `Knex`.
   const alias = (name: string) => (name !== pascal ? name : name === 'Knex' ? 'KnexClient' : `Runtime${name}`);
   const knex = alias('Knex');
-  // Every field is read here, including those some callers may not see.
-  const record = model.fields.some(absentForSomeCallers) ? `Required<${pascal}>` : pascal;
+  // Every field is read here, including those some callers may not see; lines are read by their own queries.
+  const everyField = model.fields.some(absentForSomeCallers) ? `Required<${pascal}>` : pascal;
+  const record = model.lines.length > 0 ? names.stored : everyField;
   const columns = ['id', ...model.fields.map((field) => field.name)];
   const referrers = model.referencedBy.map((ref) => {
     const referring = allModels(context.ir).find((candidate) => candidate.name === ref.model);
     if (!referring) throw new Error(`model ${model.name} is referred to by unknown model ${ref.model}`);
     return { ...ref, label: inSentence(referring.label), table: sqlName(tableName(referring)), local: `${camelCase(ref.model)}By${pascalCase(ref.field)}` };
   });
-  const dialectBound = model.fields.some(boundByDialect);
+  const lineFields = model.lines.flatMap((list) => list.fields);
+  const dialectBound = [...model.fields, ...lineFields].some(boundByDialect);
+  const anyConverted = [...model.fields, ...lineFields].some(converted);
 
   file.addLeadingComment(
     docComment(
@@ -99,19 +120,31 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     alias(name) === name ? { name, isTypeOnly } : { name, alias: alias(name), isTypeOnly };
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: 'knex', namedImports: [namedImport('Knex')] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'db/connect.ts'), namedImports: ['dialectOf'] });
-  const hasUnique = model.fields.some((field) => field.unique);
+  const hasUnique = model.fields.some((field) => field.unique) || model.uniques.length > 0;
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'),
-    namedImports: hasUnique ? ['runSelect', 'runWrite', 'selectFirst', 'uniqueFields'] : ['runSelect', 'runWrite', 'selectFirst'],
+    namedImports: ['runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
   });
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
     namedImports: ['countList', 'selectList', namedImport('CompiledList', true)],
   });
-  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: dialectBound ? ['fromDb', 'toDb'] : ['fromDb'] });
-  const registryTypes = referrers.length > 0 ? ['ModelQueries', 'Referrer', 'StoredRecord'] : ['ModelQueries', 'Referrer'];
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: anyConverted ? ['fromDb', 'toDb'] : ['fromDb'] });
+  const registryTypes = [...(model.lines.length > 0 ? ['LineQueries'] : []), 'ModelQueries', 'Referrer', ...(referrers.length > 0 ? ['StoredRecord'] : [])];
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
-  file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: `./${model.name}.schemas.ts`, namedImports: [pascal] });
+  file.addImportDeclaration({
+    isTypeOnly: true,
+    moduleSpecifier: `./${model.name}.schemas.ts`,
+    namedImports: [pascal, ...model.lines.map((list) => lineTypeName(model, list))],
+  });
+  if (model.lines.length > 0) {
+    file.addTypeAlias({
+      name: names.stored,
+      isExported: true,
+      docs: `${withArticleCapitalised(phrase)} as table ${table} holds it: every field, without its lines (${model.lines.map((list) => list.name).join(', ')}), which their own queries read and write.`,
+      type: `Omit<${everyField}, ${model.lines.map((list) => quote(list.name)).join(' | ')}>`,
+    });
+  }
 
   file.addConst({
     name: names.columns,
@@ -139,11 +172,14 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
   statement('DELETE', quote(`delete from ${table} where "id" = ?`));
   const unique = model.fields.filter((field) => field.unique).map((field) => field.name);
-  if (unique.length > 0) {
+  const composite = model.uniques.map((entry) => ({ fields: entry.fields, where: entry.where }));
+  if (unique.length > 0 || composite.length > 0) {
     statement(
       'UNIQUE',
-      `uniqueFields(${quote(table.slice(1, -1))}, ${literal(unique)})`,
-      'Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free).',
+      `uniqueFields(${quote(table.slice(1, -1))}, ${literal(unique)}${composite.length > 0 ? `, ${literal(composite)}` : ''})`,
+      composite.length > 0
+        ? 'Its unique fields and indexes: a write that would repeat a value of one is refused with `<model>.<field> must be unique`, `<model>: <fields> must be unique` (the database decides, race-free).'
+        : 'Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free).',
     );
   }
   statement(
@@ -212,7 +248,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     docs: `Stores a new ${phrase}: every field as given (null when empty).`,
     parameters: [db, { name: 'record', type: record }],
     returnType: 'Promise<void>',
-    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${unique.length > 0 ? ', UNIQUE' : ''});`],
+    statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${hasUnique ? ', UNIQUE' : ''});`],
   });
 
   file.addFunction({
@@ -229,7 +265,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       `const set = (assignment: string, value: unknown) => {\n  assignments.push(assignment);\n  bindings.push(value);\n};`,
       ...model.fields.map((field) => `if (changes.${field.name} !== undefined) set(${quote(`${sqlName(field.name)} = ?`)}, ${boundValue(field, `changes.${field.name}`)});`),
       'if (assignments.length === 0) return;',
-      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]${unique.length > 0 ? ', UNIQUE' : ''});`,
+      `await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "id" = ?\`, [...bindings, id]${hasUnique ? ', UNIQUE' : ''});`,
     ],
   });
 
@@ -296,6 +332,8 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     });
   }
 
+  const lineQueries = model.lines.map((list) => addLineQueries(file, model, list));
+
   file.addConst({
     name: names.queries,
     isExported: true,
@@ -313,8 +351,100 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   lockForWrite: ${names.lockForWrite},
   lockForRef: ${names.lockForRef},
   firstReferrer: ${names.firstReferrer},
+  lines: ${lineQueries.length === 0 ? '{}' : `{ ${lineQueries.map(({ list, name }) => `${list}: ${name}`).join(', ')} }`},
 }`,
   });
+}
+
+function withArticleCapitalised(phrase: string): string {
+  const text = withArticle(phrase);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Lines bound in one multi-row insert at most: far below either database's limit on bound values. */
+const LINES_PER_INSERT = 100;
+
+/**
+ * The queries of one line list: its statements written once, its rows as typed lines, and the
+ * \`LineQueries\` object the model's queries hand the record service under the list's name.
+ */
+function addLineQueries(file: SourceText, model: ModelIR, list: LineListIR): { list: string; name: string } {
+  const constant = `${list.name.toUpperCase()}_LINES`;
+  const lineType = lineTypeName(model, list);
+  const prefix = `${camelCase(model.name)}${pascalCase(list.name)}`;
+  const table = sqlName(lineTableName(model, list));
+  const columns = ['id', 'owner', 'position', ...list.fields.map((field) => field.name)];
+  const fromRow = `${prefix}FromRow`;
+  const queries = `${prefix}Queries`;
+  const dialectBound = list.fields.some(boundByDialect);
+  const dialect = dialectBound ? ['const dialect = dialectOf(db);'] : [];
+
+  file.addConst({
+    name: `${constant}_COLUMNS`,
+    docs: `The columns of table ${table}: \`id\`, its record (\`owner\`), its place in the list (\`position\`, from 0), then one per field.`,
+    initializer: `${literal(columns, 0, `const ${constant}_COLUMNS = `.length + ' as const'.length)} as const`,
+  });
+  file.addConst({ name: `${constant}_SELECT`, initializer: quote(`select ${columns.map(sqlName).join(', ')} from ${table} where`) });
+  file.addConst({ name: `${constant}_INSERT`, initializer: quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values `) });
+  file.addConst({ name: `${constant}_DELETE`, initializer: quote(`delete from ${table} where "owner" = ?`) });
+
+  file.addFunction({
+    name: fromRow,
+    isExported: true,
+    docs: `A row of ${table} → ${withArticle(lineType).replace(lineType, `\`${lineType}\``)}, through the runtime's converters.`,
+    parameters: [{ name: 'row', type: 'Record<string, unknown>' }],
+    returnType: lineType,
+    statements: [`return {\n${['  id: fromDb.id(row.id),', ...list.fields.map((field) => `  ${field.name}: ${readValue(field)},`)].join('\n')}\n};`],
+  });
+
+  const bound = (field: FieldIR, value: string) => boundValue(field, value);
+  // Printed three levels in (object, method, loop), after the text before it on its line.
+  const bindingsHead = '  const bindings = rows.flatMap(({ line, position }) => ';
+  const insertBindings = literal([code('line.id'), code('ownerId'), code('position'), ...list.fields.map((field) => code(bound(field, `line.${field.name}`)))], 3, bindingsHead.length);
+  file.addConst({
+    name: queries,
+    isExported: true,
+    docs: `The queries of the lines of \`${model.name}.${list.name}\`, in table ${table}.`,
+    type: `LineQueries<${lineType}>`,
+    initializer: `{
+  table: ${quote(lineTableName(model, list))},
+  columns: ${constant}_COLUMNS,
+  async linesOf(db, ownerIds) {
+    const lines = new Map<string, ${lineType}[]>(ownerIds.map((id) => [id, []]));
+    const rows = await selectIn<Record<string, unknown> & { owner: string; position: number }>(db, ${constant}_SELECT, '"owner"', [], ownerIds);
+    rows.sort((a, b) => Number(a.position) - Number(b.position));
+    for (const row of rows) lines.get(row.owner)?.push(${fromRow}(row));
+    return lines;
+  },
+  async insert(db, ownerId, lines) {
+${[...dialect, `for (let i = 0; i < lines.length; i += ${LINES_PER_INSERT}) {`, `  const rows = lines.slice(i, i + ${LINES_PER_INSERT});`, `  const values = rows.map(() => ${quote(`(${columns.map(() => '?').join(', ')})`)}).join(', ');`, `  const bindings = rows.flatMap(({ line, position }) => ${insertBindings});`, `  await runWrite(db, \`\${${constant}_INSERT}\${values}\`, bindings);`, '}'].map((line) => `    ${line}`).join('\n')}
+  },
+  async update(db, ownerId, lines) {
+${[
+  ...dialect,
+  'for (const { id, changes, position } of lines) {',
+  "  const assignments = ['\"position\" = ?'];",
+  '  const bindings: unknown[] = [position];',
+  ...list.fields.flatMap((field) => [
+    `  if (changes.${field.name} !== undefined) {`,
+    `    assignments.push(${quote(`${sqlName(field.name)} = ?`)});`,
+    // Converters take the field's type; the others bind what they are given.
+    `    bindings.push(${bound(field, converted(field) ? `changes.${field.name} as ${lineType}[${quote(field.name)}]` : `changes.${field.name}`)});`,
+    '  }',
+  ]),
+  `  await runWrite(db, \`update ${table} set \${assignments.join(', ')} where "owner" = ? and "id" = ?\`, [...bindings, ownerId, id]);`,
+  '}',
+].map((line) => `    ${line}`).join('\n')}
+  },
+  async remove(db, ownerId, ids) {
+    for (const id of ids) await runWrite(db, \`\${${constant}_DELETE} and "id" = ?\`, [ownerId, id]);
+  },
+  async removeAll(db, ownerId) {
+    await runWrite(db, ${constant}_DELETE, [ownerId]);
+  },
+}`,
+  });
+  return { list: list.name, name: queries };
 }
 
 export const emitQueries: Emitter = (context) =>

@@ -1,11 +1,11 @@
-/** `<module>/<model>.schemas.ts`: the record interface and the zod input schema of every command. */
-import { forFieldKind, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
+/** `<module>/<model>.schemas.ts`: the record interface (with its line lists' line interfaces) and the zod input schema of every command. */
+import { forFieldKind, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { minorUnitsSentence, pascalCase, withArticle } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { commandInput, inputSchemaName, inputTypeName, kindsImports, printLazyInput } from './inputs.ts';
-import { neverEmpty } from './model.ts';
+import { alwaysSet } from './model.ts';
 import { quote } from './print.ts';
-import type { SourceText } from './source.ts';
+import type { PropertySignature, SourceText } from './source.ts';
 
 /** TypeScript type of a field's value in a record (SPEC 2.2). */
 const RECORD_TYPES: FieldKindTable<string> = {
@@ -17,6 +17,12 @@ const RECORD_TYPES: FieldKindTable<string> = {
   bool: () => 'boolean',
   select: (field) => field.options.map(quote).join(' | '),
   ref: () => 'string',
+  decimal: () => 'number',
+  datetime: () => 'string',
+  email: () => 'string',
+  url: () => 'string',
+  phone: () => 'string',
+  multiselect: (field) => `(${field.options.map(quote).join(' | ')})[]`,
 };
 
 /** A comment for the record interface where the type alone does not say enough. */
@@ -29,14 +35,32 @@ const RECORD_NOTES: FieldKindTable<string | undefined> = {
   bool: () => undefined,
   select: (field) => (field.governed ? 'Governed: changed only through actions; a new record starts at the first option.' : undefined),
   ref: (field) => `Id of ${withArticle(field.target)} record.`,
+  decimal: (field) => `At most ${field.scale} decimals.`,
+  datetime: () => 'Instant in UTC, `YYYY-MM-DDTHH:MM:SS.sssZ`.',
+  email: () => 'Email address.',
+  url: () => 'Absolute http(s) URL.',
+  phone: () => 'Phone number.',
+  multiselect: () => 'Some of the options, each once, in their order.',
 };
 
 function fieldDocs(field: FieldIR): string {
   const notes = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(RECORD_NOTES, field)];
+  if (field.computed) notes.push('Computed: worked out on every write; never written by callers.');
   if (field.personal) notes.push(`Personal: agents receive a token like \`${field.maskLabel}_1\`.`);
   if (field.readRoles) notes.push(`Readable only by ${['admin', ...field.readRoles].join(', ')}; absent for other callers.`);
+  if (field.writeRoles) notes.push(`Written only by ${['admin', ...field.writeRoles].join(', ')}.`);
   if (field.hiddenFromAgents) notes.push('Withheld from agents.');
   return notes.filter((note) => note !== undefined).join(' ');
+}
+
+/** A field as a property of the record (or line) interface. */
+function fieldProperty(field: FieldIR): PropertySignature {
+  return { name: field.name, type: valueType(field) + (alwaysSet(field) ? '' : ' | null'), hasQuestionToken: absentForSomeCallers(field), docs: fieldDocs(field) };
+}
+
+/** `OrderItemsLine`: a line of `order.items`. */
+export function lineTypeName(model: ModelIR, list: LineListIR): string {
+  return `${pascalCase(model.name)}${pascalCase(list.name)}Line`;
 }
 
 /** TypeScript type of a field's value, without `| null`. */
@@ -53,17 +77,28 @@ function buildSchemasFile(context: EmitContext, model: ModelIR, path: string, fi
   const inputs = model.commands.map((command) => ({ command, input: commandInput(model, command) }));
   file.addImportDeclaration({ moduleSpecifier: 'zod', namedImports: ['z'] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'kinds.ts'), namedImports: kindsImports(inputs.map(({ input }) => input)) });
+  for (const list of model.lines) {
+    file.addInterface({
+      name: lineTypeName(model, list),
+      isExported: true,
+      // A type, not an interface: the runtime holds lines as records of any fields (`StoredLine`).
+      asTypeAlias: true,
+      docs: `A line of \`${model.name}.${list.name}\`: ${list.label}${list.description ? `, ${list.description}` : ''}.`,
+      properties: [{ name: 'id', type: 'string', docs: 'Opaque unique identifier of the line.' }, ...list.fields.map(fieldProperty)],
+    });
+  }
   file.addInterface({
     name: pascalCase(model.name),
     isExported: true,
     docs: `${model.label}${model.description ? `: ${model.description}` : '.'} A record as \`${model.name}.get\` returns it to a caller who may read every field.`,
     properties: [
       { name: 'id', type: 'string', docs: 'Opaque unique identifier of the record.' },
-      ...model.fields.map((field) => ({
-        name: field.name,
-        type: valueType(field) + (neverEmpty(field) ? '' : ' | null'),
-        hasQuestionToken: absentForSomeCallers(field),
-        docs: fieldDocs(field),
+      ...model.fields.map(fieldProperty),
+      ...model.lines.map((list) => ({
+        name: list.name,
+        type: `${lineTypeName(model, list)}[]`,
+        hasQuestionToken: true,
+        docs: `${list.label}${list.description ? `: ${list.description}` : '.'} ${list.min} to ${list.max} lines, in order. In \`${model.name}.get\` and writes' answers; in \`list\` and \`search\` with \`include\`.`,
       })),
     ],
   });

@@ -48,6 +48,11 @@ export interface PropertySignature {
 
 export interface InterfaceDeclaration extends Declared {
   readonly properties: readonly PropertySignature[];
+  /**
+   * Declared as `type Name = { … };` rather than an interface: an object type that is assignable to
+   * an index signature type (`Record<string, unknown>`), which an interface is not.
+   */
+  readonly asTypeAlias?: boolean;
 }
 
 export interface Parameter {
@@ -110,7 +115,8 @@ export class SourceText {
       const doc = property.docs === undefined ? '' : `${indent(jsDoc(property.docs))}\n`;
       return `${doc}  ${property.name}${property.hasQuestionToken ? '?' : ''}: ${property.type};\n`;
     });
-    this.#declare(declaration, 'paragraph', `interface ${declaration.name} {\n${members.join('')}}`);
+    const head = declaration.asTypeAlias ? `type ${declaration.name} = {` : `interface ${declaration.name} {`;
+    this.#declare(declaration, 'paragraph', `${head}\n${members.join('')}}${declaration.asTypeAlias ? ';' : ''}`);
   }
 
   addFunction(declaration: FunctionDeclaration): void {

@@ -7,10 +7,11 @@ import { z } from 'zod';
 import { COMMAND_KINDS, type CommandResultShape } from '../../runtime/command-kinds.ts';
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
-import { forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR } from '../ir.ts';
+import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { buildInput, commandInput, type CommandInput } from './inputs.ts';
+import { buildInput, buildLine, commandInput, type CommandInput, type InputProperty } from './inputs.ts';
+import { alwaysSet } from './model.ts';
 import { code, literal, type Code } from './print.ts';
 import type { SourceText } from './source.ts';
 
@@ -27,14 +28,27 @@ const KIND_HINTS: FieldKindTable<string> = {
   select: (field) => `One of: ${field.options.join(', ')}.`,
   // Where an agent finds the id to send.
   ref: (field) => `Id of ${withArticle(field.target)} record: find it with ${field.target}__search.`,
+  decimal: (field) => `Number with at most ${field.scale} decimals.`,
+  datetime: () => 'Date and time, ISO 8601 with an offset (2026-11-26T14:30:00Z); comes back in UTC.',
+  email: () => 'Email address.',
+  url: () => 'Absolute http or https URL.',
+  phone: () => 'Phone number: digits, spaces and + - ( ), 6 to 20 digits.',
+  multiselect: (field) => `Any of: ${field.options.join(', ')}; a list, each once ([] for none).`,
 };
 
-/** JSON Schema of a field's value: a type, with a format or the allowed values. */
+/** JSON Schema of a field's value: a type, with a format, a pattern, a step or the allowed values. */
 interface ValueSchema {
   readonly type: string;
   readonly format?: string;
   readonly enum?: readonly string[];
+  readonly multipleOf?: number;
+  readonly pattern?: string;
+  readonly items?: Json;
+  readonly uniqueItems?: boolean;
 }
+
+/** What a phone number looks like (runtime/kinds.ts checks the count of digits too). */
+const PHONE_PATTERN = '^[0-9 +\\-()]+$';
 
 /** JSON Schema of a field's value in a returned record. */
 const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
@@ -46,7 +60,46 @@ const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
   bool: () => ({ type: 'boolean' }),
   select: (field) => ({ type: 'string', enum: field.options }),
   ref: () => ({ type: 'string' }),
+  decimal: (field) => ({ type: 'number', multipleOf: 10 ** -field.scale }),
+  datetime: () => ({ type: 'string', format: 'date-time' }),
+  email: () => ({ type: 'string', format: 'email' }),
+  url: () => ({ type: 'string', format: 'uri' }),
+  phone: () => ({ type: 'string', pattern: PHONE_PATTERN }),
+  multiselect: (field) => ({ type: 'array', items: { type: 'string', enum: field.options }, uniqueItems: true }),
 };
+
+/**
+ * What the input schema of a field says besides its type (which zod's own JSON Schema gives):
+ * the kind's form and the module's checks, as JSON Schema keywords (dates' bounds, which JSON
+ * Schema cannot say, are in the description).
+ */
+function checksOf(field: FieldIR): Json {
+  const { type: _type, enum: _enum, items: _items, ...form } = forFieldKind(RECORD_SCHEMAS, field);
+  switch (field.kind) {
+    case 'number':
+    case 'money':
+    case 'decimal':
+      return { ...form, minimum: field.min, maximum: field.max };
+    case 'text':
+    case 'longtext':
+    case 'email':
+    case 'url':
+    case 'phone':
+      // JSON Schema's pattern matches anywhere; the module's must match the whole value.
+      return { ...form, maxLength: field.length, ...(field.pattern === undefined ? {} : { pattern: `^(?:${field.pattern})$` }) };
+    default:
+      return form;
+  }
+}
+
+/** Adds keywords to a property's schema: to its non-null branch when zod wrote it as `anyOf [value, null]`. */
+function refined(schema: Json, keywords: Json): Json {
+  const present = Object.fromEntries(Object.entries(keywords).filter(([, value]) => value !== undefined));
+  if (Object.keys(present).length === 0) return schema;
+  const anyOf = schema.anyOf as Json[] | undefined;
+  if (anyOf) return { ...schema, anyOf: anyOf.map((branch) => (branch.type === 'null' ? branch : { ...branch, ...present })) };
+  return { ...schema, ...present };
+}
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -54,6 +107,12 @@ function capitalised(text: string): string {
 
 function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | undefined): string {
   const parts = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(KIND_HINTS, field)];
+  if (!command && field.computed) parts.push('Computed by the service on every write.');
+  if (command && (field.kind === 'date' || field.kind === 'datetime')) {
+    if (field.min !== undefined) parts.push(`Not before ${field.min}.`);
+    if (field.max !== undefined) parts.push(`Not after ${field.max}.`);
+  }
+  if (command?.kind === 'create' && (field.default === 'today' || field.default === 'now')) parts.push(`When absent: ${field.default === 'today' ? "today (the server's UTC day)" : 'now'}.`);
   if (command && !field.required && !field.governed && (command.kind === 'create' || command.kind === 'update')) parts.push('null clears it.');
   if (field.governed && command?.kind === 'update') {
     const actions = model.actions.filter((action) => action.field === field.name).map((action) => `${model.name}__${action.name}`);
@@ -73,11 +132,28 @@ function nullable(schema: ValueSchema): Json {
   return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
 }
 
-function recordSchema(model: ModelIR): Json {
-  const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` } };
-  for (const field of model.fields) {
+/** The JSON Schema of each field of a record (or a line) as tools return it; computed fields read-only. */
+function fieldProperties(model: ModelIR, fields: readonly FieldIR[]): Json {
+  const properties: Json = {};
+  for (const field of fields) {
     const schema = forFieldKind(RECORD_SCHEMAS, field);
-    properties[field.name] = { ...(field.required || field.governed ? schema : nullable(schema)), description: fieldDescription(model, field, undefined) };
+    properties[field.name] = {
+      ...(alwaysSet(field) ? schema : nullable(schema)),
+      ...(field.computed ? { readOnly: true } : {}),
+      description: fieldDescription(model, field, undefined),
+    };
+  }
+  return properties;
+}
+
+function recordSchema(model: ModelIR): Json {
+  const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` }, ...fieldProperties(model, model.fields) };
+  for (const list of model.lines) {
+    properties[list.name] = {
+      type: 'array',
+      description: `${list.label}${list.description ? `: ${list.description}` : ''}; its lines in order. In get and writes; in list and search with include.`,
+      items: { type: 'object', properties: { id: { type: 'string', description: 'Id of the line.' }, ...fieldProperties(model, list.fields) }, required: ['id'] },
+    };
   }
   return {
     type: 'object',
@@ -87,15 +163,41 @@ function recordSchema(model: ModelIR): Json {
   };
 }
 
+/** A line list property of a create or update: the lines as objects, min to max of them. */
+function linesProperty(model: ModelIR, command: CommandIR, property: Extract<InputProperty, { kind: 'lines' }>, zodSchema: Json): Json {
+  const line = z.toJSONSchema(buildLine(model, property), { io: 'input' }) as Json;
+  const { $schema: _schema, ...item } = line;
+  const properties = (item.properties ?? {}) as Record<string, Json>;
+  if (properties.id) properties.id.description = 'Id of a line the list keeps (from get); without it the line is added.';
+  for (const lineField of property.lines) {
+    const target = properties[lineField.name];
+    if (target) properties[lineField.name] = { ...refined(target, checksOf(lineField.field)), description: fieldDescription(model, lineField.field, command) };
+  }
+  const list: LineListIR = property.list;
+  const how = property.ids ? ' The new list: a line with an id changes that line, one without adds a line, a line left out is removed.' : '';
+  return {
+    type: 'array',
+    minItems: zodSchema.minItems,
+    maxItems: zodSchema.maxItems,
+    items: item,
+    description: `${list.label}: ${list.min} to ${list.max} lines.${how}`,
+  };
+}
+
 function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput): Json {
   const schema = z.toJSONSchema(buildInput(model, input), { io: 'input' }) as Json;
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   if (input.kind === 'list') {
     const fields = ['id', ...model.fields.map((field) => field.name)];
+    const lineFields = model.lines.flatMap((list) => list.fields.map((field) => `${list.name}.${field.name}`));
     const filter = properties.filter as Json & { items: { properties: Record<string, Json> } };
     const order = properties.order as Json & { items: { properties: Record<string, Json> } };
     filter.description = `Conditions combined with AND, at most ${LIMITS.filterConditions}.`;
-    filter.items.properties.field = { type: 'string', enum: fields, description: 'Field to test.' };
+    filter.items.properties.field = {
+      type: 'string',
+      enum: [...fields, ...lineFields],
+      description: lineFields.length > 0 ? 'Field to test; <lines>.<field>: records with a line that passes.' : 'Field to test.',
+    };
     filter.items.properties.op = {
       ...filter.items.properties.op,
       description:
@@ -112,6 +214,11 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
       ...properties.after,
       description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
     };
+    // Line lists to answer with each record: only a model with lines has any to name.
+    if (model.lines.length === 0) delete properties.include;
+    else if (properties.include) {
+      properties.include = { type: 'array', items: { type: 'string', enum: model.lines.map((list) => list.name) }, description: 'Line lists to answer with each record; without, records come without their lines.' };
+    }
     return schema;
   }
   if (input.kind === 'history') {
@@ -128,18 +235,35 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   for (const property of input.properties) {
     const target = properties[property.name];
     if (!target) continue;
-    target.description = property.field ? fieldDescription(model, property.field, command) : `Id of the ${inSentence(model.label)}.`;
+    if (property.kind === 'id') target.description = `Id of the ${inSentence(model.label)}.`;
+    else if (property.kind === 'lines') properties[property.name] = linesProperty(model, command, property, target);
+    else properties[property.name] = { ...refined(target, inputKeywords(property.field, command)), description: inputDescription(model, property, command) };
   }
   return schema;
+}
+
+/** The keywords of a field's input schema: its form and checks, and on create its constant default. */
+function inputKeywords(field: FieldIR, command: CommandIR): Json {
+  const value = command.kind === 'create' && typeof field.default === 'object' ? field.default.value : undefined;
+  return { ...checksOf(field), default: value };
+}
+
+function inputDescription(model: ModelIR, property: Extract<InputProperty, { kind: 'field' }>, command: CommandIR): string {
+  const isField = property.path === `${model.name}.${property.name}`;
+  if (isField) return fieldDescription(model, property.field, command);
+  const field = property.field;
+  return [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(KIND_HINTS, field), 'Kept with the action in the history.'].join(' ');
 }
 
 function describeProperty(property: Json | undefined, description: string): void {
   if (property) property.description = description;
 }
 
-/** The description every caller who reads all the model's fields gets (the runtime words it again for others). */
+/** The description every caller who reads all the model's fields gets (the runtime words it again for others, from the model's metadata). */
 function toolDescription(model: ModelIR, command: CommandIR): string {
-  return describeTool(model, command, () => true);
+  // Actions' inputs as the metadata has them: a name, whether required, whether a field.
+  const described = (action: ActionIR) => ({ ...action, inputs: action.inputs.map(({ input, field }) => ({ name: input.name, required: input.required, field })) });
+  return describeTool({ ...model, actions: model.actions.map(described) }, { ...command, action: command.action && described(command.action) }, () => true);
 }
 
 const ENVELOPE_DENIED: Json = { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' };

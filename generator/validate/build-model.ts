@@ -1,8 +1,25 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
 import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
 import type { GeneratedCommand } from '../define.ts';
-import type { ActionCommandIR, ActionIR, CommandIR, FieldIR, GeneratedCommandIR, ModelIR } from '../ir.ts';
+import type { ActionSet } from '../../runtime/api-shapes.ts';
+import type { FunctionSource } from '../definition-source.ts';
+import type {
+  ActionCommandIR,
+  ActionInputIR,
+  ActionIR,
+  CommandIR,
+  FieldIR,
+  GeneratedCommandIR,
+  LineListIR,
+  LogicSource,
+  Masking,
+  ModelIR,
+  RuleIR,
+  UniqueIR,
+} from '../ir.ts';
 import { defaultLabel, inSentence, maskLabelOf, plural, withArticle } from '../names.ts';
+import { DEFAULT_SCALE } from '../value-schemas.ts';
+import type { LockedIn } from './check-fields.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { ADMIN_ROLE, ID_FIELD } from './reserved.ts';
 
@@ -11,12 +28,20 @@ export interface ModelReferences {
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
   /** The field each action moves. */
   readonly movedFields: ReadonlyMap<ActionDraft, string>;
+  /** The fields each action sets. */
+  readonly actionSets: ReadonlyMap<ActionDraft, readonly { readonly field: string; readonly to: ActionSet }[]>;
+  /** The model's locked states. */
+  readonly lockedIn: LockedIn;
 }
+
+/** A line list's most lines when the module says none. */
+export const DEFAULT_MAX_LINES = 1000;
 
 export function buildModel(model: ModelDraft, references: ModelReferences): ModelIR {
   const label = model.def.label ?? defaultLabel(model.name);
-  const fields = model.fields.map((field) => buildField(field, model.module.def.currency));
-  const actions = model.actions.map((action) => buildAction(model, action, references.movedFields));
+  const currency = model.module.def.currency;
+  const fields = model.fields.map((field) => buildField(field, currency));
+  const actions = model.actions.map((action) => buildAction(model, label, action, fields, references));
   const titleField =
     model.def.title ?? fields.find((field) => field.kind === 'text' && field.required)?.name ?? fields.find((field) => field.kind === 'text')?.name ?? ID_FIELD;
   return {
@@ -31,40 +56,75 @@ export function buildModel(model: ModelDraft, references: ModelReferences): Mode
     referencedBy: references.referencedBy,
     indexes: (model.def.indexes ?? []).map((index) => [...index]),
     list: [...(model.def.list ?? [])],
+    lines: model.lines.map(
+      (list): LineListIR => ({
+        name: list.name,
+        label: list.def.label ?? defaultLabel(list.name),
+        description: list.def.description ?? '',
+        min: list.def.min ?? 0,
+        max: list.def.max ?? DEFAULT_MAX_LINES,
+        fields: list.fields.map((field) => buildField(field, currency)),
+      }),
+    ),
+    uniques: (model.def.unique ?? []).map((entry): UniqueIR => (Array.isArray(entry) ? { fields: [...entry], where: undefined } : { fields: [...entry.fields], where: entry.where })),
+    lockedIn: references.lockedIn,
+    rules: model.rules.map((rule): RuleIR => ({ fields: [...rule.fields], message: rule.message, check: logicSource(rule.check) })),
   };
 }
 
-function buildField(field: FieldDraft, moduleCurrency: string | undefined): FieldIR {
+function logicSource(source: FunctionSource): LogicSource {
+  return { text: source.text, prefix: source.prefix, line: source.line, column: source.column, writtenLines: source.writtenLines };
+}
+
+/** The field's IR: every default resolved, the parts of its kind only on its kind. */
+export function buildField(field: FieldDraft, moduleCurrency: string | undefined): FieldIR {
   const label = field.label ?? defaultLabel(field.name);
   const common = {
     name: field.name,
     label,
     description: field.description ?? '',
     required: field.required === true,
-    readRoles: field.read === undefined ? undefined : [...new Set(field.read)].filter((role) => role !== ADMIN_ROLE),
+    readRoles: withoutAdmin(field.read),
+    writeRoles: withoutAdmin(field.write),
     hiddenFromAgents: field.agents === 'hidden',
     index: field.index === true,
     unique: field.unique === true,
+    default: field.defaultValue,
+    computed: field.logic === undefined ? undefined : logicSource(field.logic),
   };
+  const masking: Masking = field.personal ? { personal: true, maskLabel: maskLabelOf(label) } : { personal: false };
+  const text = (length: number | undefined, pattern: string | undefined) => ({ length, pattern });
+  const range = <T extends number | string>() => ({ min: field.bounds.min as T | undefined, max: field.bounds.max as T | undefined });
   switch (field.kind) {
     case 'text':
-    case 'longtext': {
-      const search = field.search === true;
-      return field.personal === true
-        ? { ...common, kind: field.kind, personal: true, maskLabel: maskLabelOf(label), governed: false, search }
-        : { ...common, kind: field.kind, personal: false, governed: false, search };
-    }
-    case 'money':
-      return { ...common, kind: field.kind, personal: false, governed: false, currency: field.currency ?? moduleCurrency };
+    case 'longtext':
+      return { ...common, ...masking, ...text(field.length, field.pattern), kind: field.kind, governed: false, search: field.search === true };
+    case 'email':
+    case 'url':
+    case 'phone':
+      return { ...common, ...masking, ...text(field.length, field.pattern), kind: field.kind, governed: false };
     case 'number':
+      return { ...common, ...masking, ...range<number>(), kind: field.kind, governed: false };
+    case 'money':
+      return { ...common, ...masking, ...range<number>(), kind: field.kind, governed: false, currency: field.currency ?? moduleCurrency };
+    case 'decimal':
+      return { ...common, ...masking, ...range<number>(), kind: field.kind, governed: false, scale: field.scale ?? DEFAULT_SCALE };
     case 'date':
+    case 'datetime':
+      return { ...common, ...masking, ...range<string>(), kind: field.kind, governed: false };
     case 'bool':
-      return { ...common, kind: field.kind, personal: false, governed: false };
+      return { ...common, ...masking, kind: field.kind, governed: false };
     case 'select':
-      return { ...common, kind: field.kind, personal: false, governed: field.governed === true, options: validatedOptions(field.name, field.options) };
+      return { ...common, ...masking, kind: field.kind, governed: field.governed === true, options: validatedOptions(field.name, field.options) };
+    case 'multiselect':
+      return { ...common, ...masking, kind: field.kind, governed: false, options: validatedOptions(field.name, field.options) };
     case 'ref':
-      return { ...common, kind: field.kind, personal: false, governed: false, target: field.to };
+      return { ...common, ...masking, kind: field.kind, governed: false, target: field.to };
   }
+}
+
+function withoutAdmin(roles: readonly string[] | undefined): readonly string[] | undefined {
+  return roles === undefined ? undefined : [...new Set(roles)].filter((role) => role !== ADMIN_ROLE);
 }
 
 /** Validation refuses a select without options, so the IR can promise a first one (where a governed select starts). */
@@ -74,17 +134,39 @@ function validatedOptions(field: string, options: readonly string[]): readonly [
   return [first, ...rest];
 }
 
-function buildAction(model: ModelDraft, action: ActionDraft, movedFields: ReadonlyMap<ActionDraft, string>): ActionIR {
-  const field = movedFields.get(action);
+function buildAction(model: ModelDraft, modelLabel: string, action: ActionDraft, fields: readonly FieldIR[], references: ModelReferences): ActionIR {
+  const field = references.movedFields.get(action);
   if (field === undefined) throw new Error(`bug: action ${model.name}.${action.name} passed validation without a field it moves`);
+  const byName = new Map(fields.map((candidate) => [candidate.name, candidate]));
+  const fieldOf = (name: string): FieldIR => {
+    const found = byName.get(name);
+    if (!found) throw new Error(`bug: action ${model.name}.${action.name} takes unknown field ${name}`);
+    return found;
+  };
+  // `required: [field]`: the field, required. An input named like a field: the field, with the input's required, label and description.
+  const inputs: ActionInputIR[] = [
+    ...(action.required ?? []).map((name): ActionInputIR => ({ input: { ...fieldOf(name), required: true }, field: true })),
+    ...action.inputs.map((input): ActionInputIR => {
+      const own = buildField(input.def, model.module.def.currency);
+      if (!byName.has(input.name)) return { input: own, field: false };
+      const base = fieldOf(input.name);
+      return {
+        input: { ...base, required: own.required, label: input.def.label ?? base.label, description: input.def.description ?? base.description },
+        field: true,
+      };
+    }),
+  ];
   return {
     name: action.name,
-    description: action.description,
+    // Without a description of its own: `Confirm the order`.
+    description: action.description ?? `${defaultLabel(action.name)} the ${inSentence(modelLabel)}`,
     field,
     from: typeof action.from === 'string' ? [action.from] : action.from,
     to: action.to,
-    required: action.required ?? [],
+    required: inputs.filter((input) => input.field && input.input.required).map((input) => input.input.name),
     needsApproval: action.needs_approval === true,
+    inputs,
+    set: references.actionSets.get(action) ?? [],
   };
 }
 

@@ -20,7 +20,14 @@ export function buildProject(project: ProjectDraft, resolved: ResolvedReferences
     description: module.def.description ?? '',
     dependsOn: resolved.dependencies.get(module.name) ?? [],
     source: module.source,
-    models: modelOrder(module).map((model) => buildModel(model, { referencedBy: referencedBy.get(model.name) ?? [], movedFields: resolved.movedFields })),
+    models: modelOrder(module).map((model) =>
+      buildModel(model, {
+        referencedBy: referencedBy.get(model.name) ?? [],
+        movedFields: resolved.movedFields,
+        actionSets: resolved.actionSets,
+        lockedIn: resolved.lockedIn.get(model),
+      }),
+    ),
     declaredModels: module.models.map((model) => model.name),
     grants: resolved.moduleGrants.get(module.name) ?? [],
   }));

@@ -1,7 +1,14 @@
-/** A model's references by name: its title to one of its fields, ref fields to models it may see, read rights to known roles. */
+/**
+ * A model's references by name: its title to one of its fields, ref fields (its own and its
+ * lines') to models it may see, read and write rights to known roles, and the fields its indexes,
+ * lists, unique indexes, locked states and rules name.
+ */
 import { unknownNameHint } from '../suggest.ts';
-import type { ModelDraft, RefusedNames } from './drafts.ts';
-import type { ProblemList } from './problem-list.ts';
+import { checkedValue, valueSchema } from '../value-schemas.ts';
+import type { FieldDraft, ModelDraft, RefusedNames } from './drafts.ts';
+import { fieldArguments } from './field-arguments.ts';
+import { choiceHint, describeValue } from './hints.ts';
+import type { ProblemList, Report } from './problem-list.ts';
 import { ID_FIELD } from './reserved.ts';
 
 export interface FieldReferenceContext {
@@ -14,7 +21,10 @@ export interface FieldReferenceContext {
   readonly refused: RefusedNames;
 }
 
-export function checkFieldReferences(model: ModelDraft, context: FieldReferenceContext, problems: ProblemList): void {
+/** The governed select a model's `locked_in` names and its states, when they check out. */
+export type LockedIn = { readonly field: string; readonly states: readonly string[] } | undefined;
+
+export function checkFieldReferences(model: ModelDraft, context: FieldReferenceContext, problems: ProblemList): LockedIn {
   const source = model.module.source;
   const fieldNames = Object.keys(model.def.fields);
   const title = model.def.title;
@@ -26,28 +36,149 @@ export function checkFieldReferences(model: ModelDraft, context: FieldReferenceC
     });
   }
 
-  for (const field of model.fields) {
-    const report = problems.at(source, { model: model.name, field: field.name });
-    if (field.kind === 'ref') {
-      const target = context.modelsByName.get(field.to);
-      if (!target && context.refused.models.has(field.to)) {
-        // The target's own problem says enough.
-      } else if (!target) {
-        report({ code: 'unknown-ref-target', message: `ref to unknown model "${field.to}"`, fix: unknownNameHint(field.to, [...context.modelsByName.keys()], 'models') });
-      } else if (target.module !== model.module && !context.visibleModules.has(target.module.name)) {
-        report({
-          code: 'ref-outside-dependencies',
-          message: `ref to model "${field.to}" of module ${target.module.name}, which module ${model.module.name} does not depend on`,
-          fix: `add dependsOn: ['${target.module.name}'] to ${source}`,
-        });
-      }
-    }
-    for (const role of field.read ?? []) {
-      if (!context.roles.includes(role) && !context.refused.roles.has(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
+  for (const field of model.fields) checkReferences(model, field, problems.at(source, { model: model.name, field: field.name }), context, false);
+  for (const list of model.lines) {
+    const written = model.module.written;
+    for (const field of list.fields) {
+      const line = written.lineOf(['models', model.name, 'lines', list.name, 'fields', field.name]);
+      const report = problems.at(source, { model: model.name, lines: list.name, field: field.name });
+      checkReferences(model, field, (problem) => report({ line, ...problem }), context, true);
     }
   }
   checkIndexes(model, fieldNames, problems);
   checkList(model, fieldNames, problems);
+  checkUniques(model, problems);
+  checkRules(model, problems);
+  return checkLockedIn(model, problems);
+}
+
+/** A field's ref target and its read and write roles. Old problems (model fields' refs and read roles) keep their form; the others carry a line. */
+function checkReferences(model: ModelDraft, field: FieldDraft, report: Report, context: FieldReferenceContext, isLine: boolean): void {
+  const source = model.module.source;
+  const line = (key: string) => model.module.written.lineOf(['models', model.name, 'fields', field.name, key]);
+  if (field.kind === 'ref') {
+    const target = context.modelsByName.get(field.to);
+    if (!target && context.refused.models.has(field.to)) {
+      // The target's own problem says enough.
+    } else if (!target && model.lines.some((list) => list.name === field.to)) {
+      report({ code: 'ref-to-line-list', message: `ref to the line list ${field.to}: lines are not models`, fix: `make ${field.to} a model of its own to refer to its records` });
+    } else if (!target) {
+      report({ code: 'unknown-ref-target', message: `ref to unknown model "${field.to}"`, fix: unknownNameHint(field.to, [...context.modelsByName.keys()], 'models') });
+    } else if (target.module !== model.module && !context.visibleModules.has(target.module.name)) {
+      report({
+        code: 'ref-outside-dependencies',
+        message: `ref to model "${field.to}" of module ${target.module.name}, which module ${model.module.name} does not depend on`,
+        fix: `add dependsOn: ['${target.module.name}'] to ${source}`,
+      });
+    }
+  }
+  for (const role of field.read ?? []) {
+    if (!context.roles.includes(role) && !context.refused.roles.has(role)) report({ code: 'unknown-read-role', message: `read names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
+  }
+  for (const role of field.write ?? []) {
+    if (context.roles.includes(role) || context.refused.roles.has(role)) continue;
+    report({ code: 'unknown-write-role', line: isLine ? undefined : line('write'), message: `write names unknown role "${role}"`, fix: unknownNameHint(role, context.roles, 'roles') });
+  }
+}
+
+/** What a model-level list names: a field of the model (not a line field), reported at its line. */
+function namedField(model: ModelDraft, name: string): FieldDraft | undefined {
+  return model.fields.find((field) => field.name === name);
+}
+
+/**
+ * `unique`: known fields of the model (not longtext), each once, no index twice; `where` on known
+ * fields with a value each of them can hold.
+ */
+function checkUniques(model: ModelDraft, problems: ProblemList): void {
+  const fieldNames = Object.keys(model.def.fields);
+  const seen = new Set<string>();
+  for (const [i, entry] of (model.def.unique ?? []).entries()) {
+    const line = model.module.written.lineOf(['models', model.name, 'unique', i]);
+    const report: Report = (problem) => problems.at(model.module.source, { model: model.name })({ line, ...problem });
+    const where = `unique[${i}]`;
+    const fields = Array.isArray(entry) ? entry : entry.fields;
+    const conditions = Array.isArray(entry) ? {} : (entry.where ?? {});
+    for (const name of fields) {
+      const field = namedField(model, name);
+      if (!fieldNames.includes(name)) report({ code: 'unknown-unique-field', message: `${where} names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
+      else if (field?.kind === 'longtext') report({ code: 'unique-not-for-kind', message: `${where}: unique is not for longtext fields (${name})`, fix: `remove ${name}` });
+    }
+    if (new Set(fields).size !== fields.length) report({ code: 'duplicate-unique', message: `${where} names a field twice`, fix: 'remove one' });
+    for (const [name, value] of Object.entries(conditions)) {
+      const field = namedField(model, name);
+      if (!field) {
+        if (!model.brokenFields.has(name)) report({ code: 'unknown-unique-field', message: `${where}: where names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
+        continue;
+      }
+      const checked = checkedValue(valueSchema(`${model.name}.${name}`, field.kind, fieldArguments(field)), value);
+      if ('refused' in checked) {
+        report({ code: 'invalid-unique-where', message: `${where}: where ${name}: ${describeValue(value)} is not a value of the field: ${checked.refused}`, fix: `write a ${field.kind} value` });
+      }
+    }
+    const key = `${[...fields].join('\0')}\u0001${JSON.stringify(Object.entries(conditions).sort())}`;
+    if (seen.has(key)) report({ code: 'duplicate-unique', message: `${where} is declared twice`, fix: 'remove one' });
+    seen.add(key);
+  }
+}
+
+/** `rules`: each names fields of the model (or its line lists). */
+function checkRules(model: ModelDraft, problems: ProblemList): void {
+  const names = [...new Set([...Object.keys(model.def.fields), ...Object.keys(model.def.lines ?? {})])];
+  for (const [i, rule] of (model.def.rules ?? []).entries()) {
+    const line = model.module.written.lineOf(['models', model.name, 'rules', i, 'fields']);
+    for (const name of rule.fields) {
+      if (names.includes(name) || model.brokenFields.has(name) || model.brokenLines.has(name)) continue;
+      problems.at(model.module.source, { model: model.name })({ line, code: 'unknown-rule-field', message: `rules[${i}] names unknown field "${name}"`, fix: unknownNameHint(name, names, 'fields') });
+    }
+  }
+}
+
+/**
+ * `locked_in`: states of the model's governed select — the only one, or the one named with
+ * `{ field, states }`. Returns it when it checks out.
+ */
+function checkLockedIn(model: ModelDraft, problems: ProblemList): LockedIn {
+  const declared = model.def.locked_in;
+  if (declared === undefined) return undefined;
+  const line = model.module.written.lineOf(['models', model.name, 'locked_in']);
+  const report: Report = (problem) => problems.at(model.module.source, { model: model.name })({ line, ...problem });
+  const governed = model.fields.filter((field) => field.kind === 'select' && field.governed === true);
+  const fieldNames = Object.keys(model.def.fields);
+  let name: string;
+  if (Array.isArray(declared)) {
+    const [only, ...others] = governed;
+    if (only === undefined || others.length > 0) {
+      if (only === undefined && model.brokenFields.size > 0) return undefined;
+      report({
+        code: 'locked-in-field-needed',
+        message: only === undefined ? `locked_in names states, but ${model.name} has no governed field` : `locked_in names states, but ${model.name} has several governed fields`,
+        detail: only === undefined ? undefined : governed.map((field) => field.name).join(', '),
+        fix: only === undefined ? 'add governed: true to a select field' : `say which: locked_in: { field: '${only.name}', states: [...] }`,
+      });
+      return undefined;
+    }
+    name = only.name;
+  } else {
+    name = (declared as { readonly field: string }).field;
+  }
+  const states = Array.isArray(declared) ? (declared as readonly string[]) : (declared as { readonly states: readonly string[] }).states;
+  const field = model.fields.find((candidate) => candidate.name === name);
+  if (!field) {
+    if (!model.brokenFields.has(name)) report({ code: 'unknown-locked-in-field', message: `locked_in names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
+    return undefined;
+  }
+  if (field.kind !== 'select' || field.governed !== true) {
+    report({ code: 'unknown-locked-in-field', message: `locked_in names field ${name}, which is not a governed select`, fix: 'name a governed select field' });
+    return undefined;
+  }
+  let valid = true;
+  for (const state of states) {
+    if (field.options.includes(state)) continue;
+    valid = false;
+    report({ code: 'unknown-state', message: `locked_in state "${state}" is not an option of field ${name}`, fix: choiceHint(state, field.options, 'options') });
+  }
+  return valid ? { field: name, states: [...new Set(states)] } : undefined;
 }
 
 /** `indexes`: lists of known fields, none longtext, none listed twice; no index declared twice. */

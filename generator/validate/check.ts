@@ -5,7 +5,8 @@
  */
 import { checkActions } from './check-actions.ts';
 import { checkDependencies } from './check-dependencies.ts';
-import { checkFieldReferences } from './check-fields.ts';
+import type { ActionSet } from '../../runtime/api-shapes.ts';
+import { checkFieldReferences, type LockedIn } from './check-fields.ts';
 import { checkGrants, type ModuleGrants } from './check-grants.ts';
 import type { ActionDraft, ModelDraft, ProjectDraft } from './drafts.ts';
 import type { ProblemList } from './problem-list.ts';
@@ -19,6 +20,10 @@ export interface ResolvedReferences {
   readonly roles: readonly string[];
   /** The governed select field each action moves. */
   readonly movedFields: ReadonlyMap<ActionDraft, string>;
+  /** The fields each action sets, as the runtime applies them. */
+  readonly actionSets: ReadonlyMap<ActionDraft, readonly { readonly field: string; readonly to: ActionSet }[]>;
+  /** Each model's locked states (models without `locked_in` have none). */
+  readonly lockedIn: ReadonlyMap<ModelDraft, LockedIn>;
   /** The command ids each role is granted (`admin` is not: it may use every command). */
   readonly grants: ReadonlyMap<string, ReadonlySet<string>>;
   /** What each module grants, role by role and model by model. */
@@ -30,15 +35,19 @@ export function checkProject(project: ProjectDraft, problems: ProblemList): Reso
   const roles = roleNames(project);
   const dependencies = checkDependencies(project, problems);
   const movedFields = new Map<ActionDraft, string>();
+  const actionSets = new Map<ActionDraft, readonly { readonly field: string; readonly to: ActionSet }[]>();
+  const lockedIn = new Map<ModelDraft, LockedIn>();
   for (const module of project.modules) {
     const visibleModules = dependencies.reachable.get(module.name) ?? new Set<string>();
     for (const model of module.models) {
-      checkFieldReferences(model, { modelsByName, roles, visibleModules, refused: project.refused }, problems);
-      for (const [action, field] of checkActions(model, problems)) movedFields.set(action, field);
+      lockedIn.set(model, checkFieldReferences(model, { modelsByName, roles, visibleModules, refused: project.refused }, problems));
+      const actions = checkActions(model, problems);
+      for (const [action, field] of actions.moved) movedFields.set(action, field);
+      for (const [action, sets] of actions.sets) actionSets.set(action, sets);
     }
   }
   const { granted, byModule } = checkGrants(project, modelsByName, dependencies.reachable, problems);
-  return { dependencies: dependencies.direct, roles, movedFields, grants: granted, moduleGrants: byModule };
+  return { dependencies: dependencies.direct, roles, movedFields, actionSets, lockedIn, grants: granted, moduleGrants: byModule };
 }
 
 /** Model names are shared by all modules (a model's table and routes take its name); returns each name's first model. */

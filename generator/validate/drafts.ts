@@ -3,7 +3,9 @@
  * The readers make them, the checks look across them, and only when nothing is wrong are they
  * built into the IR.
  */
-import type { ActionShape, FieldShape, ModelShape, ModuleShape } from './shapes.ts';
+import type { FieldDefault } from '../../runtime/api-shapes.ts';
+import type { DefinitionSource, FunctionSource } from '../definition-source.ts';
+import type { ActionShape, FieldShape, LineListShape, ModelShape, ModuleShape } from './shapes.ts';
 
 export interface ProjectDraft {
   /** The modules folder as named in banners, e.g. `modules`. */
@@ -35,6 +37,8 @@ export interface ModuleDraft {
   readonly def: ModuleShape;
   /** Declaration order. */
   readonly models: readonly ModelDraft[];
+  /** The module file as written: lines of its parts, its functions. */
+  readonly written: DefinitionSource;
 }
 
 export interface ModelDraft {
@@ -48,9 +52,49 @@ export interface ModelDraft {
   readonly actions: readonly ActionDraft[];
   /** Actions whose definition was refused; a grant naming one is not reported. */
   readonly brokenActions: ReadonlySet<string>;
+  /** Line lists in declaration order. */
+  readonly lines: readonly LineListDraft[];
+  /** Line lists whose definition was refused; later checks stay quiet about them. */
+  readonly brokenLines: ReadonlySet<string>;
+  /** Rules whose check was found in the module file, in declaration order. */
+  readonly rules: readonly RuleDraft[];
 }
 
-/** A field definition of the right shape, tagged by kind, with its name. */
-export type FieldDraft = FieldShape & { readonly name: string };
+/**
+ * A field definition of the right shape, tagged by kind, with its name and what the reader
+ * resolved from it: whether it is personal (email and phone are unless they say not), its
+ * bounds as the runtime compares them, its default as the runtime applies it, and the source of
+ * its computing function.
+ */
+export type FieldDraft = FieldShape & {
+  readonly name: string;
+  readonly personal: boolean;
+  readonly bounds: { readonly min: number | string | undefined; readonly max: number | string | undefined };
+  readonly defaultValue: FieldDefault | undefined;
+  readonly logic: FunctionSource | undefined;
+};
 
-export type ActionDraft = ActionShape & { readonly name: string };
+export interface LineListDraft {
+  readonly name: string;
+  readonly def: LineListShape;
+  /** Declaration order. */
+  readonly fields: readonly FieldDraft[];
+  readonly brokenFields: ReadonlySet<string>;
+}
+
+export interface RuleDraft {
+  readonly fields: readonly string[];
+  readonly message: string;
+  readonly check: FunctionSource;
+  /** Its index in the model's `rules`. */
+  readonly index: number;
+}
+
+/** An action's input, read like a field; `given` are the keys its definition wrote. */
+export interface ActionInputDraft {
+  readonly name: string;
+  readonly def: FieldDraft;
+  readonly given: readonly string[];
+}
+
+export type ActionDraft = ActionShape & { readonly name: string; readonly inputs: readonly ActionInputDraft[] };

@@ -12,7 +12,7 @@ export function describeValue(value: unknown): string {
 }
 
 /** A model, field, action or role name that is not lower snake_case. */
-export function invalidName(what: 'model' | 'field' | 'action' | 'role', name: string): ProblemReport {
+export function invalidName(what: 'model' | 'field' | 'action' | 'role' | 'line list' | 'input', name: string): ProblemReport {
   return { code: 'invalid-name', message: `invalid ${what} name "${name}"`, fix: identifierHint(name) };
 }
 

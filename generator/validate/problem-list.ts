@@ -1,15 +1,18 @@
 /** Collects the problems validation finds, each with its file and location, in the order they are reported to people. */
 import type { Problem, ProblemLocation, ProblemReport } from '../problems.ts';
 
+/** A problem as a check reports it: at the location its reporter was made for, on this line of the file when it is known. */
+export type LocatedReport = ProblemReport & { readonly line?: number | undefined };
+
 /** Reports one problem at the location it was made for. */
-export type Report = (report: ProblemReport) => void;
+export type Report = (report: LocatedReport) => void;
 
 export class ProblemList {
   private readonly found: Problem[] = [];
 
   /** A reporter for problems in `file` at `location`. */
   at(file: string, location: ProblemLocation = {}): Report {
-    return (report) => this.found.push({ file, ...location, ...report });
+    return ({ line, ...report }) => this.found.push({ file, ...(line === undefined ? location : { line, ...location }), ...report });
   }
 
   get isEmpty(): boolean {

@@ -22,6 +22,8 @@ export interface DescribedAction {
   readonly to: string;
   readonly required: readonly string[];
   readonly needsApproval: boolean;
+  /** What it takes besides the id; `field`: named like a field of the model (said only to who reads it). */
+  readonly inputs?: readonly { readonly name: string; readonly required: boolean; readonly field: boolean }[];
 }
 
 export interface DescribedModel {
@@ -30,6 +32,10 @@ export interface DescribedModel {
   readonly fields: readonly DescribedField[];
   readonly actions: readonly DescribedAction[];
   readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Its line lists: one that needs lines is required on create. */
+  readonly lines?: readonly { readonly name: string; readonly min: number }[];
+  /** Its rules: said on create and update, so that a call passes them the first time. */
+  readonly rules?: readonly { readonly fields: readonly string[]; readonly message: string }[];
 }
 
 export interface DescribedCommand {
@@ -72,9 +78,16 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
       break;
   }
   if (command.kind === 'create') {
-    const required = readable.filter((field) => field.required).map((field) => field.name);
+    const neededLines = (model.lines ?? []).filter((list) => list.min > 0).map((list) => `${list.name} (at least ${list.min === 1 ? '1 line' : `${list.min} lines`})`);
+    const required = [...readable.filter((field) => field.required).map((field) => field.name), ...neededLines];
     if (required.length > 0) parts.push(`Required: ${required.join(', ')}.`);
     for (const field of governed) parts.push(`${field.name} starts at ${field.options?.[0] ?? ''} and changes only through actions.`);
+  }
+  if (command.kind === 'create' || command.kind === 'update') {
+    const lineLists = new Set((model.lines ?? []).map((list) => list.name));
+    // A rule about a field the caller may not read is not named to it.
+    const rules = (model.rules ?? []).filter((rule) => rule.fields.every((field) => lineLists.has(field) || reads(model.name, field)));
+    if (rules.length > 0) parts.push(`Rules the ${phrase} must pass: ${rules.map((rule) => rule.message).join('; ')}.`);
   }
   if (command.kind === 'list' || command.kind === 'search') {
     parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');
@@ -90,8 +103,12 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   if (command.action) {
     const action = command.action;
     parts.push(`Moves ${action.field} from ${action.from.join(' or ')} to ${action.to}.`);
-    const inputs = action.required.filter((name) => reads(model.name, name));
-    if (inputs.length > 0) parts.push(`Also give: ${inputs.join(', ')}.`);
+    const inputs = action.inputs ?? action.required.map((name) => ({ name, required: true, field: true }));
+    const shown = inputs.filter((input) => !input.field || reads(model.name, input.name));
+    const required = shown.filter((input) => input.required).map((input) => input.name);
+    const optional = shown.filter((input) => !input.required).map((input) => input.name);
+    if (required.length > 0) parts.push(`Also give: ${required.join(', ')}.`);
+    if (optional.length > 0) parts.push(`May also give: ${optional.join(', ')}.`);
   }
   const referrers = model.referencedBy.filter((ref) => reads(ref.model, ref.field));
   if (command.kind === 'delete' && referrers.length > 0) {

@@ -112,7 +112,12 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
       return schema;
     case 'list':
     case 'search': {
-      const clear = (name: unknown) => name === 'id' || (typeof name === 'string' && fields.clearNames.has(name));
+      // A line field (`items.description`) filters as its list's rights say.
+      const lineClear = (name: string) => {
+        const [list, field] = name.split('.');
+        return field !== undefined && fields.lines[list!]?.clearNames.has(field) === true;
+      };
+      const clear = (name: unknown) => name === 'id' || (typeof name === 'string' && (fields.clearNames.has(name) || lineClear(name)));
       const withFilter = updateAt(schema, ['properties', 'filter', 'items', 'properties', 'field'], (field) => restrictEnum(field, clear));
       return updateAt(withFilter, ['properties', 'order', 'items', 'properties', 'field'], (field) => restrictEnum(field, clear));
     }

@@ -1,0 +1,345 @@
+/**
+ * Records with lines in the web app, in Debian's Chromium against the real server, on the fixture
+ * `order` (test/fixtures/modules/sales): an order created with its items, each amount and the total
+ * worked out while typing (by the generated functions bundled into the app) and the lines moved with
+ * the keyboard; problems beside the line (or field, for a rule) they name, from the browser and from
+ * the server; an action's inputs asked for in a dialog; a done order locked; an agent's plan with
+ * line changes (proposed over REST) shown line by line in the inbox and approved, at 1280 and
+ * 390 px. Screenshots go to test/screenshots/ (git-ignored).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
+import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
+
+let server: WebTestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let adminToken: string;
+/** An agent token of admin's with the scopes order.* ("Order bot"), made over REST. */
+let orderBot: string;
+let acmeId: string;
+
+/** The browser's zone: an hour ahead of UTC in winter, so that a typed time and the stored instant differ. */
+const ZONE = 'Europe/Berlin';
+const todayInZone = () => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
+
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 10_000 });
+
+async function shot(name: string, target: Page = page, fullPage = true): Promise<void> {
+  if (fullPage) await target.evaluate(() => window.scrollTo(0, 0));
+  await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+async function ok(token: string, commandId: string, input: unknown): Promise<any> {
+  const res = await server.command(token, commandId, input);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.value;
+}
+
+/** An order of Acme's with these items (description, quantity, unit price in cents), over REST. */
+async function makeOrder(number: string, items: readonly [string, number, number][]): Promise<any> {
+  return ok(adminToken, 'order.create', { number, customer: acmeId, items: items.map(([description, quantity, unit_price]) => ({ description, quantity, unit_price })) });
+}
+
+const notice = (target: Page = page) => target.locator('.notice');
+const line = (number: number, target: Page = page) => target.getByRole('listitem', { name: `Line ${number}`, exact: true });
+const lineInput = (number: number, label: string, target: Page = page) => line(number, target).getByLabel(new RegExp(`^${label}, line ${number}`));
+const lineAmount = (number: number, target: Page = page) => line(number, target).locator('.field-amount output');
+const total = (target: Page = page) => target.locator('#field-order-total');
+const detail = (label: string, target: Page = page) => target.locator('dl.details .detail', { has: target.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+
+/** The rows of a line table as its cells' texts (line number first). */
+async function tableRows(scope: Locator): Promise<string[][]> {
+  return scope.locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td')).map((cell) => (cell as HTMLElement).innerText.replace(/^Line /, '').trim())));
+}
+
+/** A line change list as its items' texts. */
+async function lineChanges(scope: Locator): Promise<string[]> {
+  return scope.locator('.lines-change-list > li').evaluateAll((items) => items.map((item) => (item as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+}
+
+async function pickCustomer(name: string, target: Page = page): Promise<void> {
+  const customer = target.getByRole('combobox', { name: 'Customer' });
+  await customer.fill(name.slice(0, 4));
+  await target.getByRole('option', { name }).click();
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    server = await startWebTestServer();
+    adminToken = await server.login();
+    const issued = await server.request('POST', '/api/auth/agent-token', { scopes: ['order.*'], label: 'Order bot' }, adminToken);
+    expect(issued.status).toBe(200);
+    orderBot = issued.body.token;
+    acmeId = (await ok(adminToken, 'party.create', { name: 'Acme GmbH', kind: 'company' })).id;
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: LAPTOP, baseURL: server.url, locale: 'en-US', timezoneId: ZONE });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await signIn(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('creates an order with its items, working out each amount and the total while typing, and moves a line with the keyboard', async () => {
+    await page.goto('/records/order/new');
+    await page.getByRole('heading', { name: 'New order' }).waitFor();
+    // Defaults fill the new record: the order date is today where the reader is; the discount 0.
+    expect(await page.getByLabel('Ordered on').inputValue()).toBe(todayInZone());
+    expect(await page.getByLabel('Discount pct').inputValue()).toBe('0');
+    // One line to start with (the list needs one); the total is worked out, not typed.
+    await poll(() => page.getByRole('listitem', { name: /^Line \d+$/ }).count()).toBe(1);
+    expect(await total().innerText()).toBe('€0.00');
+
+    await page.getByLabel('Number').fill('AB-1001');
+    await pickCustomer('Acme GmbH');
+    await lineInput(1, 'Description').fill('Widget');
+    await lineInput(1, 'Quantity').fill('2');
+    await lineInput(1, 'Unit price').fill('12.50');
+    await poll(() => lineAmount(1).innerText()).toBe('€25.00');
+    expect(await total().innerText()).toBe('€25.00');
+
+    // Add a line: focus goes to its first input.
+    await page.getByRole('button', { name: '+ Add a line to items' }).click();
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-describedby') ?? document.activeElement?.id ?? '')).toMatch(/-description$/);
+    await lineInput(2, 'Description').fill('Bolt');
+    await lineInput(2, 'Quantity').fill('0.5');
+    await lineInput(2, 'Unit price').fill('3');
+    await poll(() => lineAmount(2).innerText()).toBe('€1.50');
+    expect(await total().innerText()).toBe('€26.50');
+    // More decimals than the quantity takes: refused beside it when sent, never rounded.
+    await lineInput(2, 'Quantity').fill('0.5001');
+    expect(await lineAmount(2).innerText()).toBe('—');
+    await lineInput(2, 'Quantity').fill('0.5');
+
+    // Move line 2 up with the keyboard: the lines swap, the total stays, focus stays on the moved line.
+    await line(2).getByRole('button', { name: 'Move line 2 up' }).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => lineInput(1, 'Description').inputValue()).toBe('Bolt');
+    expect(await lineInput(2, 'Description').inputValue()).toBe('Widget');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move line 1 down');
+    expect(await total().innerText()).toBe('€26.50');
+
+    await page.getByRole('group', { name: 'Tags' }).getByLabel('Export').check();
+    await page.getByRole('group', { name: 'Tags' }).getByLabel('Rush').check();
+    await page.getByLabel('Website').fill('https://example.com/shop');
+    await page.getByLabel('Contact email').fill('buyer@acme.example');
+    await expectNoSidewaysScroll(page);
+    await shot('l01-order-form');
+
+    await page.getByRole('button', { name: 'Create order' }).click();
+    await page.getByRole('heading', { name: /AB-1001/ }).waitFor();
+    const items = page.getByRole('region', { name: /^Items/ });
+    expect(await tableRows(items)).toEqual([
+      ['1', 'Bolt', '0.5', '€3.00', '—', '€1.50'],
+      ['2', 'Widget', '2', '€12.50', '—', '€25.00'],
+    ]);
+    expect(await detail('Total').innerText()).toBe('€26.50');
+    expect(await detail('Tags').innerText()).toBe('Rush\nExport');
+    expect(await detail('Website').getByRole('link').getAttribute('href')).toBe('https://example.com/shop');
+    expect(await detail('Contact email').getByRole('link').getAttribute('href')).toBe('mailto:buyer@acme.example');
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const saved = await ok(adminToken, 'order.get', { id });
+    expect(saved).toMatchObject({ number: 'AB-1001', customer: acmeId, ordered_on: todayInZone(), discount_pct: 0, tags: ['rush', 'export'], total: 2650, status: 'draft' });
+    expect(saved.items.map((item: any) => [item.description, item.quantity, item.unit_price, item.amount])).toEqual([
+      ['Bolt', 0.5, 300, 150],
+      ['Widget', 2, 1250, 2500],
+    ]);
+    await expectNoSidewaysScroll(page);
+    await shot('l02-order-page');
+  });
+
+  it('shows a line’s problem beside that line, and a rule’s beside the field it names', async () => {
+    const order = await makeOrder('AB-1002', [
+      ['Widget', 2, 1250],
+      ['Bolt', 1, 300],
+    ]);
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit order' }).waitFor();
+    // Found in the browser: beside line 2's quantity, which gets the focus.
+    await lineInput(2, 'Quantity').fill('0');
+    await lineInput(1, 'Description').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await poll(() => line(2).locator('.field-quantity .field-error').innerText()).toBe('Quantity must be at least 0.001');
+    expect(await lineInput(2, 'Quantity').getAttribute('aria-invalid')).toBe('true');
+    expect(await line(1).locator('.field-description .field-error').innerText()).toBe('Description is required');
+    expect(await line(1).locator('.field-quantity .field-error').count()).toBe(0);
+    await shot('l03-line-errors');
+    // Typing clears that field's error only.
+    await lineInput(2, 'Quantity').fill('3');
+    expect(await line(2).locator('.field-error').count()).toBe(0);
+    expect(await line(1).locator('.field-error').count()).toBe(1);
+    await lineInput(1, 'Description').fill('Widget XL');
+
+    // Found by the server: line 1 was removed meanwhile (someone else's edit), so its id is no line of the order.
+    const current = await ok(adminToken, 'order.get', { id: order.id });
+    await ok(adminToken, 'order.update', { id: order.id, items: [{ id: current.items[1].id }] });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await poll(() => line(1).locator('.line-row-head + .field-error').innerText()).toBe('Line 1: id is not a line of this order');
+    expect(await line(2).locator('.field-error').count()).toBe(0);
+    expect((await ok(adminToken, 'order.get', { id: order.id })).items.map((item: any) => item.description)).toEqual(['Bolt']);
+
+    // A rule the server checks: beside the field it names.
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit order' }).waitFor();
+    await page.getByLabel('Deliver by').fill('2000-01-01');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await poll(() => page.locator('.field-date.has-error .field-error').innerText()).toBe('Deliver by must be on or after the order date');
+    expect(await page.getByLabel('Deliver by').getAttribute('aria-invalid')).toBe('true');
+    expect((await ok(adminToken, 'order.get', { id: order.id })).deliver_by).toBeNull();
+    await expectNoSidewaysScroll(page);
+    await shot('l04-rule-error');
+  });
+
+  it('asks for an action’s inputs in a dialog, says what it sets, and locks a done order', async () => {
+    const order = await makeOrder('AB-1003', [['Widget', 1, 1000]]);
+    await page.goto(`/records/order/${order.id}`);
+    await page.getByRole('heading', { name: /AB-1003/ }).waitFor();
+    // Confirm takes nothing: it runs, and sets its date.
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await notice().getByText('“AB-1003”: Status is now Confirmed.').waitFor();
+    expect(await detail('Confirmed on').locator('time').getAttribute('datetime')).toBe(new Date().toISOString().slice(0, 10));
+
+    // Deliver asks for when (optional), in the reader's time zone, and says what it does.
+    await page.getByRole('button', { name: 'Deliver…' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Deliver/ });
+    expect(await dialog.locator('.action-effect').innerText()).toBe('Status becomes Done.');
+    expect(await dialog.getByText(`Delivered at (${ZONE})`).count()).toBe(1);
+    await dialog.getByLabel(/^Delivered at/).fill('2026-11-26T15:30');
+    await shot('l05-action-dialog', page, false);
+    await dialog.getByRole('button', { name: 'Deliver' }).click();
+    await notice().getByText('“AB-1003”: Status is now Done.').waitFor();
+    expect((await ok(adminToken, 'order.get', { id: order.id })).delivered_at).toBe('2026-11-26T14:30:00.000Z');
+    expect(await detail('Delivered at').innerText()).toBe('Nov 26, 2026, 03:30 PM GMT+1');
+
+    // Done is a locked state: why, and no Edit or Delete; its edit page says so instead of a form.
+    expect(await page.locator('.locked-note').innerText()).toBe('This order is done, so it cannot be edited or deleted.');
+    expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await expectNoSidewaysScroll(page);
+    await shot('l06-locked-order');
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.locator('.locked-note').getByText('This order is done, so it cannot be edited.').waitFor();
+    expect(await page.locator('form').count()).toBe(0);
+
+    // Cancel needs a reason: refused beside it when left out; a cancelled order is locked, its actions gone.
+    const other = await makeOrder('AB-1004', [['Widget', 1, 1000]]);
+    await page.goto(`/records/order/${other.id}`);
+    await page.getByRole('button', { name: 'Cancel…' }).click();
+    const cancel = page.getByRole('dialog', { name: /^Cancel/ });
+    await cancel.getByRole('button', { name: 'Cancel', exact: true }).last().click();
+    await cancel.getByText('Reason is required').waitFor();
+    await cancel.getByLabel(/^Reason/).fill('Customer changed their mind');
+    await cancel.getByRole('button', { name: 'Cancel', exact: true }).last().click();
+    await notice().getByText('“AB-1004”: Status is now Cancelled.').waitFor();
+    expect(await page.locator('.locked-note').innerText()).toBe('This order is cancelled, so it cannot be edited or deleted.');
+    // Its history shows the input that is not a field.
+    const entry = page.locator('.history-entry').first();
+    await poll(() => entry.locator('.history-inputs').innerText()).toContain('Customer changed their mind');
+  });
+
+  it('shows an agent’s plan with line changes in the inbox, line by line, and approves it, at 1280 and 390 px', async () => {
+    for (const [width, viewport] of [
+      ['laptop', LAPTOP],
+      ['phone', PHONE],
+    ] as const) {
+      const target = width === 'laptop' ? page : await context.newPage();
+      try {
+        if (target !== page) {
+          target.setDefaultTimeout(10_000);
+          await target.setViewportSize(viewport);
+        }
+        const number = width === 'laptop' ? 'AB-2001' : 'AB-2002';
+        const order = await makeOrder(number, [
+          ['Widget', 2, 1250],
+          ['Bolt', 10, 30],
+          ['Nut', 100, 5],
+        ]);
+        const [widget, bolt] = order.items;
+        // The agent changes the lines and cancels the order in one update: cancelling needs approval,
+        // so the whole update is one plan.
+        const proposal = await server.command(orderBot, 'order.update', {
+          id: order.id,
+          status: 'cancelled',
+          items: [{ id: widget.id, quantity: 3 }, { id: bolt.id }, { description: 'Washer', quantity: 50, unit_price: 2 }],
+        });
+        expect(proposal.status, JSON.stringify(proposal.body)).toBe(202);
+        const planId = proposal.body.plan_id as string;
+        expect((await ok(adminToken, 'order.get', { id: order.id })).items).toHaveLength(3);
+
+        await target.goto(`/approvals#plan-${planId}`);
+        const card = target.locator(`li#plan-${planId}`);
+        await card.waitFor();
+        const changes = card.locator('.lines-change');
+        await poll(() => lineChanges(changes)).toEqual([
+          'added Description: Washer · Quantity: 50 · Unit price: €0.02',
+          'removed Description: Nut · Quantity: 100 · Unit price: €0.05 · Note: — · Amount: €5.00',
+          'changed “Widget” Quantity 2 → 3',
+        ]);
+        expect(await changes.locator('.lines-change-head').innerText()).toBe('Items 1 added, 1 removed, 1 changed');
+        expect(await card.locator('.plan-input.changes').innerText()).toContain('Confirmed');
+        await expectNoSidewaysScroll(target);
+        await shot(`l07-plan-with-lines-${width}`, target);
+
+        await card.getByRole('button', { name: 'Approve' }).click();
+        await notice(target).getByText(`Approved: Update order “${number}”.`).waitFor();
+        const after = await ok(adminToken, 'order.get', { id: order.id });
+        expect(after.status).toBe('cancelled');
+        expect(after.items.map((item: any) => [item.description, item.quantity, item.amount])).toEqual([
+          ['Widget', 3, 3750],
+          ['Bolt', 10, 300],
+          ['Washer', 50, 100],
+        ]);
+        expect(after.total).toBe(4150);
+
+        // The history names the agent and the plan, with the same line changes.
+        await target.goto(`/records/order/${order.id}`);
+        const entry = target.locator('.history-entry').first();
+        await poll(() => entry.locator('.history-summary').innerText()).toContain(`via plan ${planId}`);
+        expect(await lineChanges(entry.locator('.lines-change'))).toEqual([
+          'added Description: Washer · Quantity: 50 · Unit price: €0.02 · Note: — · Amount: €1.00',
+          'removed Description: Nut · Quantity: 100 · Unit price: €0.05 · Note: — · Amount: €5.00',
+          'changed “Widget” Quantity 2 → 3 Amount €25.00 → €37.50',
+        ]);
+        await expectNoSidewaysScroll(target);
+        await shot(`l08-history-with-lines-${width}`, target);
+      } finally {
+        if (target !== page) await target.close();
+      }
+    }
+  });
+
+  it('fits an order’s page and form in a phone', async () => {
+    const phone = await context.newPage();
+    try {
+      phone.setDefaultTimeout(10_000);
+      await phone.setViewportSize(PHONE);
+      await signIn(phone, 'admin', ADMIN_PASSWORD, '/records/order/new');
+      await phone.getByRole('heading', { name: 'New order' }).waitFor();
+      await lineInput(1, 'Description', phone).fill('Widget');
+      await lineInput(1, 'Quantity', phone).fill('2');
+      await lineInput(1, 'Unit price', phone).fill('12.50');
+      await poll(() => total(phone).innerText()).toBe('€25.00');
+      await expectNoSidewaysScroll(phone);
+      await shot('l09-phone-order-form', phone);
+      const order = await makeOrder('AB-3001', [
+        ['Widget', 2, 1250],
+        ['Bolt', 0.5, 300],
+      ]);
+      await phone.goto(`/records/order/${order.id}`);
+      await phone.getByRole('heading', { name: /AB-3001/ }).waitFor();
+      await expectNoSidewaysScroll(phone);
+      await shot('l10-phone-order-page', phone);
+    } finally {
+      await phone.close();
+    }
+  });
+});
