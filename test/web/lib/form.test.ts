@@ -1,7 +1,7 @@
 /** Table tests of web/src/lib/form.ts: form drafts and the input they make; each kind's checks in the server's words; defaults; which fields a form writes. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setAppLocale } from '../../../web/src/lib/locale.ts';
-import { collectInput, defaultDraft, fromDraft, isEditable, parseDraft, toDraft } from '../../../web/src/lib/form.ts';
+import { collectInput, computedValue, defaultDraft, draftValue, fromDraft, isEditable, parseDraft, toDraft } from '../../../web/src/lib/form.ts';
 import { localToday, valueText } from '../../../web/src/lib/format.ts';
 import type { FieldInfo } from '../../../web/src/lib/types.ts';
 import { field } from '../../helpers/web-models.ts';
@@ -147,4 +147,21 @@ describe('defaults and what a form writes', () => {
     expect(collectInput(fields, { title: 'A', total: '5', credit_limit: '100', status: 'draft' })).toEqual({ input: { title: 'A' }, errors: {} });
     expect(collectInput(fields, { title: 'B', total: '5', credit_limit: '100' }, { id: 'x', title: 'A', total: 1, credit_limit: 2 })).toEqual({ input: { title: 'B' }, errors: {} });
   });
+});
+
+describe('computed fields while typing', () => {
+  it('an input that is not yet a value is unknown, an empty one empty', () => {
+    const quantity = field('quantity', 'decimal', { scale: 3 });
+    expect([draftValue(quantity, '2.5'), draftValue(quantity, ''), draftValue(quantity, '2.5001'), draftValue(quantity, 'x')]).toEqual([2.5, null, undefined, undefined]);
+  });
+
+  it.each([
+    [field('amount', 'money'), 1234.5, 1235],
+    [field('amount', 'money'), Number.NaN, null],
+    [field('amount', 'money'), Number.POSITIVE_INFINITY, null],
+    [field('amount', 'money'), undefined, null],
+    [field('share', 'decimal', { scale: 2 }), 1 / 3, 0.33],
+    [field('count', 'number'), 2.5, 3],
+    [field('label', 'text'), 'A', 'A'],
+  ] as const)('%o: a function’s %s is shown as the server stores it, %s', (info, value, shown) => expect(computedValue(info, value)).toBe(shown));
 });

@@ -96,7 +96,7 @@ describe('what create and update send', () => {
 });
 
 describe('the record as it will be saved, for computed fields while typing', () => {
-  it('takes what the inputs hold (null while not valid), the rest from the stored record, lines in their order', () => {
+  it('takes what the inputs hold (null while empty, undefined while not yet a value), the rest from the stored record, lines in their order', () => {
     const drafts = { number: 'AB-1000', deliver_by: '' };
     const lines = editedLines(stored, ([first, second]) => [withDraft(second!, 'quantity', '4'), withDraft(first!, 'quantity', 'x')]);
     expect(draftRecord(order, drafts, lines, stored)).toEqual({
@@ -107,7 +107,7 @@ describe('the record as it will be saved, for computed fields while typing', () 
       status: 'draft',
       items: [
         { id: 'L2', description: 'Gadget', quantity: 4, unit_price: 500, amount: 500 },
-        { id: 'L1', description: 'Widget', quantity: null, unit_price: 500, amount: 1000 },
+        { id: 'L1', description: 'Widget', quantity: undefined, unit_price: 500, amount: 1000 },
       ],
     });
   });

@@ -10,7 +10,7 @@ import { ApiError, command, isMissingRecord } from '../lib/api.ts';
 import { formatTimestamp, joinWords, optionLabel, relativeTime } from '../lib/format.ts';
 import { withheldName, type ChangeLine } from '../lib/changes.ts';
 import { entryKind, findChange, HISTORY_PAGE, revertFields, revertLists, shownChanges, shownLineChanges, undoneLines } from '../lib/history.ts';
-import { can, fieldOf, useMeta } from '../lib/meta.ts';
+import { can, fieldOf, lockedState, useMeta } from '../lib/meta.ts';
 import { errorMessage, useLoad, useNow, useScrollIntoView } from '../lib/page.ts';
 import { fragmentId, onLinkClick, paths, useLocation } from '../lib/router.ts';
 import type { HistoryEntryInfo, ModelInfo, RecordValue, SearchAnswer } from '../lib/types.ts';
@@ -80,7 +80,8 @@ export function HistorySection(props: {
   // gone record, the section shows once there is a history to show.
   if (record === null && (isMissingRecord(state.error) || !state.data)) return null;
 
-  const mayRevert = record !== null && can(model, 'revert');
+  // A record in a locked state (done, cancelled) is not changed, by a revert either.
+  const mayRevert = record !== null && can(model, 'revert') && lockedState(model, record) === null;
   const denied = state.data?.denied ?? [];
 
   async function revert(entry: HistoryEntryInfo, fields: readonly string[]) {

@@ -50,8 +50,10 @@ export function LineTable({ model, list, lines }: { model: ModelInfo; list: Line
               {rows.map((row, index) => (
                 <tr key={String(row.id ?? index)}>
                   <td class="col-line">
-                    <span class="phone-only">Line </span>
-                    {index + 1}
+                    <span>
+                      <span class="phone-only">Line </span>
+                      {index + 1}
+                    </span>
                   </td>
                   {list.fields.map((field) => (
                     <td key={field.name} class={`col-${field.kind}${field.computed ? ' col-computed' : ''}`} data-label={field.label}>

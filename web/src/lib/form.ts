@@ -194,10 +194,24 @@ export function collectInput(fields: readonly FieldInfo[], drafts: Drafts, origi
 }
 
 /**
- * A draft as a value for working out computed fields while people type: what it would be sent as,
- * or null while it is empty or not yet valid.
+ * A draft as a value for working out computed fields while people type: what it would be sent as
+ * (null while empty), or undefined while it is not a value of its kind, so that what is worked out
+ * from it is unknown (a number from it is NaN) rather than a guess.
  */
 export function draftValue(field: FieldInfo, draft: Draft | undefined): unknown {
   const parsed = parseDraft(field, draft);
-  return parsed.ok ? parsed.value : null;
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/**
+ * A computed field's value as the server stores what its function gives (runtime/commands/
+ * documents.ts): a decimal rounded to its scale, money and numbers to integers, anything not a
+ * finite number or missing as empty.
+ */
+export function computedValue(field: FieldInfo, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
+  if (field.kind === 'decimal' && typeof value === 'number') return Math.round(value * 10 ** (field.scale ?? 0)) / 10 ** (field.scale ?? 0);
+  if ((field.kind === 'money' || field.kind === 'number') && typeof value === 'number') return Math.round(value);
+  return value;
 }

@@ -121,8 +121,8 @@ export function hasListErrors(errors: ListErrors): boolean {
 
 /**
  * The record as it would be saved, for its computed fields while people type: `base` (the stored
- * record, or nothing for a new one) with what the inputs hold now (null where empty or not yet
- * valid), each list's lines in their order.
+ * record, or nothing for a new one) with what the inputs hold now (null where empty, undefined where
+ * not yet a value: see `draftValue`), each list's lines in their order.
  */
 export function draftRecord(model: ModelInfo, drafts: Drafts, lists: ListDrafts, base?: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const record: Record<string, unknown> = {};

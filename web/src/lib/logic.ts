@@ -5,6 +5,8 @@
  * what the form shows is a preview.
  */
 import { logic as generated } from 'rmsgen:generated-logic';
+import { computedValue } from './form.ts';
+import type { ModelInfo } from './types.ts';
 
 /** What the app uses of a model's generated logic. */
 export interface BrowserLogic {
@@ -18,16 +20,21 @@ export function logicOf(model: string): BrowserLogic | undefined {
 }
 
 /**
- * The record with its computed fields worked out, or undefined when the model has no logic here
- * or its functions fail on what the inputs hold now (a half-typed line).
+ * The record with its computed fields worked out (each as the server would store it), or undefined
+ * when the model has no logic here or its functions fail on what the inputs hold now.
  */
-export function computed(model: string, record: Record<string, unknown>): Record<string, unknown> | undefined {
-  const logic = logicOf(model);
+export function computed(model: ModelInfo, record: Record<string, unknown>): Record<string, unknown> | undefined {
+  const logic = logicOf(model.name);
   if (!logic) return undefined;
   try {
     logic.compute(record);
-    return record;
   } catch {
     return undefined;
   }
+  for (const field of model.fields) if (field.computed) record[field.name] = computedValue(field, record[field.name]);
+  for (const list of model.lines) {
+    const lines = Array.isArray(record[list.name]) ? (record[list.name] as Record<string, unknown>[]) : [];
+    for (const line of lines) for (const field of list.fields) if (field.computed) line[field.name] = computedValue(field, line[field.name]);
+  }
+  return record;
 }

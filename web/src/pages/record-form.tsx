@@ -61,7 +61,7 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
   const formRef = useRef<HTMLFormElement>(null);
   const [focusTick, setFocusTick] = useState(0);
   // The record as it would be saved, its computed fields worked out by the model's own functions.
-  const live = useMemo(() => computed(model.name, draftRecord(model, drafts, lists, original)), [model, drafts, lists, original]);
+  const live = useMemo(() => computed(model, draftRecord(model, drafts, lists, original)), [model, drafts, lists, original]);
   const refs = original ? model.fields.filter((field) => field.kind === 'ref' && !isEditable(field) && typeof original[field.name] === 'string').map((field) => [field.target!, original[field.name] as string] as const) : [];
   const title = useTitles(refs);
 
