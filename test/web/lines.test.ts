@@ -7,9 +7,9 @@
  * line changes (proposed over REST) shown line by line in the inbox and approved, at 1280 and
  * 390 px. Screenshots go to test/screenshots/ (git-ignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Download, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
 import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
@@ -362,6 +362,103 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
       ['Bolt', 10],
     ]);
     expect(after.total).toBe(2800);
+  });
+
+  it('filters orders by a multiselect, a decimal and a datetime, and exports their items to a second CSV file', async () => {
+    const plain = await ok(adminToken, 'order.create', { number: 'AB-4001', customer: acmeId, tags: ['rush'], discount_pct: 5, items: [{ description: 'Widget', quantity: 2, unit_price: 1250 }] });
+    const gift = await ok(adminToken, 'order.create', {
+      number: 'AB-4002',
+      customer: acmeId,
+      tags: ['export', 'gift'],
+      discount_pct: 12.5,
+      items: [
+        { description: 'Bolt, zinc', quantity: 1, unit_price: 300 },
+        { description: '=SUM(A1)', quantity: 3, unit_price: 5, note: 'loose' },
+      ],
+    });
+    await ok(adminToken, 'order.confirm', { id: gift.id });
+    const delivered = await ok(adminToken, 'order.deliver', { id: gift.id, delivered_at: '2027-01-15T09:00:00Z' });
+
+    /** The list filtered by one condition built in the filter builder: the order numbers shown and the filter's words. */
+    async function filtered(field: string, condition: string, value: (row: Locator) => Promise<void>): Promise<{ numbers: string[]; chip: string }> {
+      await page.goto('/records/order?sort=number');
+      await page.getByRole('button', { name: 'Filters' }).click();
+      const row = page.locator('.filter-row').first();
+      await row.getByLabel('Field').selectOption({ label: field });
+      await row.getByLabel('Condition', { exact: true }).selectOption({ label: condition });
+      await value(row);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(/[?&]f=/);
+      // The filters' words show once the builder is closed.
+      await page.getByRole('button', { name: /^Filters/ }).click();
+      const chip = page.getByRole('list', { name: 'Active filters' }).locator('li').first();
+      await chip.waitFor();
+      await page.waitForLoadState('networkidle');
+      const numbers = await page.locator('table.data tbody tr td:first-child').evaluateAll((cells) => cells.map((cell) => (cell as HTMLElement).innerText.trim()));
+      return { numbers, chip: (await chip.innerText()).trim() };
+    }
+    expect(await filtered('Tags', 'has', (row) => row.getByLabel('Value').selectOption({ label: 'Gift' }))).toEqual({ numbers: ['AB-4002'], chip: expect.stringContaining('Tags has Gift') });
+    expect((await filtered('Tags', 'has any of', async (row) => {
+      await row.getByLabel('Gift').check();
+      await row.getByLabel('Rush').check();
+    })).numbers).toEqual(['AB-1001', 'AB-4001', 'AB-4002']);
+    expect((await filtered('Discount pct', 'at least', (row) => row.getByLabel('Value').fill('10'))).numbers).toEqual(['AB-4002']);
+    // 10:00 in Berlin is 09:00 UTC: on or after it, the delivery at 09:00 UTC.
+    expect((await filtered('Delivered at', 'on or after', (row) => row.getByLabel('Value').fill('2027-01-15T10:00'))).numbers).toEqual(['AB-4002']);
+    expect((await filtered('Delivered at', 'after', (row) => row.getByLabel('Value').fill('2027-01-15T10:01'))).numbers).toEqual([]);
+    await expectNoSidewaysScroll(page);
+    await shot('l12-filtered-orders', page, false);
+
+    // Export: the orders, and their items in a second file, one row per line, the order's id and number first.
+    await filtered('Number', 'contains', (row) => row.getByLabel('Value').fill('AB-400'));
+    const downloads: Download[] = [];
+    page.on('download', (download) => downloads.push(download));
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    await poll(() => downloads.length).toBe(2);
+    page.removeAllListeners('download');
+    const text = async (download: Download) => readFileSync((await download.path())!).toString('utf8').slice(1).split('\r\n');
+    const [orders, items] = downloads;
+    expect(orders!.suggestedFilename()).toMatch(/^orders-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(items!.suggestedFilename()).toMatch(/^orders-items-\d{4}-\d{2}-\d{2}\.csv$/);
+    const orderLines = await text(orders!);
+    expect(orderLines[0]).toBe('ID,Number,Customer,Ordered on,Deliver by,Contact email,Website,Discount pct,Tags,Confirmed on,Delivered at,Credit limit (EUR),Total (EUR),Status');
+    expect(orderLines).toContain(`${gift.id},AB-4002,${acmeId},${gift.ordered_on},,,,12.5,"gift, export",${delivered.confirmed_on},2027-01-15T09:00:00.000Z,,3.15,done`);
+    expect(await text(items!)).toEqual([
+      'Order ID,Number,Line,Description,Quantity,Unit price (EUR),Note,Amount (EUR)',
+      `${plain.id},AB-4001,1,Widget,2,12.50,,25.00`,
+      `${gift.id},AB-4002,1,"Bolt, zinc",1,3.00,,3.00`,
+      `${gift.id},AB-4002,2,'=SUM(A1),3,0.05,loose,0.15`,
+      '',
+    ]);
+
+    // Orders need items, which an import cannot give: the import page says so instead of taking a file.
+    await page.goto('/records/order/import');
+    await page.locator('.import-blocked').getByText(/^Orders cannot be imported from CSV: each order needs at least one line of items/).waitFor();
+    expect(await page.getByLabel('CSV file').count()).toBe(0);
+  });
+
+  it('shows a field the role may not write, and computed ones, read-only in the form', async () => {
+    await server.addPerson('sam', ['sales'], 'sam-password-1');
+    const sales = await context.newPage();
+    try {
+      sales.setDefaultTimeout(10_000);
+      await signIn(sales, 'sam', 'sam-password-1', '/records/order/new');
+      await sales.getByRole('heading', { name: 'New order' }).waitFor();
+      const credit = sales.locator('.field-readonly', { has: sales.getByText('Credit limit', { exact: true }) });
+      expect(await credit.locator('.help').innerText()).toBe('Your role may not set this field.');
+      expect(await sales.getByRole('textbox', { name: /^Credit limit/ }).count()).toBe(0);
+      expect(await sales.locator('.field-readonly', { has: sales.getByText('Total', { exact: true }) }).locator('.help').innerText()).toBe('Worked out from the other fields.');
+      await sales.getByLabel('Number').fill('SA-5001');
+      await pickCustomer('Acme GmbH', sales);
+      await lineInput(1, 'Description', sales).fill('Widget');
+      await lineInput(1, 'Quantity', sales).fill('1');
+      await lineInput(1, 'Unit price', sales).fill('1');
+      await sales.getByRole('button', { name: 'Create order' }).click();
+      await sales.getByRole('heading', { name: /SA-5001/ }).waitFor();
+      await shot('l13-sales-order', sales);
+    } finally {
+      await sales.close();
+    }
   });
 
   it('fits an order’s page and form in a phone', async () => {
