@@ -380,7 +380,7 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
     const delivered = await ok(adminToken, 'order.deliver', { id: gift.id, delivered_at: '2027-01-15T09:00:00Z' });
 
     /** The list filtered by one condition built in the filter builder: the order numbers shown and the filter's words. */
-    async function filtered(field: string, condition: string, value: (row: Locator) => Promise<void>): Promise<{ numbers: string[]; chip: string }> {
+    async function filtered(field: string, condition: string, value: (row: Locator) => Promise<unknown>): Promise<{ numbers: string[]; chip: string }> {
       await page.goto('/records/order?sort=number');
       await page.getByRole('button', { name: 'Filters' }).click();
       const row = page.locator('.filter-row').first();
@@ -414,7 +414,7 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
     const downloads: Download[] = [];
     page.on('download', (download) => downloads.push(download));
     await page.getByRole('button', { name: 'Export CSV' }).click();
-    await poll(() => downloads.length).toBe(2);
+    await poll(async () => downloads.length).toBe(2);
     page.removeAllListeners('download');
     const text = async (download: Download) => readFileSync((await download.path())!).toString('utf8').slice(1).split('\r\n');
     const [orders, items] = downloads;
