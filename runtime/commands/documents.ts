@@ -142,9 +142,8 @@ export function computeDocument(model: CompiledModel, record: Readonly<Record<st
 
 /** The record and lines of a computed document, each value as its field stores it. */
 function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Record<string, unknown>>): { record: Record<string, unknown>; lines: LinesOf } {
-  const computedRecord: Record<string, unknown> = {};
+  const computedRecord: Record<string, unknown> = { id };
   for (const field of model.meta.fields) computedRecord[field.name] = normalised(field, document[field.name]);
-  computedRecord.id = id;
   const computedLines: LinesOf = {};
   for (const list of model.lines.values()) {
     const computed = (document[list.meta.name] as Record<string, unknown>[] | undefined) ?? [];
