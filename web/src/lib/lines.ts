@@ -7,7 +7,7 @@
 import { sameValue } from './changes.ts';
 import { defaultDraft, draftValue, fromDraft, isEditable, toDraft, type Drafts, type FieldErrors } from './form.ts';
 import { plural } from './format.ts';
-import type { FieldInfo, LineListInfo, LinesChangeInfo, ModelInfo, RecordValue } from './types.ts';
+import type { LineListInfo, LinesChangeInfo, ModelInfo, RecordValue } from './types.ts';
 
 /** One line while it is edited: a key of its own (lines move), its id once stored, and its inputs. */
 export interface LineDraft {
@@ -78,8 +78,9 @@ export function countProblem(list: LineListInfo, count: number): string | undefi
 
 /**
  * The line lists as the input of a create (`original` undefined: every list, each line's non-empty
- * fields) or an update (each list that changed, whole: kept lines with their `id` and every field
- * the person writes, new lines without one), with the problems found before sending.
+ * fields) or an update (each list that changed, whole: a kept line as its `id` and the fields the
+ * person changed, so that someone else's change of its other fields meanwhile stands; a new line
+ * without an id; a removed one left out), with the problems found before sending.
  */
 export function collectLines(model: ModelInfo, lists: ListDrafts, original?: RecordValue): { input: Record<string, unknown[]>; errors: ListErrors } {
   const input: Record<string, unknown[]> = {};
@@ -88,30 +89,30 @@ export function collectLines(model: ModelInfo, lists: ListDrafts, original?: Rec
   for (const list of model.lines) {
     const lines = lists[list.name] ?? [];
     const editable = list.fields.filter(isEditable);
+    const storedLines = linesIn(original?.[list.name]);
+    const stored = new Map(storedLines.map((line) => [String(line.id), line]));
     const sent: Record<string, unknown>[] = [];
-    for (const line of lines) {
+    let changed = original === undefined || lines.length !== storedLines.length;
+    lines.forEach((line, index) => {
+      const before = line.id === undefined ? undefined : stored.get(line.id);
       const value: Record<string, unknown> = line.id === undefined ? {} : { id: line.id };
       const errors: FieldErrors = {};
       for (const field of editable) {
         const parsed = fromDraft(field, line.drafts[field.name]);
         if (!parsed.ok) errors[field.name] = parsed.error;
         else if (parsed.value === null && field.required) errors[field.name] = `${field.label} is required`;
-        else if (parsed.value !== null || line.id !== undefined) value[field.name] = parsed.value;
+        else if (before ? !sameValue(before[field.name], parsed.value) : parsed.value !== null) value[field.name] = parsed.value;
       }
       if (Object.keys(errors).length > 0) (lineErrors[list.name] ??= {})[line.key] = { fields: errors };
+      // A new line, a changed one, or one in another place changes the list.
+      if (!before || Object.keys(value).length > 1 || storedLines[index]?.id !== line.id) changed = true;
       sent.push(value);
-    }
+    });
     const count = countProblem(list, lines.length);
     if (count !== undefined) listErrors[list.name] = count;
-    if (original === undefined || !sameLines(editable, original[list.name], sent)) input[list.name] = sent;
+    if (changed) input[list.name] = sent;
   }
   return { input, errors: { lists: listErrors, lines: lineErrors } };
-}
-
-/** Whether the lines to send are the record's lines as they are: the same ids in the same order, each field the same. */
-function sameLines(fields: readonly FieldInfo[], stored: unknown, sent: readonly Record<string, unknown>[]): boolean {
-  const before = Array.isArray(stored) ? (stored as Record<string, unknown>[]) : [];
-  return before.length === sent.length && before.every((line, index) => line.id === sent[index]!.id && fields.every((field) => sameValue(line[field.name], sent[index]![field.name])));
 }
 
 /** Whether a form's lists hold no problem. */
