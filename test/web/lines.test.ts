@@ -364,6 +364,17 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
     expect(after.total).toBe(2800);
   });
 
+  it('shows an action’s input that is not a field in the inbox, as the agent gave it', async () => {
+    const order = await makeOrder('AB-2201', [['Widget', 1, 1000]]);
+    const proposal = await server.command(orderBot, 'order.cancel', { id: order.id, reason: 'Duplicate of AB-2001' });
+    expect(proposal.status, JSON.stringify(proposal.body)).toBe(202);
+    // From another page: a new fragment of the inbox already shown would not read the plans again.
+    await page.goto(`/records/order/${order.id}`);
+    await page.goto(`/approvals#plan-${proposal.body.plan_id}`);
+    const card = page.locator(`li#plan-${proposal.body.plan_id}`);
+    await poll(() => card.locator('.plan-input.changes').innerText()).toBe('Status\nDraft → Cancelled\nReason\nDuplicate of AB-2001');
+  });
+
   it('filters orders by a multiselect, a decimal and a datetime, and exports their items to a second CSV file', async () => {
     const plain = await ok(adminToken, 'order.create', { number: 'AB-4001', customer: acmeId, tags: ['rush'], discount_pct: 5, items: [{ description: 'Widget', quantity: 2, unit_price: 1250 }] });
     const gift = await ok(adminToken, 'order.create', {
