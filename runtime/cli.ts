@@ -6,6 +6,8 @@ import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
+import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
+import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
@@ -102,6 +104,21 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         const { changes } = await migrate(db, registry, { systemTables: systemTableSetups() });
         if (changes.length === 0) console.log('schema is up to date');
         for (const change of changes) console.log(change);
+        // Stored computed values made by functions that changed since: computed again, in batches.
+        const service = createRecordService({ registry, db });
+        await recordFreshLogic(service);
+        const progress = progressBar(process.stdout);
+        let said = 0;
+        const lines = await recomputeStale(service, (model, done, total) => {
+          progress.update(done, total);
+          // Without a terminal to redraw on, a line at every tenth of the way.
+          if (!process.stdout.isTTY && (done === total || Math.floor((done / total) * 10) > said)) {
+            said = done === total ? 0 : Math.floor((done / total) * 10);
+            console.log(`recomputing ${model}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records`);
+          }
+        });
+        progress.done();
+        for (const line of lines) console.log(line);
       } catch (error) {
         if (!(error instanceof MigrationRefusedError)) throw error;
         throw new CliError(error.message);

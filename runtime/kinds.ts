@@ -307,6 +307,8 @@ export const kinds = {
    */
   lines: <S extends z.ZodRawShape>(path: string, fields: S, options: LinesOptions) => {
     const line = lineObject(path, fields, options.ids);
+    // An update's element with an id changes that line: it gives only the fields it changes.
+    const change = options.ids ? line.partial() : line;
     const unindexed = `${path}[]`;
     return z
       .array(z.unknown(), { error: (issue) => (issue.input === undefined ? `${path} needs at least ${lineCount(options.min)}` : `${path} must be a list of lines`) })
@@ -315,8 +317,9 @@ export const kinds = {
       .transform((items, ctx) => {
         const parsed: z.output<typeof line>[] = [];
         items.forEach((item, index) => {
-          const result = line.safeParse(item);
-          if (result.success) parsed.push(result.data);
+          const hasId = typeof item === 'object' && item !== null && 'id' in item && (item as { id: unknown }).id !== undefined && (item as { id: unknown }).id !== null;
+          const result = (hasId ? change : line).safeParse(item);
+          if (result.success) parsed.push(result.data as z.output<typeof line>);
           else {
             for (const issue of result.error.issues) {
               ctx.addIssue({ code: 'custom', message: issue.message.replaceAll(unindexed, `${path}[${index}]`), path: [index, ...issue.path], input: item });

@@ -23,6 +23,8 @@ import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
 import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables, type RateLimits } from './auth/rate-limits.ts';
+import { ensureLogicTables, recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { createRecordService } from './commands/service.ts';
 import type { RecordService } from './commands/types.ts';
 import { openDatabase, type OpenOptions } from './db/connect.ts';
@@ -43,7 +45,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -98,6 +100,8 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** The time for rate windows, the sign-in lockout and token expiry (runtime/clock.ts); the system's by default. */
+  readonly clock?: Clock;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -155,10 +159,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (admin.created && admin.password !== undefined) log(keepGeneratedPassword(options.adminPasswordFile ?? DEFAULT_ADMIN_PASSWORD_FILE, admin.password));
 
     const service = createRecordService({ registry, db, logError });
+    await recordFreshLogic(service);
+    for (const model of await staleComputedModels(service)) {
+      log(`${model.meta.name}: its computed fields' functions changed since their values were stored; run \`npx rmsgen migrate\` to recompute them`);
+    }
 
     let closing = false;
     const site = createSite(host, options.publicUrl);
-    const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS), logError);
+    const clock = options.clock ?? systemClock;
+    const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {

@@ -50,7 +50,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * Resolves the caller of a request, or throws HttpError 401 for a missing, malformed, unknown,
  * expired or revoked token, or a token whose person is disabled.
  */
-export async function authenticate(db: Knex, authorization: string | undefined): Promise<Caller> {
+export async function authenticate(db: Knex, authorization: string | undefined, now: number = Date.now()): Promise<Caller> {
   if (authorization === undefined || authorization.trim() === '') throw new HttpError(401, MISSING_TOKEN);
   const token = bearerToken(authorization);
   if (token === undefined) throw new HttpError(401, MISSING_TOKEN);
@@ -58,7 +58,6 @@ export async function authenticate(db: Knex, authorization: string | undefined):
   if (claimedKind === undefined) throw new HttpError(401, INVALID_TOKEN);
 
   const row = await selectFirst<TokenWithPerson>(db, TOKEN_WITH_PERSON_SQL, [hashToken(token)]);
-  const now = Date.now();
   const nowIso = isoNow(now);
   if (!row || row.kind !== claimedKind || row.revoked_at !== null || row.expires_at <= nowIso || Boolean(row.disabled)) {
     throw new HttpError(401, INVALID_TOKEN);

@@ -14,6 +14,7 @@
  * it is admitted or refused on stored numbers only.
  */
 import type { Knex } from 'knex';
+import { systemClock, type Clock } from '../clock.ts';
 import type { CommandKind, RateLimitsInfo } from '../api-shapes.ts';
 import { kindTraits } from '../command-kinds.ts';
 import type { AgentCaller } from '../caller.ts';
@@ -126,7 +127,7 @@ function windowKey(tokenId: string, window: number): string {
   return `${tokenId}\u0000${window}`;
 }
 
-export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRateLimiter {
+export function createAgentRateLimiter(db: Knex, defaults: RateLimits, clock: Clock = systemClock): AgentRateLimiter {
   let queued: Pending[] = [];
   let scheduled = false;
   let flushing = false;
@@ -192,7 +193,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRat
       for (const call of batch) call.reject(error);
       return;
     }
-    const now = Date.now();
+    const now = clock.now();
     if (now - lastPrune > WINDOW_MS) {
       lastPrune = now;
       // Past windows are never read again; a failed prune is tried again a minute later.
@@ -213,7 +214,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits): AgentRat
     async admit(agent, cost) {
       const limits = effectiveLimits(agent.limits, agent.creatorRoles.includes(ADMIN_ROLE), defaults);
       if (limits.requestsPerMinute === 0 && limits.writesPerMinute === 0) return { limited: false };
-      const now = Date.now();
+      const now = clock.now();
       const window = Math.floor(now / WINDOW_MS);
       const totals = await new Promise<{ requests: number; writes: number; firstRefusal: () => Promise<boolean> }>((resolve, reject) => {
         queued.push({ tokenId: agent.tokenId, window, cost, resolve, reject });

@@ -64,7 +64,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     // No account has a longer name: refused before any hashing (a password check costs bcrypt's time).
     const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
-    const result = await signIn(db, username, password, { address: clientAddress(req) });
+    const result = await signIn(db, username, password, { address: clientAddress(req), now: callers.clock.now() });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
       throw new HttpError(429, result.outcome === 'locked' ? LOCKED_OUT : ADDRESS_THROTTLED);
@@ -91,13 +91,13 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const limits = readLimits(body, person, serverLimits);
     const [first] = scopesGrantingNothing(scopes, allowedCommands(registry, person));
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
-    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits }, serverLimits);
+    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits }, serverLimits, callers.clock.now());
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });
 
   router.get('/api/auth/agent-tokens', async function agentTokens(req: Request, res: Response) {
     const person = await requirePerson(req, res);
-    const tokens = await listAgentTokens(db, person, serverLimits);
+    const tokens = await listAgentTokens(db, person, serverLimits, callers.clock.now());
     sendJson(res, 200, { tokens, server_limits: limitsInfo(serverLimits) } satisfies AgentTokensAnswer);
   });
 

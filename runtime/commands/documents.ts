@@ -130,9 +130,20 @@ export function computeAndCheck(model: CompiledModel, record: Readonly<Record<st
   model.logic.compute(document);
   const [failed] = model.logic.failedRules(document);
   if (failed) throw new HttpError(400, `${model.meta.name}: ${failed.message}`, { fields: [...failed.fields] });
-  const computedRecord: Record<string, unknown> = {};
+  return fromDocument(model, record.id, document);
+}
+
+/** The record and lines with their computed fields worked out (rules not checked: `recompute.ts`). */
+export function computeDocument(model: CompiledModel, record: Readonly<Record<string, unknown>>, lines: Readonly<LinesOf>): { record: Record<string, unknown>; lines: LinesOf } {
+  const document = documentOf(record, lines);
+  model.logic.compute(document);
+  return fromDocument(model, record.id, document);
+}
+
+/** The record and lines of a computed document, each value as its field stores it. */
+function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Record<string, unknown>>): { record: Record<string, unknown>; lines: LinesOf } {
+  const computedRecord: Record<string, unknown> = { id };
   for (const field of model.meta.fields) computedRecord[field.name] = normalised(field, document[field.name]);
-  computedRecord.id = record.id;
   const computedLines: LinesOf = {};
   for (const list of model.lines.values()) {
     const computed = (document[list.meta.name] as Record<string, unknown>[] | undefined) ?? [];

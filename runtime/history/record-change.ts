@@ -92,7 +92,6 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
 /** Field → from and to, of the fields the entry records; `alwaysRecorded` are kept even where unchanged; each line list changed. */
 function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, EntryChange> {
   const changes: Record<string, EntryChange> = {};
-  for (const [list, linesChange] of Object.entries(change.lines ?? {})) changes[list] = linesChange;
   if (kind === 'create') {
     for (const [field, to] of Object.entries(change.after)) changes[field] = { from: null, to };
   } else if (kind === 'delete') {
@@ -101,5 +100,7 @@ function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecor
     for (const [field, to] of Object.entries(change.after)) changes[field] = { from: change.before[field] ?? null, to } satisfies FieldChange;
     for (const [field, value] of Object.entries(change.kept)) if (alwaysRecorded.has(field)) changes[field] = { from: value, to: value } satisfies FieldChange;
   }
+  // Line lists after the fields, as a record shows them.
+  for (const [list, linesChange] of Object.entries(change.lines ?? {})) changes[list] = linesChange;
   return changes;
 }

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { Knex } from 'knex';
 import { auditActor, writeAudit } from '../audit/store.ts';
 import { authenticate } from '../auth/authenticate.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import type { AgentRateLimiter, RateCost } from '../auth/rate-limits.ts';
 import type { AgentCaller, Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
@@ -33,9 +34,11 @@ export interface Callers {
    */
   chargeRefusal(authorization: string | undefined, res: ServerResponse, what: string): Promise<void>;
   readonly limiter: AgentRateLimiter;
+  /** The time for expiry, the lockout and rate windows (the limiter reads the same clock). */
+  readonly clock: Clock;
 }
 
-export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (error: unknown) => void): Callers {
+export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (error: unknown) => void, clock: Clock = systemClock): Callers {
   async function admit(agent: AgentCaller, res: ServerResponse, what: string, cost: RateCost): Promise<void> {
     const admission = await limiter.admit(agent, cost);
     if (!admission.limited) return;
@@ -53,6 +56,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
 
   return {
     limiter,
+    clock,
     admit,
     async chargeRefusal(authorization, res, what) {
       let caller: Caller;
@@ -66,7 +70,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
       if (caller.kind === 'agent') await admit(caller, res, what.slice(0, 100), ONE_REQUEST);
     },
     async of(authorization, res, what, cost = ONE_REQUEST) {
-      const caller = await authenticate(db, authorization);
+      const caller = await authenticate(db, authorization, clock.now());
       if (caller.kind === 'agent') await admit(caller, res, what, cost);
       return caller;
     },

@@ -80,7 +80,7 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
 
     let caller: Caller;
     try {
-      caller = await authenticate(service.db, req.headers.authorization);
+      caller = await authenticate(service.db, req.headers.authorization, options.callers.clock.now());
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 401) throw error;
       return answerRefusal(res, refusalOf(error, service.logError));

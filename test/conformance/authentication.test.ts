@@ -1,18 +1,20 @@
 /**
  * Conformance: sign-in (SPEC 5): login, bearer tokens, logout, the sign-in lockout, session expiry.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect400, agentToken } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expect400 } from '../helpers/conformance.ts';
 
-// one server for this file, signed in as admin
+// one server for this file, signed in as admin, on a clock that moves only when a test moves it
 let s: TestServer;
 let admin: string;
+const clock = new TestClock();
 
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ clock });
   admin = await s.login();
 });
 afterAll(async () => {
@@ -122,19 +124,16 @@ describe('SPEC 5 / issue 3: authentication', () => {
       expect((await s.request('POST', '/api/auth/login', { username: 'fourfail', password: 'fourfail-pw' })).status).toBe(200);
     });
 
-    it('the lock lasts one minute (clock moved forward in-process)', async () => {
+    it('the lock lasts one minute (clock moved forward)', async () => {
       await s.addPerson('unlocky', ['sales'], 'unlocky-pw');
       for (let i = 0; i < 5; i++) await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'x' });
       expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(429);
-      vi.useFakeTimers({ toFake: ['Date'] });
-      try {
-        vi.setSystemTime(Date.now() + 30_000);
-        expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(429);
-        vi.setSystemTime(Date.now() + 62_000);
-        expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(200);
-      } finally {
-        vi.useRealTimers();
-      }
+      clock.advance(30_000);
+      expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(429);
+      clock.advance(29_999);
+      expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(429);
+      clock.advance(1);
+      expect((await s.request('POST', '/api/auth/login', { username: 'unlocky', password: 'unlocky-pw' })).status).toBe(200);
     });
 
     it('usernames differing only in case share one lock (sign-in is case-insensitive)', async () => {
@@ -150,37 +149,26 @@ describe('SPEC 5 / issue 3: authentication', () => {
 
     it('attempts during the lock do not extend it; after it, a single failure is a plain 401', async () => {
       await s.addPerson('hammer', ['sales'], 'hammer-pw');
-      vi.useFakeTimers({ toFake: ['Date'] });
-      const t0 = Date.now();
-      try {
-        for (let i = 0; i < 5; i++) await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' });
-        for (const ms of [10_000, 30_000, 50_000]) {
-          vi.setSystemTime(t0 + ms);
-          expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' })).status).toBe(429);
-        }
-        vi.setSystemTime(t0 + 62_000);
-        expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' })).status).toBe(401);
-        expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'hammer-pw' })).status).toBe(200);
-      } finally {
-        vi.useRealTimers();
+      for (let i = 0; i < 5; i++) await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' });
+      for (const ms of [10_000, 20_000, 20_000]) {
+        clock.advance(ms);
+        expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' })).status).toBe(429);
       }
+      clock.advance(12_000);
+      expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'x' })).status).toBe(401);
+      expect((await s.request('POST', '/api/auth/login', { username: 'hammer', password: 'hammer-pw' })).status).toBe(200);
     });
 
     it('failures spread over more than a minute do not lock', async () => {
       await s.addPerson('slowfail', ['sales'], 'slowfail-pw');
-      vi.useFakeTimers({ toFake: ['Date'] });
-      try {
-        for (let i = 0; i < 6; i++) {
-          vi.setSystemTime(Date.now() + 25_000);
-          const r = await s.request('POST', '/api/auth/login', { username: 'slowfail', password: 'x' });
-          expect(r.status, `attempt ${i + 1}`).toBe(401);
-        }
-        // 6 failures 25 s apart: at most 3 of them fall within any one minute
-        vi.setSystemTime(Date.now() + 20_000);
-        expect((await s.request('POST', '/api/auth/login', { username: 'slowfail', password: 'slowfail-pw' })).status).toBe(200);
-      } finally {
-        vi.useRealTimers();
+      for (let i = 0; i < 6; i++) {
+        clock.advance(25_000);
+        const r = await s.request('POST', '/api/auth/login', { username: 'slowfail', password: 'x' });
+        expect(r.status, `attempt ${i + 1}`).toBe(401);
       }
+      // 6 failures 25 s apart: at most 3 of them fall within any one minute
+      clock.advance(20_000);
+      expect((await s.request('POST', '/api/auth/login', { username: 'slowfail', password: 'slowfail-pw' })).status).toBe(200);
     });
   });
 
@@ -192,17 +180,11 @@ describe('SPEC 5 / issue 3: authentication', () => {
     expect(r.status).toBe(404);
   });
 
-  it('SPEC 5.2 / 8: a session token is valid for 12 hours (clock moved forward in-process)', async () => {
+  it('SPEC 5.2 / 8: a session token is valid for 12 hours (clock moved forward)', async () => {
     const t = await s.login();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const start = Date.now();
-    try {
-      vi.setSystemTime(start + 11 * 3600_000 + 58 * 60_000);
-      expect((await s.request('GET', '/api/commands', undefined, t)).status).toBe(200);
-      vi.setSystemTime(start + 12 * 3600_000 + 60_000);
-      expect((await s.request('GET', '/api/commands', undefined, t)).status).toBe(401);
-    } finally {
-      vi.useRealTimers();
-    }
+    clock.advance(12 * 3600_000 - 1);
+    expect((await s.request('GET', '/api/commands', undefined, t)).status).toBe(200);
+    clock.advance(1);
+    expect((await s.request('GET', '/api/commands', undefined, t)).status).toBe(401);
   });
 });

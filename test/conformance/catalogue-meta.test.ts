@@ -1,12 +1,12 @@
 /**
  * Conformance: the command catalogue and model metadata, `GET /api/commands` and `GET /api/meta`
  * (SPEC 2.5 / 4.1).
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, findAll, type Rec } from './helpers.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { findAll, type Rec } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -1,11 +1,11 @@
 /**
  * Conformance: delete (SPEC 4.3 rule 4), refused while the record is referenced.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect200, expect400, create } from './helpers.ts';
+import { expect200, expect400, create } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

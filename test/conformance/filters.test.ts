@@ -1,12 +1,12 @@
 /**
  * Conformance: filters, order and paging on `list` and `search` (SPEC 4.5 / 8), on a server of its
  * own with a known data set of six leads.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.ts';
-import { expect200, expect400, create, type Rec } from './helpers.ts';
+import { expect200, expect400, create, type Rec } from '../helpers/conformance.ts';
 
 describe('SPEC 4.5 / 8 / issue 3: filters, order and paging', () => {
   let f: TestServer;

@@ -1,12 +1,12 @@
 /**
  * Conformance: transport errors (SPEC 7): 415, 400 for malformed bodies, the one 404 for unknown and
  * forbidden commands, oversized bodies.
- * Black-box, from SPEC and the issue texts only; see ./helpers.ts for what this suite is and its
+ * Black-box, from SPEC and the issue texts only; see ../helpers/conformance.ts for what this suite is and its
  * conventions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { expect400 } from './helpers.ts';
+import { expect400 } from '../helpers/conformance.ts';
 
 // one server for this file, signed in as admin
 let s: TestServer;

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { placeInModule } from '../../generator/check-logic.ts';
-import { moduleTree, removeModuleTrees, rmsgen, snapshotFolder } from './fixtures.ts';
+import { moduleTree, removeModuleTrees, rmsgen, snapshotFolder } from '../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 

@@ -10,7 +10,7 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
 import { FIXTURE_GENERATED_DIR } from '../helpers/fixtures.ts';
-import { ROOT, snapshotFolder } from './fixtures.ts';
+import { ROOT, snapshotFolder } from '../helpers/module-trees.ts';
 
 const GENERATED = join(ROOT, 'generated');
 

@@ -14,7 +14,7 @@ import { camelCase } from '../../generator/names.ts';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { registry } from '../fixtures/generated/registry.ts';
 import { FIXTURE_GENERATED_DIR, FIXTURE_MODULES_DIR } from '../helpers/fixtures.ts';
-import { ROOT, snapshotFolder } from './fixtures.ts';
+import { ROOT, snapshotFolder } from '../helpers/module-trees.ts';
 
 /** The command that regenerates the fixtures' code. */
 const REGENERATE_FIXTURES = 'node bin/rmsgen.js build --modules test/fixtures/modules --out test/fixtures/generated';

@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './serve-env.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -103,8 +104,7 @@ export function buildFixturePackage(log: (line: string) => void = () => {}): voi
   copyFixtureModules(modulesDir);
 
   // The child is the real CLI, not a test: none of vitest's variables.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_OPTIONS'));
-  const build = spawnSync(process.execPath, ['bin/rmsgen.js', 'build'], { cwd: FIXTURE_PACKAGE, env: { ...env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 120_000 });
+  const build = spawnSync(process.execPath, ['bin/rmsgen.js', 'build'], { cwd: FIXTURE_PACKAGE, env: { ...childEnv(), NO_COLOR: '1' }, encoding: 'utf8', timeout: 120_000 });
   const output = `${build.stdout ?? ''}${build.stderr ?? ''}`;
   if (build.status !== 0) throw new Error(`rmsgen build in the fixture package (${FIXTURE_PACKAGE}) failed (${build.status ?? build.signal}):\n${output}`);
   for (const line of output.trimEnd().split('\n')) log(`fixture package: ${line}`);

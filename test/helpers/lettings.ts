@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from '../../runtime/registry.ts';
-import { moduleTree, rmsgen } from '../generator/fixtures.ts';
+import { moduleTree, rmsgen } from './module-trees.ts';
 
-export { removeModuleTrees } from '../generator/fixtures.ts';
+export { removeModuleTrees } from './module-trees.ts';
 
 /** Options and states deliberately not in alphabetical order. */
 export const LETTINGS_MODULE = `import { defineModule } from '../../generator/define.ts';

@@ -30,3 +30,14 @@ export function envWithoutServeVariables(also: readonly string[] = []): NodeJS.P
   for (const name of [...SERVE_VARIABLES, ...also]) delete env[name];
   return env;
 }
+
+/**
+ * The environment for a process a test starts (the real CLI, a copy's vitest): `envWithoutServeVariables`,
+ * and without vitest's own variables, NODE_OPTIONS (vitest's loader hooks) and RMS_TEST_SUMMARY_FILE (a
+ * child vitest's counts must not join this run's summary: CI's total would count them twice); without `also`.
+ */
+export function childEnv(also: readonly string[] = []): NodeJS.ProcessEnv {
+  const env = envWithoutServeVariables(['NODE_OPTIONS', 'RMS_TEST_SUMMARY_FILE', ...also]);
+  for (const name of Object.keys(env)) if (name.startsWith('VITEST')) delete env[name];
+  return env;
+}

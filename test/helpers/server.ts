@@ -9,9 +9,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
 import Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { registry } from '../fixtures/generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
+import { normalizeUsername } from '../../runtime/auth/people.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../runtime/server.ts';
@@ -57,6 +60,8 @@ export interface TestResponse {
 
 export interface TestServerOptions {
   readonly dbUrl?: string;
+  /** On a fresh SQLite file even under RMS_TEST_PG_URL (the browser tests, which CI runs on SQLite only). */
+  readonly onSqlite?: boolean;
   /** Defaults to the fixture modules' registry (test/fixtures/generated: see test/helpers/fixtures.ts), not the demo's. */
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
@@ -65,13 +70,27 @@ export interface TestServerOptions {
   /** Passed to startServer as they are. */
   readonly agentLimits?: ServerOptions['agentLimits'];
   readonly trustProxy?: ServerOptions['trustProxy'];
+  /** The server's clock for rate windows, the lockout and token expiry: a `TestClock` to move time (test/helpers/clock.ts). */
+  readonly clock?: ServerOptions['clock'];
+  readonly serviceInfo?: ServerOptions['serviceInfo'];
+  /**
+   * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
+   * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
+   * that each sign-in checks in about a millisecond instead of a tenth of a second: the cost is not
+   * what most tests are about, and sign-in runs the same code on either hash. Tests of the stored
+   * hash itself ask for the real ones.
+   */
+  readonly realPasswordHashes?: boolean;
 }
+
+/** bcrypt's minimum cost: see `realPasswordHashes`. */
+const CHEAP_HASH_COST = 4;
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-test-'));
   const dbFile = join(dir, 'rms.sqlite');
   // With RMS_TEST_PG_URL set, each server gets a fresh PostgreSQL database, dropped on close.
-  const pgServerUrl = options.dbUrl === undefined ? testPostgresUrl() : undefined;
+  const pgServerUrl = options.dbUrl === undefined && !options.onSqlite ? testPostgresUrl() : undefined;
   const pgDatabase = pgServerUrl === undefined ? undefined : await createTestDatabase(pgServerUrl);
   const dbUrl = options.dbUrl ?? pgDatabase?.url ?? `sqlite:${dbFile}`;
   const server = await startServer({
@@ -82,14 +101,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     adminPassword: ADMIN_PASSWORD,
     log: () => {},
     ...(options.extensions ? { extensions: options.extensions } : {}),
+    ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
     ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;
   });
   const url = server.url;
+  async function cheapenHash(username: string, password: string): Promise<void> {
+    if (options.realPasswordHashes) return;
+    await server.db('rms_people').where('username', normalizeUsername(username)).update({ password_hash: await bcrypt.hash(password, CHEAP_HASH_COST) });
+  }
+  await cheapenHash('admin', ADMIN_PASSWORD);
 
   async function request(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<TestResponse> {
     const init: RequestInit = { method, headers: { ...headers } };
@@ -128,6 +154,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async addPerson(username, roles, password = `${username}-test-password`) {
       await createPerson(server.db, { username, password, roles });
+      await cheapenHash(username, password);
       return login(username, password);
     },
     inspect(fn) {
@@ -154,4 +181,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Issues an agent token as `person` (a session token) over `POST /api/auth/agent-token`, and returns it. */
+export async function agentToken(t: TestServer, person: string, scopes: readonly string[], label = 'agent'): Promise<string> {
+  const res = await t.request('POST', '/api/auth/agent-token', { scopes, label }, person);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(typeof res.body.token).toBe('string');
+  return res.body.token as string;
 }

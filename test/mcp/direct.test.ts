@@ -5,8 +5,8 @@
  * (which only the SDK path takes), and the answers must be the same message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken } from './clients.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+
 
 let t: TestServer;
 let admin: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 5 at the HTTP level, with plain fetch: what `/mcp` answers before and around the SDK's
+ * MCP at the HTTP level, with plain fetch: what `/mcp` answers before and around the SDK's
  * transport (auth, Origin, methods, media types, body size, protocol version, batches,
  * notifications).
  */
@@ -13,7 +13,7 @@ let t: TestServer;
 let admin: string;
 
 beforeAll(async () => {
-  // Read when the server starts (each test file runs in its own process).
+  // Read when the server starts, and removed at once: other test files run in this process after this one.
   process.env[ALLOWED_ORIGINS_ENV] = `${LISTED_ORIGIN}/`;
   try {
     t = await startTestServer();

@@ -8,7 +8,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectClient, type ConnectedClient } from './clients.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 let t: TestServer;
 let admin: string;

@@ -1,13 +1,13 @@
 /**
- * Issue 5 with the SDK's own client over real HTTP: protocol revisions, the tools each caller
+ * MCP with the SDK's own client over real HTTP: protocol revisions, the tools each caller
  * sees, and tool calls going through the same command path as REST (rights, masking, approval
  * plans, refusals, audit).
  */
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../fixtures/generated/registry.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient, type ConnectedClient } from './clients.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 let t: TestServer;
 let admin: string;

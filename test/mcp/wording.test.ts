@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Registry } from '../../runtime/registry.ts';
 import { buildLettings, removeModuleTrees } from '../helpers/lettings.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { connectClient, type ConnectedClient } from './clients.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 let registry: Registry;
 let t: TestServer;

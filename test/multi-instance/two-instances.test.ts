@@ -25,7 +25,7 @@ import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { PG_SKIP_NOTE, PG_URL } from '../pg/pg-env.ts';
+import { PG_SKIP_NOTE, PG_URL } from '../helpers/pg-env.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */

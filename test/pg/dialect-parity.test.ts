@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { PG_SKIP_NOTE, PG_URL } from './pg-env.ts';
+import { PG_SKIP_NOTE, PG_URL } from '../helpers/pg-env.ts';
 
 interface Side {
   readonly name: string;

@@ -19,7 +19,7 @@ import { systemTableSetups } from '../../runtime/server.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { PG_SKIP_NOTE, PG_URL } from './pg-env.ts';
+import { PG_SKIP_NOTE, PG_URL } from '../helpers/pg-env.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
@@ -57,7 +57,7 @@ function withRegion(base: Registry): Registry {
       ...base.models,
       lead: {
         ...lead,
-        fields: [...lead.fields, { name: 'region', kind: 'text', label: 'Region', description: '', required: false, personal: false, governed: false, hiddenFromAgents: false }],
+        fields: [...lead.fields, { name: 'region', kind: 'text', label: 'Region', description: '', required: false, personal: false, governed: false, hiddenFromAgents: false, computed: false }],
         table: { ...lead.table, columns: [...lead.table.columns, { name: 'region', type: 'text', notNull: false }] },
       },
     },

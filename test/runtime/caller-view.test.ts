@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/registry.ts';
 import type { FieldMeta, ModelMeta } from '../../runtime/registry.ts';
 import { oneOfEach, recordInput, updatableField } from '../helpers/command-walk.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient } from '../mcp/clients.ts';
+import { connectClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let admin: string;

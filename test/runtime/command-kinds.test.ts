@@ -9,8 +9,8 @@ import { registry } from '../../generated/registry.ts';
 import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits } from '../../runtime/command-kinds.ts';
 import type { CommandMeta, ModelMeta } from '../../runtime/registry.ts';
 import { actionInputs, makeRecord, oneOfEach, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { agentToken, connectClient, type ConnectedClient } from '../mcp/clients.ts';
+import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let admin: string;

@@ -1,5 +1,5 @@
 /**
- * Record history and revert in the web app (issue 14), in Debian's Chromium against the real
+ * Record history and revert in the web app, in Debian's Chromium against the real
  * server: an agent changes a lead over REST, a person finds the change in the lead's History (the
  * agent marked, by its label), reverts it after confirming what is put back, and sees the record
  * back and the revert entry; a revert refused because the field changed again is shown in the
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPerson } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { buildWebApp } from '../../web/build.ts';
-import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
-import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
+import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
 
 
 let server: WebTestServer;

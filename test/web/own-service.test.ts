@@ -17,8 +17,8 @@ import { openDatabase } from '../../runtime/db/connect.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { buildWebApp } from '../../web/build.ts';
 import { registry as fixtureRegistry } from '../fixtures/generated/registry.ts';
-import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from './browser.ts';
-import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from './web-server.ts';
+import { CHROMIUM, expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
+import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
 
 const SERVICE: ServiceInfo = { name: 'Acme Lettings', colour: '#f4c542', locale: 'en-GB' };
 
@@ -123,7 +123,8 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
   });
 
   it('answers what the service calls itself before sign-in, and in meta', async () => {
-    expect(await server.request('GET', '/api/service')).toEqual({ status: 200, body: SERVICE });
+    const service = await server.request('GET', '/api/service');
+    expect([service.status, service.body]).toEqual([200, SERVICE]);
     const meta = await server.request('GET', '/api/meta', undefined, adminToken);
     expect(meta.body.service).toEqual(SERVICE);
     expect(meta.body.decides_plans).toBe(true);

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildInput, commandInput, printInput } from '../../../generator/emit/inputs.ts';
 import { loadProject } from '../../../generator/pipeline.ts';
-import { oneModule, removeModuleTrees } from '../fixtures.ts';
+import { oneModule, removeModuleTrees } from '../../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 

@@ -13,7 +13,7 @@ import { loadProject } from '../../../generator/pipeline.ts';
 import { orderLogic } from '../../fixtures/generated/sales/order.logic.ts';
 import { partyLogic } from '../../fixtures/generated/crm/party.logic.ts';
 import { FIXTURE_GENERATED_DIR } from '../../helpers/fixtures.ts';
-import { oneModule, removeModuleTrees, ROOT } from '../fixtures.ts';
+import { oneModule, removeModuleTrees, ROOT } from '../../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { RmsgenError } from '../../../generator/errors.ts';
 import { loadProject } from '../../../generator/pipeline.ts';
-import { oneModule } from '../fixtures.ts';
+import { oneModule } from '../../helpers/module-trees.ts';
 
 export const F = 'modules/crm/module.ts';
 

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProject } from '../../../generator/pipeline.ts';
 import { FIXTURE_MODULES_DIR } from '../../helpers/fixtures.ts';
-import { removeModuleTrees } from '../fixtures.ts';
+import { removeModuleTrees } from '../../helpers/module-trees.ts';
 import { expectRefusal, F, type RefusalCase } from './cases.ts';
 
 afterAll(removeModuleTrees);

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProject } from '../../../generator/pipeline.ts';
-import { oneModule, removeModuleTrees } from '../fixtures.ts';
+import { oneModule, removeModuleTrees } from '../../helpers/module-trees.ts';
 import { expectRefusal, F, type RefusalCase } from './cases.ts';
 
 afterAll(removeModuleTrees);

@@ -1,0 +1,122 @@
+/**
+ * The real CLI: `rmsgen serve` prints its one ready line, serves, and shuts down cleanly on
+ * SIGTERM; a first start writes the generated admin password to a file, never to its output; `rmsgen migrate` reports
+ * what it did.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { postJson } from '../helpers/cli.ts';
+import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { envWithoutServeVariables } from '../helpers/serve-env.ts';
+
+/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
+const CLI = FIXTURE_CLI;
+const dir = mkdtempSync(join(tmpdir(), 'rmsgen-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly output: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+    cwd: dir,
+    env: { ...envWithoutServeVariables(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, output: () => out, exited });
+      }
+    });
+    child.on('exit', () => reject(new Error(`serve exited early:\n${out}`)));
+  });
+}
+
+describe('rmsgen serve', () => {
+  it('serves with RMS_ADMIN_PASSWORD, prints only the ready line, and exits 0 on SIGTERM', async () => {
+    const db = join(dir, 'a.sqlite');
+    const served = await serve(['--port', '0', '--db', `sqlite:${db}`], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
+    expect(served.output()).not.toMatch(/password/);
+    const login = await postJson(served.url, '/api/auth/login', { username: 'admin', password: 'cli-test-password' });
+    expect(login.status).toBe(200);
+    const created = await postJson(served.url, '/api/lead/create', { title: 'From the CLI' }, login.body.token);
+    expect(created.status).toBe(200);
+    expect(created.body.value).toMatchObject({ title: 'From the CLI', stage: 'new' });
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(served.output().match(/listening on/g)).toHaveLength(1);
+  });
+
+  it('writes a generated admin password to data/initial-admin-password on a first start, never to its output, and takes RMS_DB and PORT', async () => {
+    const db = join(dir, 'b.sqlite');
+    const first = await serve([], { RMS_DB: `sqlite:${db}`, PORT: '0' });
+    const file = join(dir, 'data', 'initial-admin-password');
+    const password = readFileSync(file, 'utf8').trimEnd();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.output()).toContain(
+      'created person admin; its password is in data/initial-admin-password (readable by this user only): sign in, set your own with `rmsgen user passwd admin`, and delete the file\n',
+    );
+    expect(first.output()).not.toContain(password);
+    expect((await postJson(first.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(['--port', '0', '--db', `sqlite:${db}`]);
+    expect(second.output()).not.toMatch(/created person/);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('writes it where --admin-password-file or RMS_ADMIN_PASSWORD_FILE says, the flag first', async () => {
+    const byEnv = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'env-file.sqlite')}`], { RMS_ADMIN_PASSWORD_FILE: 'secrets/by-env' });
+    expect(byEnv.output()).toContain('its password is in secrets/by-env ');
+    const password = readFileSync(join(dir, 'secrets', 'by-env'), 'utf8').trimEnd();
+    expect((await postJson(byEnv.url, '/api/auth/login', { username: 'admin', password })).status).toBe(200);
+    byEnv.child.kill('SIGTERM');
+    expect(await byEnv.exited).toBe(0);
+
+    const flagFile = join(dir, 'by-flag');
+    const byFlag = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'flag-file.sqlite')}`, '--admin-password-file', flagFile], { RMS_ADMIN_PASSWORD_FILE: 'secrets/ignored' });
+    expect(byFlag.output()).toContain(`its password is in ${flagFile} `);
+    expect(existsSync(join(dir, 'secrets', 'ignored'))).toBe(false);
+    expect(readFileSync(flagFile, 'utf8').trimEnd()).toMatch(/^\S{12,}$/);
+    byFlag.child.kill('SIGTERM');
+    expect(await byFlag.exited).toBe(0);
+  });
+
+  it('starts without a known admin password when the file cannot be written, and says how to set one', async () => {
+    // A path under a regular file cannot be created, even by root.
+    writeFileSync(join(dir, 'not-a-folder'), '');
+    const served = await serve(['--port', '0', '--db', `sqlite:${join(dir, 'unwritable.sqlite')}`, '--admin-password-file', 'not-a-folder/password']);
+    expect(served.output()).toMatch(/^created person admin, but could not write its password to not-a-folder\/password \(.+\); set one with `rmsgen user passwd admin`$/m);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+});
+
+describe('rmsgen migrate', () => {
+  it('creates the tables on a fresh database, then has nothing to do', () => {
+    const db = `sqlite:${join(dir, 'c.sqlite')}`;
+    const first = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: envWithoutServeVariables() });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout.split('\n')).toEqual(expect.arrayContaining(['created table party', 'created table lead', 'created table invoice']));
+    const second = spawnSync(process.execPath, [CLI, 'migrate', '--db', db], { cwd: dir, encoding: 'utf8', env: envWithoutServeVariables() });
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe('schema is up to date');
+  });
+});

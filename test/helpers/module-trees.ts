@@ -1,0 +1,102 @@
+/**
+ * Fixture module trees for generator tests, built in a temp folder from strings so that each
+ * test states the definition it is about. Also runs the real `rmsgen` CLI.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { copyFixtureModules, ROOT } from './fixtures.ts';
+
+export { ROOT };
+
+const created: string[] = [];
+
+/** Removes the temp folders made by `moduleTree` (call from `afterAll`). */
+export function removeModuleTrees(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface ModuleTreeOptions {
+  /** First copy the fixture modules (test/fixtures/modules: crm and accounting, see test/helpers/fixtures.ts). */
+  readonly copyFixtures?: boolean;
+  /** @deprecated The same as `copyFixtures`: the tests' crm and accounting are the fixture modules, not the demo's. */
+  readonly copyDemo?: boolean;
+}
+
+/**
+ * A temp project folder holding `modules/<name>/module.ts` for each entry, after the fixture modules
+ * with `copyFixtures` (plus a package.json with `"type": "module"`, and links to node_modules and
+ * generator/ so that copied fixture modules load and generated code there can import zod).
+ */
+export function moduleTree(modules: Record<string, string>, options: ModuleTreeOptions = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rmsgen-fixture-'));
+  created.push(dir);
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  // The fixture modules, copied here, import '../../generator/define.ts'.
+  symlinkSync(join(ROOT, 'generator'), join(dir, 'generator'), 'dir');
+  if (options.copyFixtures || options.copyDemo) copyFixtureModules(join(dir, 'modules'));
+  for (const [name, text] of Object.entries(modules)) {
+    mkdirSync(join(dir, 'modules', name), { recursive: true });
+    writeFileSync(join(dir, 'modules', name, 'module.ts'), text);
+  }
+  return dir;
+}
+
+/** `moduleTree` for one module, `crm`. */
+export function oneModule(text: string): string {
+  return moduleTree({ crm: text });
+}
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real CLI, `node bin/rmsgen.js <args>`, in `cwd`. */
+export function rmsgen(args: readonly string[], cwd = ROOT): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    execFile(process.execPath, [join(ROOT, 'bin/rmsgen.js'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolvePromise({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under `dir` with its content (for "nothing changed" assertions). */
+export function snapshotFolder(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  if (!existsSync(dir)) return files;
+  const walk = (current: string): void => {
+    for (const name of readdirSync(current).sort()) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files[relative(dir, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** Unusual but valid definitions: no fields, names like the imports of generated code, self-references, quotes in options. */
+export const UNUSUAL = `export default {
+  models: {
+    bare: { fields: {} },
+    // Its record interface is called Knex, like the knex type the queries file imports.
+    knex: { fields: { secret: { kind: 'text', required: true, read: ['viewer'] }, on: { kind: 'bool' }, size: { kind: 'number' } } },
+    team_member: {
+      fields: {
+        manager: { kind: 'ref', to: 'team_member' },
+        q_2: { kind: 'select', options: ["it's", 'a "quote"', 'ünï'] },
+        status: { kind: 'select', options: ['a', 'b'], governed: true },
+        phase: { kind: 'select', options: ['x', 'y'], governed: true },
+      },
+      actions: { advance: { description: 'Advance', field: 'phase', from: 'x', to: 'y', required: ['manager', 'q_2'] } },
+    },
+    // Its record interface is called Referrer, like a runtime type the queries file imports.
+    referrer: { fields: { name: { kind: 'text' }, member: { kind: 'ref', to: 'team_member' } } },
+  },
+  roles: { viewer: { bare: ['get'] } },
+};`;

@@ -1,0 +1,254 @@
+/**
+ * Agent tokens over real HTTP: create, list, revoke, every 400, the 404 of person-only endpoints
+ * for agents, expiry, and rights that follow the creator's current roles (changed with the real CLI).
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPerson } from '../../runtime/auth/index.ts';
+import { openDatabase } from '../../runtime/db/connect.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let db: Knex;
+let admin: string;
+let sales: string;
+let accountant: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  db = openDatabase(server.dbUrl);
+  await createPerson(db, { username: 'sara', password: 'sara-password', roles: ['sales'] });
+  await createPerson(db, { username: 'alex', password: 'alex-password', roles: ['accountant'] });
+  admin = await server.login('admin');
+  sales = await server.login('sara', 'sara-password');
+  accountant = await server.login('alex', 'alex-password');
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await server?.close();
+});
+
+const create = (token: string, body: unknown) => server.request('POST', '/api/auth/agent-token', body, token);
+const list = (token: string) => server.request('GET', '/api/auth/agent-tokens', undefined, token);
+const revoke = (token: string, body: unknown) => server.request('POST', '/api/auth/agent-token/revoke', body, token);
+
+describe('POST /api/auth/agent-token', () => {
+  it('issues a token once, stored as a hash, valid 30 days by default', async () => {
+    const res = await create(sales, { scopes: ['lead.*', 'party.get'], label: 'crm bot' });
+    expect(res.status).toBe(200);
+    expect(res.body.token).toMatch(/^rms_a_[A-Za-z0-9_-]{43}$/);
+    expect(res.body).toMatchObject({ id: expect.any(String), label: 'crm bot', scopes: ['lead.*', 'party.get'] });
+    expect(Date.parse(res.body.expires) - Date.parse(res.body.created)).toBe(30 * 24 * 3600 * 1000);
+    const row = await db('rms_tokens').where('id', res.body.id).first();
+    expect(row.token_hash).toBe(sha256(res.body.token));
+    expect(row.kind).toBe('agent');
+    expect((await server.command(res.body.token, 'lead.list', {})).status).toBe(200);
+  });
+
+  it('takes expires_in_days', async () => {
+    const res = await create(sales, { scopes: ['lead.get'], label: 'short', expires_in_days: 1 });
+    expect(res.status).toBe(200);
+    expect(Date.parse(res.body.expires) - Date.parse(res.body.created)).toBe(24 * 3600 * 1000);
+  });
+
+  it.each([
+    ['no body', undefined, 'scopes is required'],
+    ['no scopes', { label: 'x' }, 'scopes is required'],
+    ['scopes not an array', { scopes: 'lead.*', label: 'x' }, 'scopes must be an array of strings'],
+    ['a scope not a string', { scopes: [1], label: 'x' }, 'scopes must be an array of strings'],
+    ['empty scopes', { scopes: [], label: 'x' }, 'scopes must not be empty'],
+    ['a model without command', { scopes: ['lead'], label: 'x' }, 'malformed scope "lead": use <model>.<command>, with * for a whole segment (lead.*, *.search)'],
+    ['a partial wildcard', { scopes: ['lead.get', 'le*.get'], label: 'x' }, 'malformed scope "le*.get": use <model>.<command>, with * for a whole segment (lead.*, *.search)'],
+    ['an unknown command', { scopes: ['lead.get', 'lead.frobnicate'], label: 'x' }, 'scope lead.frobnicate matches no command you may use'],
+    ['an unknown model', { scopes: ['ghost.*'], label: 'x' }, 'scope ghost.* matches no command you may use'],
+    ['no label', { scopes: ['lead.get'] }, 'label is required'],
+    ['an empty label', { scopes: ['lead.get'], label: '' }, 'label must not be empty'],
+    ['a blank label', { scopes: ['lead.get'], label: '   ' }, 'label must not be empty'],
+    ['a label not a string', { scopes: ['lead.get'], label: 7 }, 'label must be a string'],
+    ['zero days', { scopes: ['lead.get'], label: 'x', expires_in_days: 0 }, 'expires_in_days must be an integer from 1 to 365'],
+    ['too many days', { scopes: ['lead.get'], label: 'x', expires_in_days: 366 }, 'expires_in_days must be an integer from 1 to 365'],
+    ['fractional days', { scopes: ['lead.get'], label: 'x', expires_in_days: 1.5 }, 'expires_in_days must be an integer from 1 to 365'],
+    ['days as a string', { scopes: ['lead.get'], label: 'x', expires_in_days: '30' }, 'expires_in_days must be an integer from 1 to 365'],
+    ['an unknown key', { scopes: ['lead.get'], label: 'x', owner: 'sara' }, 'unknown key owner'],
+  ])('400 for %s', async (_, body, error) => {
+    const res = await create(sales, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error });
+  });
+
+  it('refuses a scope that matches only commands the person may not use', async () => {
+    // accountants may only read leads
+    const res = await create(accountant, { scopes: ['lead.search', 'lead.delete'], label: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'scope lead.delete matches no command you may use' });
+    // a pattern is fine when it matches at least one command the person may use
+    expect((await create(accountant, { scopes: ['lead.*', '*.search'], label: 'reader' })).status).toBe(200);
+    // admin may use everything
+    expect((await create(admin, { scopes: ['*.*'], label: 'all' })).status).toBe(200);
+  });
+
+  it('needs a token', async () => {
+    const res = await server.request('POST', '/api/auth/agent-token', { scopes: ['lead.get'], label: 'x' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'missing bearer token' });
+  });
+});
+
+describe('agents and person-only endpoints', () => {
+  it('answer 404 to an agent, as if they did not exist', async () => {
+    const agent = (await create(sales, { scopes: ['lead.*'], label: 'probe' })).body.token as string;
+    const own = (await list(sales)).body.tokens[0].id as string;
+    for (const res of [
+      await create(agent, { scopes: ['lead.get'], label: 'child' }),
+      await list(agent),
+      await revoke(agent, { id: own }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not found' });
+    }
+    // nothing was revoked or created
+    expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
+  });
+});
+
+describe('GET /api/auth/agent-tokens', () => {
+  it("lists the person's own tokens without the token or its hash", async () => {
+    const made = await create(accountant, { scopes: ['party.get'], label: 'listed' });
+    const res = await list(accountant);
+    expect(res.status).toBe(200);
+    const mine = res.body.tokens as Record<string, unknown>[];
+    expect(mine.every((t) => t.id !== undefined && !('token' in t) && !('token_hash' in t))).toBe(true);
+    expect(JSON.stringify(res.body)).not.toContain(made.body.token.slice(6));
+    expect(JSON.stringify(res.body)).not.toContain(sha256(made.body.token));
+    expect(mine[0]).toEqual({
+      id: made.body.id,
+      label: 'listed',
+      scopes: ['party.get'],
+      created: made.body.created,
+      expires: made.body.expires,
+      last_used: null,
+      revoked: null,
+      status: 'active',
+      limits: { requests_per_minute: 600, writes_per_minute: 120 },
+    });
+    // only their own
+    const others = (await list(sales)).body.tokens as { id: string }[];
+    expect(others.some((t) => t.id === made.body.id)).toBe(false);
+  });
+
+  it('shows when a token was last used', async () => {
+    const made = await create(accountant, { scopes: ['lead.list'], label: 'used' });
+    expect((await server.command(made.body.token, 'lead.list', {})).status).toBe(200);
+    const entry = ((await list(accountant)).body.tokens as { id: string; last_used: string | null }[]).find((t) => t.id === made.body.id)!;
+    expect(entry.last_used).not.toBeNull();
+    expect(Date.now() - Date.parse(entry.last_used!)).toBeLessThan(60_000);
+  });
+});
+
+describe('POST /api/auth/agent-token/revoke', () => {
+  it('revokes at once; another person cannot revoke it; unknown ids are 404', async () => {
+    const made = await create(sales, { scopes: ['lead.list'], label: 'to revoke' });
+    const agent = made.body.token as string;
+    expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
+
+    for (const [token, body] of [
+      [accountant, { id: made.body.id }],
+      [sales, { id: 'no-such-token' }],
+    ] as const) {
+      const res = await revoke(token, body);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'not found' });
+    }
+    expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
+
+    // a session id is not an agent token id
+    const sessionRow = await db('rms_tokens').where('token_hash', sha256(sales)).first();
+    expect((await revoke(sales, { id: sessionRow.id })).status).toBe(404);
+
+    const res = await revoke(sales, { id: made.body.id });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    const after = await server.command(agent, 'lead.list', {});
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ error: 'invalid or expired token' });
+    const entry = ((await list(sales)).body.tokens as { id: string; status: string; revoked: string | null }[]).find((t) => t.id === made.body.id)!;
+    expect(entry.status).toBe('revoked');
+    expect(entry.revoked).not.toBeNull();
+  });
+
+  it.each([
+    ['no id', {}, 'id is required'],
+    ['a number id', { id: 5 }, 'id must be a string'],
+    ['an unknown key', { id: 'x', all: true }, 'unknown key all'],
+  ])('400 for %s', async (_, body, error) => {
+    const res = await revoke(sales, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error });
+  });
+
+  it('an expired agent token gets 401', async () => {
+    const made = await create(sales, { scopes: ['lead.list'], label: 'expiring' });
+    await db('rms_tokens').where('id', made.body.id).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    const res = await server.command(made.body.token, 'lead.list', {});
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid or expired token' });
+  });
+
+  it('expires when its days are over: the clock moved to the last millisecond still serves, to the end refuses, and the list says expired', async () => {
+    const clock = new TestClock();
+    const timed = await startTestServer({ clock });
+    try {
+      const person = await timed.login();
+      const made = await timed.request('POST', '/api/auth/agent-token', { scopes: ['lead.list'], label: 'one day', expires_in_days: 1 }, person);
+      expect(made.status).toBe(200);
+      expect(made.body.created).toBe(new Date(clock.now()).toISOString());
+      const status = async (session: string) =>
+        (await timed.request('GET', '/api/auth/agent-tokens', undefined, session)).body.tokens.find((entry: { id: string }) => entry.id === made.body.id).status;
+      // The session was signed in at the same moment and lives 12 hours: sign in again as the day goes on.
+      clock.advance(24 * 3600 * 1000 - 1);
+      const later = await timed.login();
+      expect((await timed.command(made.body.token, 'lead.list', {})).status).toBe(200);
+      expect(await status(later)).toBe('active');
+      // The first session's 12 hours are over.
+      expect((await timed.request('GET', '/api/auth/agent-tokens', undefined, person)).status).toBe(401);
+      clock.advance(1);
+      const expired = await timed.command(made.body.token, 'lead.list', {});
+      expect([expired.status, expired.body]).toEqual([401, { error: 'invalid or expired token' }]);
+      expect(await status(later)).toBe('expired');
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe("an agent's rights follow its creator", () => {
+  it('a person who loses a role takes their agent rights with them', async () => {
+    await createPerson(db, { username: 'rita', password: 'rita-password', roles: ['sales'] });
+    const rita = await server.login('rita', 'rita-password');
+    const agent = (await create(rita, { scopes: ['lead.*'], label: 'rita bot' })).body.token as string;
+    const made = await server.command(agent, 'lead.create', { title: 'From the agent' });
+    expect(made.status).toBe(200);
+
+    const cli = await runFixtureCli(['user', 'roles', 'rita', '--role', 'accountant', '--db', server.dbUrl]);
+    expect(cli.code).toBe(0);
+
+    const refused = await server.command(agent, 'lead.create', { title: 'Not any more' });
+    expect(refused.status).toBe(404);
+    expect(refused.body).toEqual({ error: 'not found' });
+    // what the person still may do, the agent still may do
+    expect((await server.command(agent, 'lead.list', {})).status).toBe(200);
+
+    // a disabled creator stops the agent altogether
+    expect((await runFixtureCli(['user', 'disable', 'rita', '--db', server.dbUrl])).code).toBe(0);
+    expect((await server.command(agent, 'lead.list', {})).status).toBe(401);
+    expect((await server.command(rita, 'lead.list', {})).status).toBe(401);
+  });
+});
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

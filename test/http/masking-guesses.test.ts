@@ -1,0 +1,296 @@
+/**
+ * Masking must not confirm guesses (finding 2 of the security probe). An agent with write scope
+ * used to write a guessed value and compare the token it got back with one it held (`NAME_1`):
+ * equal meant the guess was right. Nothing an agent observes may tell it whether a clear value it
+ * wrote equals a value it has only seen masked — in the answer, on later reads of either record,
+ * in its plans, in the numbering of its tokens — while what agents rely on keeps working.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry as generated } from '../fixtures/generated/registry.ts';
+import type { ModelMeta, Registry } from '../../runtime/registry.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+import { connectClient } from '../helpers/mcp-client.ts';
+
+/** The fixture modules' registry, with `lead.lost_reason` personal (token LOST_REASON) and `lead.lose` held for approval. */
+function variant(): Registry {
+  const lead = generated.models.lead!;
+  const changed: ModelMeta = {
+    ...lead,
+    fields: lead.fields.map((field) => (field.name === 'lost_reason' ? { ...field, personal: true, maskLabel: 'LOST_REASON' } : field)),
+    actions: lead.actions.map((action) => (action.name === 'lose' ? { ...action, needsApproval: true } : action)),
+  };
+  const lose = generated.commands['lead.lose']!;
+  return {
+    ...generated,
+    models: { ...generated.models, lead: changed },
+    commands: { ...generated.commands, 'lead.lose': { ...lose, needsApproval: true, action: changed.actions.find((action) => action.name === 'lose')! } },
+  };
+}
+
+const SECRET = 'Alice Secret';
+
+let t: TestServer;
+let admin: string;
+let agent: string;
+let secretParty: string;
+/** The agent's shared token for SECRET, from reading the person-written party. */
+let secretToken: string;
+
+const numberOf = (token: string) => Number(/_(\d+)$/.exec(token)![1]);
+
+beforeAll(async () => {
+  t = await startTestServer({ registry: variant() });
+  admin = await t.login();
+  agent = await agentToken(t, admin, ['party.*', 'lead.*', 'invoice.get'], 'crm bot');
+  secretParty = (await t.command(admin, 'party.create', { name: SECRET, email: 'alice@example.com' })).body.value.id;
+  const read = await t.command(agent, 'party.get', { id: secretParty });
+  secretToken = read.body.value.name;
+  expect(secretToken).toMatch(/^NAME_\d+$/);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+async function agentReads(id: string, token = agent): Promise<Record<string, unknown>> {
+  const res = await t.command(token, 'party.get', { id });
+  expect(res.status).toBe(200);
+  return res.body.value;
+}
+
+describe('a value an agent writes in clear never gets a token it could compare', () => {
+  it('answers a right and a wrong guess alike: each a new number, one after the other', async () => {
+    const right = await t.command(agent, 'party.create', { name: SECRET });
+    const wrong = await t.command(agent, 'party.create', { name: 'Bob Guess' });
+    expect(right.status).toBe(200);
+    expect(wrong.status).toBe(200);
+    const [rightToken, wrongToken] = [right.body.value.name as string, wrong.body.value.name as string];
+    expect(rightToken).not.toBe(secretToken);
+    expect(rightToken).toMatch(/^NAME_\d+$/);
+    expect(numberOf(wrongToken)).toBe(numberOf(rightToken) + 1);
+
+    // Later reads of either record show what each showed before.
+    expect((await agentReads(right.body.value.id)).name).toBe(rightToken);
+    expect((await agentReads(secretParty)).name).toBe(secretToken);
+    const all = await t.command(agent, 'party.search', { filter: [{ field: 'id', op: 'in', value: [secretParty, right.body.value.id] }] });
+    const names = Object.fromEntries(all.body.value.rows.map((row: { id: string; name: string }) => [row.id, row.name]));
+    expect(names).toEqual({ [secretParty]: secretToken, [right.body.value.id]: rightToken });
+  });
+
+  it('the same for an update of a record the agent made, and of one it did not', async () => {
+    const own = (await t.command(agent, 'party.create', { name: 'Own Party' })).body.value.id;
+    const other = (await t.command(admin, 'party.create', { name: 'Someone' })).body.value.id;
+    for (const id of [own, other]) {
+      const updated = await t.command(agent, 'party.update', { id, name: SECRET });
+      expect(updated.status).toBe(200);
+      expect(updated.body.value.name).not.toBe(secretToken);
+      expect((await agentReads(id)).name).toBe(updated.body.value.name);
+    }
+    // The one it did not make really holds the value now: people see it in clear.
+    expect((await t.command(admin, 'party.get', { id: other })).body.value.name).toBe(SECRET);
+  });
+
+  it('the same for a lead\'s notes, written on create and on update', async () => {
+    const noted = (await t.command(admin, 'lead.create', { title: 'Known', notes: 'call on Monday' })).body.value.id;
+    const noteToken = (await t.command(agent, 'lead.get', { id: noted })).body.value.notes as string;
+    const created = await t.command(agent, 'lead.create', { title: 'Mine', notes: 'call on Monday' });
+    expect(created.body.value.notes).not.toBe(noteToken);
+    const updated = await t.command(agent, 'lead.update', { id: created.body.value.id, notes: 'call on Monday' });
+    expect(updated.body.value.notes).not.toBe(noteToken);
+    expect(updated.body.value.notes).not.toBe(created.body.value.notes);
+    expect((await t.command(agent, 'lead.get', { id: created.body.value.id })).body.value.notes).toBe(updated.body.value.notes);
+    expect((await t.command(agent, 'lead.get', { id: noted })).body.value.notes).toBe(noteToken);
+  });
+
+  it('over MCP too', async () => {
+    const mcp = await connectClient(t, agent);
+    try {
+      const result = await mcp.client.callTool({ name: 'party__create', arguments: { name: SECRET, email: 'alice@example.com' } });
+      const value = (result.structuredContent as { value: { id: string; name: string; email: string } }).value;
+      expect(value.name).not.toBe(secretToken);
+      const shared = (await agentReads(secretParty)).email;
+      expect(value.email).not.toBe(shared);
+      const read = await mcp.client.callTool({ name: 'party__get', arguments: { id: value.id } });
+      expect((read.structuredContent as { value: { name: string } }).value.name).toBe(value.name);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('keeps the agent\'s own view in the audit trail: the tokens it got, never clear, never the shared one', async () => {
+    const created = await t.command(agent, 'party.create', { name: SECRET, phone: '+1 555 0100' });
+    const audit = await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify([{ field: 'record_id', op: 'eq', value: created.body.value.id }]))}`, undefined, admin);
+    const entry = audit.body.rows.find((row: { command: string }) => row.command === 'party.create');
+    expect(entry.input).toEqual({ name: created.body.value.name, phone: created.body.value.phone });
+    expect(JSON.stringify(audit.body)).not.toContain(SECRET);
+  });
+});
+
+describe('what agents rely on still holds', () => {
+  it('equal values the agent did not write share one token across records', async () => {
+    const twin = (await t.command(admin, 'party.create', { name: 'Twin', email: 'alice@example.com' })).body.value.id;
+    expect((await agentReads(twin)).email).toBe((await agentReads(secretParty)).email);
+  });
+
+  it('a token written back stores its value and reads back as the same token, shared or written', async () => {
+    const viaShared = await t.command(agent, 'party.create', { name: secretToken });
+    expect(viaShared.body.value.name).toBe(secretToken);
+    expect((await t.command(admin, 'party.get', { id: viaShared.body.value.id })).body.value.name).toBe(SECRET);
+
+    const written = (await t.command(agent, 'party.create', { name: 'Dora Written' })).body.value;
+    const copy = await t.command(agent, 'party.create', { name: written.name });
+    expect(copy.body.value.name).toBe(written.name);
+    expect((await agentReads(copy.body.value.id)).name).toBe(written.name);
+    expect((await t.command(admin, 'party.get', { id: copy.body.value.id })).body.value.name).toBe('Dora Written');
+  });
+
+  it('another agent sees a value written by the first as any value it did not write', async () => {
+    const other = await agentToken(t, admin, ['party.get'], 'other bot');
+    const written = (await t.command(agent, 'party.create', { name: SECRET })).body.value.id;
+    expect((await agentReads(written, other)).name).toBe((await agentReads(secretParty, other)).name);
+  });
+
+  it('a person re-saving the same value leaves the agent\'s token; changing it replaces it', async () => {
+    const created = (await t.command(agent, 'party.create', { name: 'Eve Guess' })).body.value;
+    expect((await t.command(admin, 'party.update', { id: created.id, name: 'Eve Guess', kind: 'person' })).status).toBe(200);
+    expect((await agentReads(created.id)).name).toBe(created.name);
+    expect((await t.command(admin, 'party.update', { id: created.id, name: 'Frank' })).status).toBe(200);
+    const changed = (await agentReads(created.id)).name;
+    expect(changed).not.toBe(created.name);
+    // Back to the agent's value, by a person: now a value the agent did not write, shown as such.
+    expect((await t.command(admin, 'party.update', { id: created.id, name: 'Eve Guess' })).status).toBe(200);
+    expect((await agentReads(created.id)).name).not.toBe(created.name);
+  });
+
+  it('tokens survive a restart and are the same on another instance of the same database', async () => {
+    const created = (await t.command(agent, 'party.create', { name: 'Gina Stable' })).body.value;
+    const second = await startTestServer({ registry: variant(), dbUrl: t.dbUrl });
+    try {
+      const read = await second.command(agent, 'party.get', { id: created.id });
+      expect(read.body.value.name).toBe(created.name);
+      expect((await second.command(agent, 'party.get', { id: secretParty })).body.value.name).toBe(secretToken);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('plans', () => {
+  it('show the proposing agent its own token, and the approved change binds it', async () => {
+    const lead = (await t.command(admin, 'lead.create', { title: 'Lost one' })).body.value.id;
+    const known = (await t.command(admin, 'lead.create', { title: 'Known reason', lost_reason: 'too expensive' })).body.value.id;
+    const knownToken = (await t.command(agent, 'lead.get', { id: known })).body.value.lost_reason as string;
+
+    const proposed = await t.command(agent, 'lead.lose', { id: lead, lost_reason: 'too expensive' });
+    expect(proposed.status).toBe(202);
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, agent);
+    const shown = plan.body.plan.input.lost_reason as string;
+    expect(shown).toMatch(/^LOST_REASON_\d+$/);
+    expect(shown).not.toBe(knownToken);
+    const asPerson = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, admin);
+    expect(asPerson.body.plan.input.lost_reason).toBe('too expensive');
+
+    expect((await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
+    expect((await t.command(agent, 'lead.get', { id: lead })).body.value.lost_reason).toBe(shown);
+    expect((await t.command(agent, 'lead.get', { id: known })).body.value.lost_reason).toBe(knownToken);
+  });
+});
+
+/** Token values (`value` column) the agent's tokens hold, to check what a call left stored. */
+function storedTokenValues(value: string): number {
+  return t.inspect((db) => Number((db.prepare('select count(*) as n from rms_mask_tokens where value = ?').get(value) as { n: number }).n));
+}
+
+describe('dry runs confirm nothing', () => {
+  it('answer a right and a wrong guess alike, on create and update, and keep no clear value', async () => {
+    const other = (await t.command(admin, 'party.create', { name: 'Somebody' })).body.value.id;
+    const cases = [
+      ['party/create', (name: string) => ({ name })],
+      ['party/update', (name: string) => ({ id: other, name })],
+    ] as const;
+    for (const [path, input] of cases) {
+      for (const guess of [SECRET, 'Wrong Guess 1']) {
+        const before = storedTokenValues(guess);
+        const tried = await t.request('POST', `/api/${path}?dry_run=true`, input(guess), agent);
+        expect(tried.status).toBe(200);
+        expect(tried.body.dry_run).toBe(true);
+        expect(tried.body.value.name).toMatch(/^NAME_\d+$/);
+        // Never the shared token of the stored value, whatever the guess.
+        expect(tried.body.value.name).not.toBe(secretToken);
+        expect(storedTokenValues(guess)).toBe(before);
+      }
+    }
+    // The stored value is as it was.
+    expect((await t.command(admin, 'party.get', { id: other })).body.value.name).toBe('Somebody');
+  });
+
+  it('a right and a wrong guess get the same next number in a dry run: nothing about the value shows', async () => {
+    const right = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET }, agent);
+    const wrong = await t.request('POST', '/api/party/create?dry_run=true', { name: 'Wrong Guess 2' }, agent);
+    expect(right.body.value.name).toBe(wrong.body.value.name);
+  });
+
+  it('are audited, with the agent\'s clear values not kept', async () => {
+    const tried = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, email: 'guess@example.com' }, agent);
+    expect(tried.status).toBe(200);
+    const refused = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, kind: 'nope' }, agent);
+    expect(refused.status).toBe(400);
+    const rows = t.inspect((db) =>
+      db.prepare("select outcome, status, input, dry_run from rms_audit where command = 'party.create' and dry_run is not null order by id desc limit 2").all(),
+    ) as { outcome: string; status: number | null; input: string; dry_run: number }[];
+    expect(rows.map((row) => [row.outcome, row.status, Number(row.dry_run)])).toEqual([
+      ['refused', 400, 1],
+      ['executed', null, 1],
+    ]);
+    // Refused by validation: no input was kept at all; tried: its personal values not kept.
+    expect(rows[0]!.input).toBeNull();
+    expect(JSON.parse(rows[1]!.input)).toEqual({ name: '[personal value not kept]', email: '[personal value not kept]' });
+  });
+
+  it('a refused write keeps no clear value either, and its audit row shows none', async () => {
+    const before = storedTokenValues('Refused Value');
+    const refused = await t.command(agent, 'lead.create', { title: 'x', party: 'no-such-party', notes: 'Refused Value' });
+    expect(refused.status).toBe(400);
+    expect(storedTokenValues('Refused Value')).toBe(before);
+    const row = t.inspect((db) => db.prepare("select input from rms_audit where command = 'lead.create' and outcome = 'refused' order by id desc limit 1").get()) as { input: string };
+    expect(JSON.parse(row.input).notes).toBe('[personal value not kept]');
+  });
+});
+
+describe('history confirms nothing', () => {
+  it('an agent writing the value a field holds and writing another leave the same history, over REST and MCP', async () => {
+    const holder = async () => (await t.command(admin, 'party.create', { name: SECRET })).body.value.id as string;
+    const count = async (id: string) => (await t.command(agent, 'party.history', { id })).body.value.total as number;
+    const [same, other] = [await holder(), await holder()];
+    await t.command(agent, 'party.update', { id: same, name: SECRET });
+    await t.command(agent, 'party.update', { id: other, name: 'Not The Secret' });
+    expect(await count(same)).toBe(await count(other));
+    const [sameRows, otherRows] = [(await t.command(agent, 'party.history', { id: same })).body.value.rows, (await t.command(agent, 'party.history', { id: other })).body.value.rows];
+    expect(Object.keys(sameRows[0].changes)).toEqual(Object.keys(otherRows[0].changes));
+    expect(sameRows[0].changes.name.from).toBe(otherRows[0].changes.name.from);
+    expect(sameRows[0].changes.name.to).not.toBe(secretToken);
+
+    // By sending the shared token of the stored value too.
+    const byToken = await holder();
+    const tokenOfIt = (await agentReads(byToken)).name as string;
+    await t.command(agent, 'party.update', { id: byToken, name: tokenOfIt });
+    expect(await count(byToken)).toBe(2);
+
+    const mcp = await connectClient(t, agent);
+    try {
+      const [a, b] = [await holder(), await holder()];
+      await mcp.client.callTool({ name: 'party__update', arguments: { id: a, name: SECRET } });
+      await mcp.client.callTool({ name: 'party__update', arguments: { id: b, name: 'Another Guess' } });
+      const total = async (id: string) => ((await mcp.client.callTool({ name: 'party__history', arguments: { id } })).structuredContent as { value: { total: number } }).value.total;
+      expect(await total(a)).toBe(await total(b));
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a person re-saving a value leaves no entry, as before', async () => {
+    const id = (await t.command(admin, 'party.create', { name: 'Resaved' })).body.value.id;
+    await t.command(admin, 'party.update', { id, name: 'Resaved' });
+    expect((await t.command(admin, 'party.history', { id })).body.value.total).toBe(1);
+  });
+});

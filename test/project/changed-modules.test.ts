@@ -1,0 +1,148 @@
+/**
+ * The project's own checks and tests survive a change of its modules: neither the demo's present
+ * shape nor the set of modules is built into them. In one copy of the project (its sources, tests
+ * and configs; node_modules linked):
+ *
+ * - the demo is changed the way a team starting from it would: a field added to lead and one
+ *   removed from party, a label changed, the role `sales` renamed, the accounting module removed;
+ * - a module is added under modules/ whose model refers to `party` and `lead` (and to itself);
+ *
+ * and then, after `rmsgen build`, what `npm test` checks still passes there: `rmsgen build --check`,
+ * the project's type-check, and a cross-section of the suite: the generator's tests that read the
+ * project's modules/ and generated/ (golden, schemas, imports, and queries, which exercises the new
+ * model's generated queries against a real database), REST and MCP on a real server, rights,
+ * migrations, the API reference, and the real CLI (`serve`, `migrate`, `user …`) — every kind of
+ * test that used to read the demo's generated code or run its compiled server.
+ *
+ * One copy for both changes: each run of the type-check and of the suite in a copy costs tens of
+ * seconds, and neither change hides a failure the other would show (each would fail the same
+ * checks on its own). Not run in the copy, because nothing in them reads modules/ or generated/:
+ * the web app's type-check (web/tsconfig.json includes web/src and runtime/api-shapes.ts only),
+ * the generator's CLI, validation and type-check tests (they build their own module trees in
+ * temp folders; the copy's `tsc` above covers its generated/). About the demo itself, so not in
+ * the cross-section: the README's walk-through (test/docs/readme-tour.test.ts) and the benchmark's
+ * smoke run (test/bench/smoke.test.ts).
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ROOT } from '../helpers/fixtures.ts';
+import { childEnv } from '../helpers/serve-env.ts';
+
+const COPIED = ['bin', 'bench', 'docs', 'generator', 'generated', 'modules', 'runtime', 'test', 'web', 'README.md', 'package.json', 'tsconfig.json', 'vitest.config.ts'];
+/** Left behind: what the browser tests write, and build output (the copy builds its own; web/dist is copied as current). */
+const NOT_COPIED = ['test/screenshots', 'dist'].map((path) => join(ROOT, path));
+
+/** A cross-section of the suite: one or more files of each kind that used to read the demo. */
+const SUBSET = [
+  'test/generator/golden.test.ts',
+  'test/generator/emit/schemas.test.ts',
+  'test/generator/emit/queries.test.ts',
+  'test/generator/generated-imports.test.ts',
+  'test/conformance/catalogue-meta.test.ts',
+  'test/conformance/rights.test.ts',
+  'test/conformance/workflow-actions.test.ts',
+  'test/mcp/tools.test.ts',
+  'test/http/plan-rights.test.ts',
+  'test/cli/migrate-rolling.test.ts',
+  'test/docs/api-doc.test.ts',
+  'test/cli/serve.test.ts',
+  'test/http/agent-tokens.test.ts',
+];
+
+/** The added module: refs to the demo's party and lead, and to itself. */
+const SUPPORT = `import { defineModule } from '../../generator/define.ts';
+
+export default defineModule({
+  label: 'Support',
+  description: 'Tickets raised by parties, about their leads.',
+  dependsOn: ['crm'],
+  models: {
+    ticket: {
+      title: 'subject',
+      fields: {
+        subject: { kind: 'text', required: true },
+        party: { kind: 'ref', to: 'party', required: true },
+        lead: { kind: 'ref', to: 'lead' },
+        duplicate_of: { kind: 'ref', to: 'ticket' },
+        urgent: { kind: 'bool' },
+        status: { kind: 'select', options: ['open', 'closed'], governed: true },
+      },
+      actions: { close: { description: 'Close a ticket', from: 'open', to: 'closed' } },
+    },
+  },
+  roles: { support: { ticket: '*' }, seller: { ticket: ['get', 'list', 'search'] } },
+});
+`;
+
+const project = mkdtempSync(join(tmpdir(), 'rmsgen-modules-changed-'));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+interface Run {
+  readonly status: number | null;
+  readonly output: string;
+}
+
+/** Runs a node script of the copy (a CLI under node_modules, or bin/rmsgen.js) in the copy. */
+function run(script: string, args: readonly string[]): Promise<Run> {
+  // The child vitest runs on SQLite whatever this run is on.
+  const env = childEnv(['RMS_TEST_PG_URL', 'RMS_TEST_POSTGRES_URL']);
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(project, script), ...args], { cwd: project, env: { ...env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/** Replaces `from` (which must be there) with `to` in a file of the copy. */
+function edit(path: string, from: string, to: string): void {
+  const file = join(project, path);
+  const source = readFileSync(file, 'utf8');
+  expect(source, `${path} holds ${from}`).toContain(from);
+  writeFileSync(file, source.replaceAll(from, to));
+}
+
+it('with the demo changed (a field added, a field removed, a label, a role renamed, a module removed) and a module with refs added: build, type-check and a cross-section of the suite pass', async () => {
+  for (const name of COPIED) {
+    cpSync(join(ROOT, name), join(project, name), { recursive: true, preserveTimestamps: true, filter: (source) => !NOT_COPIED.some((left) => source.startsWith(left)) });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+
+  rmSync(join(project, 'modules/accounting'), { recursive: true });
+  const crm = 'modules/crm/module.ts';
+  edit(crm, "lost_reason: { kind: 'text', label: 'Lost reason' },", "lost_reason: { kind: 'text', label: 'Lost reason' },\n        priority: { kind: 'select', options: ['low', 'high'], label: 'Priority' },");
+  edit(crm, "title: { kind: 'text', required: true, label: 'Title', search: true },", "title: { kind: 'text', required: true, label: 'Deal', search: true },");
+  edit(crm, "phone: { kind: 'text', personal: true, label: 'Phone' },\n", '');
+  edit(crm, "list: ['kind', 'email', 'phone'],", "list: ['kind', 'email'],");
+  edit(crm, 'sales: {', 'seller: {');
+  mkdirSync(join(project, 'modules/support'));
+  writeFileSync(join(project, 'modules/support/module.ts'), SUPPORT);
+
+  const build = await run('bin/rmsgen.js', ['build']);
+  expect(build.status, build.output).toBe(0);
+  // crm's 10 files and roles and registry, and support's 5; accounting's 5 removed. In the project's own generated/,
+  // build also brings the compiled server and the web app up to date.
+  expect(build.output).toMatch(/^generated 17 files \(\d+ changed, 5 removed\) in generated\/\nserver compiled: dist\/server\/ .*\n(web app built: .*\n)?$/);
+  const generated = readdirSync(join(project, 'generated'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts'));
+  expect(generated.filter((path) => path.startsWith('accounting'))).toEqual([]);
+  expect(existsSync(join(project, 'generated/support/ticket.queries.ts'))).toBe(true);
+  expect(readFileSync(join(project, 'generated/crm/party.queries.ts'), 'utf8')).toContain("return { model: 'ticket', field: 'party'");
+  expect(readFileSync(join(project, 'generated/support/ticket.queries.ts'), 'utf8')).toContain('A ticket whose duplicate_of is itself does not keep itself alive.');
+  const roles = readFileSync(join(project, 'generated/roles.ts'), 'utf8');
+  expect(roles).toMatch(/\bseller\b/);
+  expect(roles).toMatch(/\bsupport\b/);
+  expect(roles).not.toMatch(/\bsales\b/);
+  expect(readFileSync(join(project, 'generated/crm/lead.model.ts'), 'utf8')).toContain("'priority'");
+  expect(await run('bin/rmsgen.js', ['build', '--check'])).toEqual({ status: 0, output: 'generated/ is up to date (17 files)\n' });
+
+  const typecheck = await run('node_modules/typescript/bin/tsc', ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']);
+  expect(typecheck.output.split('\n').filter((line) => line.includes('error TS'))).toEqual([]);
+  expect(typecheck.status, typecheck.output).toBe(0);
+
+  const tests = await run('node_modules/vitest/vitest.mjs', ['run', ...SUBSET]);
+  expect(tests.output, tests.output).toMatch(/tests: \d+ passed, 0 failed, 0 skipped/);
+  expect(tests.output).toContain(`Test Files  ${SUBSET.length} passed (${SUBSET.length})`);
+  expect(tests.status, tests.output).toBe(0);
+}, 240_000);
