@@ -202,7 +202,7 @@ export function utcInstant(value: string): string | undefined {
 }
 
 /** A count of lines in words: `1 line`, `2 lines`. */
-function lines(count: number): string {
+function lineCount(count: number): string {
   return count === 1 ? '1 line' : `${count} lines`;
 }
 
@@ -311,9 +311,9 @@ export const kinds = {
     const change = options.ids ? line.partial() : line;
     const unindexed = `${path}[]`;
     return z
-      .array(z.unknown(), { error: (issue) => (issue.input === undefined ? `${path} needs at least ${lines(options.min)}` : `${path} must be a list of lines`) })
-      .min(options.min, { error: `${path} needs at least ${lines(options.min)}` })
-      .max(options.max, { error: `${path} has at most ${lines(options.max)}` })
+      .array(z.unknown(), { error: (issue) => (issue.input === undefined ? `${path} needs at least ${lineCount(options.min)}` : `${path} must be a list of lines`) })
+      .min(options.min, { error: `${path} needs at least ${lineCount(options.min)}` })
+      .max(options.max, { error: `${path} has at most ${lineCount(options.max)}` })
       .transform((items, ctx) => {
         const parsed: z.output<typeof line>[] = [];
         items.forEach((item, index) => {

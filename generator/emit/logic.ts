@@ -70,7 +70,7 @@ export function logicFunctions(model: ModelIR): LogicFunction[] {
 }
 
 function valuesProperties(fields: readonly FieldIR[]): PropertySignature[] {
-  return fields.map((field) => ({ name: `readonly ${field.name}`, type: valueOf(field) }));
+  return fields.map((field) => ({ name: field.name, type: valueOf(field), isReadonly: true }));
 }
 
 function buildLogicFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
@@ -105,7 +105,7 @@ function buildLogicFile(context: EmitContext, model: ModelIR, path: string, file
       docs: `${capitalised(withThe(phrase))} as the functions see it.`,
       properties: [
         ...valuesProperties(model.fields),
-        ...model.lines.map((list) => ({ name: `readonly ${list.name}`, type: `readonly ${names.lineValues(list)}[]` })),
+        ...model.lines.map((list) => ({ name: list.name, type: `readonly ${names.lineValues(list)}[]`, isReadonly: true })),
       ],
     });
   }

@@ -42,6 +42,7 @@ export interface TypeAliasDeclaration extends Declared {
 export interface PropertySignature {
   readonly name: string;
   readonly type: string;
+  readonly isReadonly?: boolean;
   readonly hasQuestionToken?: boolean;
   readonly docs?: string;
 }
@@ -113,7 +114,7 @@ export class SourceText {
   addInterface(declaration: InterfaceDeclaration): void {
     const members = declaration.properties.map((property) => {
       const doc = property.docs === undefined ? '' : `${indent(jsDoc(property.docs))}\n`;
-      return `${doc}  ${property.name}${property.hasQuestionToken ? '?' : ''}: ${property.type};\n`;
+      return `${doc}  ${property.isReadonly ? 'readonly ' : ''}${property.name}${property.hasQuestionToken ? '?' : ''}: ${property.type};\n`;
     });
     const head = declaration.asTypeAlias ? `type ${declaration.name} = {` : `interface ${declaration.name} {`;
     this.#declare(declaration, 'paragraph', `${head}\n${members.join('')}}${declaration.asTypeAlias ? ';' : ''}`);

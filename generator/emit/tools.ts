@@ -174,7 +174,12 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
     if (target) properties[lineField.name] = { ...refined(target, checksOf(lineField.field)), description: fieldDescription(model, lineField.field, command) };
   }
   const list: LineListIR = property.list;
-  const how = property.ids ? ' The new list: a line with an id changes that line, one without adds a line, a line left out is removed.' : '';
+  // An update's line with an id gives only the fields it changes: what a line needs is a new line's.
+  const needed = (item.required ?? []) as string[];
+  if (property.ids) delete item.required;
+  const how = property.ids
+    ? ` The new list: a line with an id changes that line (give only what changes), one without adds a line${needed.length > 0 ? ` (needs ${needed.join(', ')})` : ''}, a line left out is removed.`
+    : '';
   return {
     type: 'array',
     minItems: zodSchema.minItems,

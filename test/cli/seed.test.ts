@@ -82,7 +82,7 @@ describe('rmsgen seed', () => {
     const db = `sqlite:${join(dir, 'refused.sqlite')}`;
     const unknown = rmsgen(['seed', '--model', 'nope', '--count', '5', '--db', db]);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('unknown model nope: the models are party, lead, invoice\n');
+    expect(unknown.stderr).toBe('unknown model nope: the models are party, lead, invoice, order\n');
     for (const count of ['0', 'ten', '1.5', '10000001']) {
       const bad = rmsgen(['seed', '--model', 'lead', '--count', count, '--db', db]);
       expect(bad.status).toBe(1);

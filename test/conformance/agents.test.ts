@@ -83,7 +83,7 @@ describe('SPEC 2.3 / 2.4 / 4.4 / issue 4: agents', () => {
     it('wildcard scopes: *.search and *.*', async () => {
       const a = await agentToken(s, admin, ['*.search']);
       const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
-      expect(ids).toEqual(['invoice.search', 'lead.search', 'party.search']);
+      expect(ids).toEqual(['invoice.search', 'lead.search', 'order.search', 'party.search']);
       expect((await s.command(a, 'lead.list', {})).status).toBe(404);
     });
 

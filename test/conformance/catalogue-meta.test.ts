@@ -31,6 +31,8 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     'invoice.cancel',
     // Issue 14: every model's history and revert.
     ...['party', 'lead', 'invoice'].flatMap((m) => [`${m}.history`, `${m}.revert`]),
+    // Issue 21: the fixtures' order, with its actions.
+    ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert'].map((c) => `order.${c}`),
   ];
 
   it('admin catalogue: every command, each {id, description, needs_approval}', async () => {
@@ -51,7 +53,7 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     const cmds = (await s.request('GET', '/api/commands', undefined, admin)).body.commands as Rec[];
     const byId = Object.fromEntries(cmds.map((c) => [c.id, c.needs_approval]));
     expect(Object.keys(byId).filter((id) => byId[id]).sort()).toEqual(
-      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay', 'party.revert', 'lead.revert', 'invoice.revert'].sort(),
+      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay', 'party.revert', 'lead.revert', 'invoice.revert', 'order.delete', 'order.cancel', 'order.revert'].sort(),
     );
     expect(byId['lead.qualify']).toBe(false);
   });

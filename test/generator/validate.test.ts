@@ -259,14 +259,6 @@ const REFUSED: readonly Refused[] = [
     ],
   },
   {
-    name: 'personal on a field that is not text or longtext',
-    modules: `export default { models: { party: { fields: { born: { kind: 'date', personal: true } } } } };`,
-    problems: [
-      `${F}: model party, field born: personal is only for text and longtext fields (remove personal, or make the field text)`,
-    ],
-    located: [{ file: F, model: 'party', field: 'born', code: 'key-not-for-kind' }],
-  },
-  {
     name: 'role grants naming unknown models or commands, and grants to admin',
     modules: {
       crm: `export default {

@@ -9,32 +9,72 @@ import type { TestServer } from './server.ts';
 
 let counter = 0;
 
-/** A valid value of the field's kind (unique per call); refs point at `refs[target]`. */
+/**
+ * Values of the patterns the fixture modules declare, by pattern: a pattern's language is not
+ * sampled in general (a field with another pattern fails its create, saying so).
+ */
+const PATTERN_SAMPLES: Readonly<Record<string, (n: number) => string>> = {
+  '[A-Z]{2}-[0-9]{4,}': (n) => `XY-${1000 + n}`,
+};
+
+/** `value` within the field's `min` and `max`. */
+function inRange(field: FieldMeta, value: number): number {
+  const min = typeof field.min === 'number' ? field.min : -Infinity;
+  const max = typeof field.max === 'number' ? field.max : Infinity;
+  return Math.min(max, Math.max(min, value));
+}
+
+/** A valid value of the field's kind and checks (unique per call); refs point at `refs[target]`. */
 export function sampleValue(field: FieldMeta, refs: Readonly<Record<string, string>>): unknown {
   const n = ++counter;
   switch (field.kind) {
     case 'text':
     case 'longtext':
-      return `${field.label} ${n}`;
+      return field.pattern !== undefined ? (PATTERN_SAMPLES[field.pattern]?.(n) ?? `${field.label} ${n}`) : `${field.label} ${n}`;
     case 'number':
-      return n;
+      return inRange(field, n);
     case 'money':
-      return 100 * n;
+      return inRange(field, 100 * n);
+    case 'decimal':
+      return inRange(field, n + 0.5);
     case 'date':
       return `2026-0${1 + (n % 9)}-1${n % 10}`;
+    case 'datetime':
+      return `2026-0${1 + (n % 9)}-1${n % 10}T12:00:00.000Z`;
+    case 'email':
+      return `someone.${n}@example.org`;
+    case 'url':
+      return `https://example.org/${n}`;
+    case 'phone':
+      return `+31 20 ${1_000_000 + n}`;
     case 'bool':
       return n % 2 === 0;
     case 'select':
       return field.options![n % field.options!.length];
+    case 'multiselect':
+      return [field.options![n % field.options!.length]];
     case 'ref':
       return refs[field.target!];
   }
 }
 
-/** Every field a create may give (not governed), each with a sample value. */
+/**
+ * Every field a create may give (not governed, not computed), each with a sample value, and each
+ * line list with as many sample lines as it needs (at least one). An optional field a rule is
+ * about is left out: a sample could break the rule.
+ */
 export function recordInput(model: ModelMeta, refs: Readonly<Record<string, string>>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
-  for (const field of model.fields) if (!field.governed) input[field.name] = sampleValue(field, refs);
+  const ruled = new Set(model.rules.flatMap((rule) => rule.fields));
+  for (const field of model.fields) {
+    if (field.governed || field.computed || (ruled.has(field.name) && !field.required)) continue;
+    input[field.name] = sampleValue(field, refs);
+  }
+  for (const list of model.lines) {
+    input[list.name] = Array.from({ length: Math.max(1, list.min) }, () =>
+      Object.fromEntries(list.fields.filter((field) => !field.computed).map((field) => [field.name, sampleValue(field, refs)])),
+    );
+  }
   return input;
 }
 
@@ -52,10 +92,10 @@ export async function oneOfEach(t: TestServer, token: string, registry: Registry
   return refs;
 }
 
-/** The required inputs of an action, with sample values. */
+/** The required inputs of an action (fields of the model or not), with sample values. */
 export function actionInputs(model: ModelMeta, command: CommandMeta, refs: Readonly<Record<string, string>>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
-  for (const name of command.action?.required ?? []) input[name] = sampleValue(model.fields.find((field) => field.name === name)!, refs);
+  for (const field of command.action?.inputs ?? []) if (field.required) input[field.name] = sampleValue(field, refs);
   return input;
 }
 

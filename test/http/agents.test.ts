@@ -204,6 +204,7 @@ describe('rights of agents', () => {
       'party.get', 'party.list', 'party.search', 'party.create', 'party.update', 'party.delete', 'party.history', 'party.revert',
       'lead.search',
       'invoice.get', 'invoice.list', 'invoice.search', 'invoice.create', 'invoice.update', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.cancel', 'invoice.history', 'invoice.revert',
+      'order.search',
     ]);
   });
 
@@ -252,7 +253,7 @@ describe('rights of agents', () => {
     expect(lead.fields.find((f: { name: string }) => f.name === 'stage')).toMatchObject({ kind: 'select', governed: true, options: ['new', 'qualified', 'won', 'lost'] });
     expect(lead.fields.find((f: { name: string }) => f.name === 'party')).toMatchObject({ kind: 'ref', target: 'party' });
     const forAdmin = await t.request('GET', '/api/meta', undefined, admin);
-    expect(forAdmin.body.models.map((m: { name: string }) => m.name)).toEqual(['party', 'lead', 'invoice']);
+    expect(forAdmin.body.models.map((m: { name: string }) => m.name)).toEqual(['party', 'lead', 'invoice', 'order']);
     expect(forAdmin.body.models[0].fields.find((f: { name: string }) => f.name === 'name').masked).toBe(false);
   });
 

@@ -70,13 +70,16 @@ describe("order's tools as the MCP client lists them", () => {
     expect(items.items.properties.note.description).toContain('NOTE_1');
   });
 
-  it('update: a line may carry the id of a line it keeps; the list is optional', () => {
+  it('update: a line may carry the id of a line it keeps, and then only what changes; the list is optional', () => {
     const update = inputOf('order__update');
     expect(update.required).toEqual(['id']);
     const items = update.properties.items as Schema;
-    expect(items.description).toContain('a line with an id changes that line, one without adds a line, a line left out is removed');
+    expect(items.description).toBe(
+      'Items: 1 to 500 lines. The new list: a line with an id changes that line (give only what changes), one without adds a line (needs description, quantity, unit_price), a line left out is removed.',
+    );
     expect(Object.keys(items.items.properties)).toEqual(['id', 'description', 'quantity', 'unit_price', 'note']);
-    expect(items.items.required).toEqual(['description', 'quantity', 'unit_price']);
+    // A line with an id gives only the fields it changes.
+    expect(items.items.required).toBeUndefined();
     expect(Object.keys(update.properties)).not.toContain('total');
   });
 

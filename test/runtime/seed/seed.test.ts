@@ -191,7 +191,7 @@ describe('rmsgen seed', () => {
 
   it('refuses an unknown model and a count out of range, writing nothing', async () => {
     const db = await migratedDatabase();
-    await expect(seedRecords(db, registry, { model: 'nope', count: 1 })).rejects.toThrow(new SeedRefusedError('unknown model nope: the models are party, lead, invoice'));
+    await expect(seedRecords(db, registry, { model: 'nope', count: 1 })).rejects.toThrow(new SeedRefusedError('unknown model nope: the models are party, lead, invoice, order'));
     for (const count of [0, -1, 1.5, 10_000_001]) {
       await expect(seedRecords(db, registry, { model: 'lead', count })).rejects.toThrow(new SeedRefusedError('count must be a whole number from 1 to 10,000,000'));
     }
