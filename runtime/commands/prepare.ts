@@ -65,6 +65,11 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Pr
         for (const required of action.required) {
           if (input[required] === undefined || input[required] === null) throw badRequest(`${model.meta.name}.${required} is required`);
         }
+        // An input that is no field of the record cannot come with an update: the action itself takes it.
+        const notFields = action.inputs.filter((candidate) => candidate.required && !candidate.field).map((candidate) => candidate.name);
+        if (notFields.length > 0) {
+          throw badRequest(`${model.meta.name}.${field.name} moves to ${to} by ${model.meta.name}.${action.name}, which takes ${notFields.join(', ')}: call it instead of update`);
+        }
         actions.push(action.name);
         needsApproval ||= action.needsApproval;
       }
