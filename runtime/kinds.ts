@@ -6,226 +6,51 @@
 import { z } from 'zod';
 import { FILTER_OPERATORS, type FilterOperator } from './api-shapes.ts';
 import { withArticle } from './words.ts';
+import {
+  EMAIL,
+  LIMITS,
+  MAX_EMAIL_LENGTH,
+  NOT_A_DATE,
+  NOT_A_DATETIME,
+  PHONE,
+  SAFE,
+  TEXT_LIMITS,
+  checkedText,
+  decimalPlaces,
+  idOf,
+  isHttpUrl,
+  lineCount,
+  lineObject,
+  message,
+  ranged,
+  textOf,
+  utcInstant,
+  type DecimalOptions,
+  type LinesOptions,
+  type RangeOptions,
+  type TextOptions,
+} from './value-checks.ts';
 
 // Declared with the API's shapes, which the web app imports too; re-exported for the runtime's importers.
 export { FILTER_OPERATORS, type FilterOperator };
-
-export const LIMITS = {
-  filterConditions: 50,
-  orderKeys: 5,
-  minLimit: 1,
-  maxLimit: 5000,
-  inValues: 1000,
-} as const;
-
-/** Picks the message for a missing value (`undefined` or `null`) or a wrong one. */
-function message(path: string, wrong: string) {
-  return (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? `${path} is required` : `${path} ${wrong}`);
-}
-
-const SAFE = { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER };
-
-/**
- * The longest text a field takes, in characters (Unicode code points, as PostgreSQL's `varchar`
- * counts them). Both databases would store more; these keep a body of one field from filling a
- * table, and keep indexed values within what PostgreSQL indexes.
- */
-export const TEXT_LIMITS = {
-  /** A `text` field: a name, a title, a line. */
-  text: 10_000,
-  /** A `longtext` field: notes, a description; about what a request body (1 MB) carries. */
-  longtext: 1_000_000,
-  /**
-   * The text fields of one btree index together (a `unique` or `index` field, an `indexes` entry):
-   * PostgreSQL refuses an index row over 2704 bytes, and a character is up to 4 bytes in UTF-8, so
-   * 500 characters (2000 bytes) leave room for the index's other columns and the record id.
-   */
-  indexed: 500,
-} as const;
-
-/** Ids are stored in columns of 64 characters (the ids rmsgen makes have 26). */
-export const MAX_ID_LENGTH = 64;
-
-/** The most characters each text field of a btree index over `textFields` text fields may hold (see `TEXT_LIMITS.indexed`). */
-export function indexedTextMaxLength(textFields: number): number {
-  return Math.floor(TEXT_LIMITS.indexed / Math.max(1, textFields));
-}
-
-/** Characters as PostgreSQL counts them: a surrogate pair (an emoji, say) is one. */
-export function characterCount(value: string): number {
-  let count = value.length;
-  for (let i = 0; i < value.length - 1; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = value.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
-}
-
-/**
- * What is wrong with a string as stored text, as the end of an error text (`<name> <problem>`), or
- * undefined. PostgreSQL cannot store NUL in text, and JSON may carry a lone surrogate (`"\ud800"`),
- * which UTF-8 cannot hold (it would come back altered): both are refused, on either database, as
- * is text longer than `maxLength` characters.
- */
-export function textProblem(value: string, maxLength: number): string | undefined {
-  if (value.includes('\u0000')) return 'must not contain NUL characters';
-  if (!value.isWellFormed()) return 'must be valid Unicode text';
-  if (value.length > maxLength && characterCount(value) > maxLength) return `must be at most ${maxLength} characters`;
-  return undefined;
-}
-
-/** A string schema refusing what `textProblem` finds, with `name` in the error text. */
-export function storableText<T extends z.ZodString>(schema: T, name: string, maxLength: number) {
-  return schema.superRefine((value, ctx) => {
-    const problem = textProblem(value, maxLength);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${name} ${problem}`, input: value });
-  });
-}
-
-/** A non-empty string of storable text (see `textProblem`). */
-function textOf(path: string, maxLength: number) {
-  return storableText(z.string({ error: message(path, 'must be a string') }).min(1, { error: `${path} is required` }), path, maxLength);
-}
-
-/** An id a caller sends: a non-empty string that fits the columns ids are stored in. */
-function idOf(name: string, wrong = 'must be a string') {
-  return storableText(z.string({ error: message(name, wrong) }).min(1, { error: `${name} is required` }), name, MAX_ID_LENGTH);
-}
-
-const NOT_A_DATE = 'must be a real calendar date YYYY-MM-DD';
-const NOT_A_DATETIME = 'must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z';
-
-/**
- * A text kind's options: `maxLength`, the most the storage takes (the generator passes
- * `indexedTextMaxLength` for an indexed field); `length`, the most the module allows (its own
- * error); `pattern`, a regular expression the whole value must match.
- */
-export interface TextOptions {
-  readonly maxLength?: number;
-  readonly length?: number;
-  readonly pattern?: string;
-}
-
-/** The least and most value of a number, decimal, money (minor units), date or datetime field. */
-export interface RangeOptions<T> {
-  readonly min?: T;
-  readonly max?: T;
-}
-
-/** A decimal: its count of decimals (0–6), and its range. */
-export interface DecimalOptions extends RangeOptions<number> {
-  readonly scale: number;
-}
-
-/**
- * A module's `pattern` as the runtime matches it: anchored (the whole value must match), with
- * Unicode semantics. The generator compiles it the same way to refuse a pattern that does not.
- */
-export function patternRegExp(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`, 'u');
-}
-
-/** Adds a module's `length` and `pattern` to a text schema. */
-function checkedText<T extends z.ZodType<string>>(schema: T, path: string, options: TextOptions): T {
-  let checked: z.ZodType<string> = schema;
-  if (options.length !== undefined) {
-    const length = options.length;
-    checked = checked.refine((value) => characterCount(value) <= length, { error: `${path} must be at most ${length} characters` });
-  }
-  if (options.pattern !== undefined) {
-    const pattern = patternRegExp(options.pattern);
-    checked = checked.refine((value) => pattern.test(value), { error: `${path} does not match the required pattern` });
-  }
-  return checked as T;
-}
-
-/** Adds `min` and `max` (compared as the schema's output: numbers, or ISO strings, which compare in time order). */
-function ranged<T extends z.ZodType<number | string>>(schema: T, path: string, options: RangeOptions<number | string>): T {
-  let checked: z.ZodType<number | string> = schema;
-  const { min, max } = options;
-  if (min !== undefined) checked = checked.refine((value) => value >= min, { error: `${path} must be at least ${min}` });
-  if (max !== undefined) checked = checked.refine((value) => value <= max, { error: `${path} must be at most ${max}` });
-  return checked as T;
-}
-
-/** An email address: something@somewhere.tld, no spaces, at most 254 characters (what mail systems take). */
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/u;
-const MAX_EMAIL_LENGTH = 254;
-
-/** A phone number as people write it: digits, spaces and `+-()`, with 6 to 20 digits. */
-const PHONE = /^[0-9 +\-()]+$/;
-
-function isHttpUrl(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** How many decimals a JSON number is written with (`1.25` → 2, `1e-7` → 7). */
-export function decimalPlaces(value: number): number {
-  if (Number.isInteger(value)) return 0;
-  const [digits, exponent] = String(value).split('e');
-  const fraction = digits!.split('.')[1]?.length ?? 0;
-  return Math.max(0, fraction - Number(exponent ?? 0));
-}
-
-/** ISO 8601 with an offset: date, `T`, hours and minutes, optional seconds and fraction, `Z` or `±hh:mm`. */
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * A datetime as the service keeps it, or undefined when the text is not one: the instant in UTC,
- * `YYYY-MM-DDTHH:MM:SS.sssZ` (so that stored values sort in time order), years 0001 to 9999.
- */
-export function utcInstant(value: string): string | undefined {
-  const match = DATETIME.exec(value);
-  if (!match) return undefined;
-  const [, year, month, day, hour, minute, second = '00', fraction = '', offset] = match;
-  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
-  const local = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}.${(fraction + '000').slice(0, 3)}Z`);
-  if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return undefined;
-  const shift = offset === 'Z' ? 0 : (offset!.startsWith('-') ? -1 : 1) * (Number(offset!.slice(1, 3)) * 60 + Number(offset!.slice(4, 6)));
-  const utc = new Date(local.getTime() - shift * 60_000);
-  if (Number.isNaN(utc.getTime())) return undefined;
-  const year4 = utc.getUTCFullYear();
-  if (year4 < 1 || year4 > 9999) return undefined;
-  return utc.toISOString();
-}
-
-/** A count of lines in words: `1 line`, `2 lines`. */
-function lineCount(count: number): string {
-  return count === 1 ? '1 line' : `${count} lines`;
-}
-
-/** How many lines a list takes; `ids`: each line may carry the `id` of a line it keeps (an update's list). */
-export interface LinesOptions {
-  readonly min: number;
-  readonly max: number;
-  readonly ids?: boolean;
-}
-
-/**
- * One line of a line list `path` (`order.items`): its fields (their schemas built with the path
- * `order.items[].<field>`, which `kinds.lines` completes with the line's index), and with `ids`
- * the `id` of a line it keeps.
- */
-export function lineObject<S extends z.ZodRawShape>(path: string, fields: S, ids = false) {
-  const at = `${path}[]`;
-  const id = ids ? { id: idOf(`${at}.id`).optional() } : {};
-  return z.strictObject(
-    { ...id, ...fields },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${at}.${(issue as { keys?: readonly string[] }).keys?.[0] ?? ''}` : `${at} must be an object`) },
-  );
-}
+// The checks live in value-checks.ts; the runtime and the generated schemas import them from here.
+export {
+  LIMITS,
+  MAX_ID_LENGTH,
+  TEXT_LIMITS,
+  characterCount,
+  decimalPlaces,
+  indexedTextMaxLength,
+  lineObject,
+  patternRegExp,
+  storableText,
+  textProblem,
+  utcInstant,
+  type DecimalOptions,
+  type LinesOptions,
+  type RangeOptions,
+  type TextOptions,
+} from './value-checks.ts';
 
 export const kinds = {
   text: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.text), path, options),
