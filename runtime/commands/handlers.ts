@@ -108,7 +108,7 @@ export const handlers: Record<CommandKind, Handler> = {
     const drafted = newRecordValues(model, prepared.input, time);
     const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
     await checkRefs(ctx, db, record);
-    await checkLineRefs(ctx, db, lines);
+    for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
     await model.queries.insert(db, record as StoredRecord);
     const linesChanged: Record<string, LinesChange> = {};
     for (const [name, list] of model.lines) {
@@ -272,7 +272,7 @@ async function writeChanges(
     const after = lines[name] ?? before;
     const write = linesWrite(list, before, after);
     if (write.insert.length + write.update.length + write.remove.length === 0) continue;
-    await checkLineRefs(ctx, db, { [name]: [...write.insert.map(({ line }) => line), ...write.update.map(({ id, changes: lineChanges }) => ({ id, ...lineChanges }) as StoredLine)] });
+    await checkLineRefs(ctx, db, name, [...write.insert, ...write.update.map(({ changes: lineChanges, position }) => ({ line: lineChanges, position }))].sort((a, b) => a.position - b.position));
     await writeLines(db, list, recordId, write);
     const changed = linesChange(list, before, after);
     if (changed) linesChanged[name] = changed;
@@ -370,12 +370,15 @@ async function checkRefs(ctx: CommandContext, db: Knex, values: Readonly<Record<
   for (const [name, value] of Object.entries(values)) await checkRef(ctx, db, model.fields.get(name), `${model.meta.name}.${name}`, value);
 }
 
-/** The refs of lines written, likewise (`order.items.product: no product with id …`). */
-async function checkLineRefs(ctx: CommandContext, db: Knex, lines: Readonly<LinesOf>): Promise<void> {
+/**
+ * The refs of the lines a write stores (new lines whole, kept ones' changes), likewise, each named
+ * by its place in the list as the input gave it (`order.items[2].product: no product with id …`).
+ */
+async function checkLineRefs(ctx: CommandContext, db: Knex, name: string, lines: readonly { readonly line: Readonly<Record<string, unknown>>; readonly position: number }[]): Promise<void> {
   const model = ctx.command.model;
-  for (const [name, list] of Object.entries(lines)) {
-    const compiled = model.lines.get(name)!;
-    for (const line of list) for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}.${field}`, value);
+  const compiled = model.lines.get(name)!;
+  for (const { line, position } of lines) {
+    for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}[${position}].${field}`, value);
   }
 }
 

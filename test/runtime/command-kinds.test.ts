@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/registry.ts';
 import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits } from '../../runtime/command-kinds.ts';
 import type { CommandMeta, ModelMeta } from '../../runtime/registry.ts';
-import { actionInputs, makeRecord, oneOfEach, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
+import { actionInputs, makeRecord, oneOfEach, recordInput, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
 import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -34,8 +34,18 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
     case 'list':
     case 'search':
       return { input: { limit: 5 } };
-    case 'create':
-      return { input: Object.fromEntries(model.fields.filter((field) => !field.governed && !(forAgent && field.hiddenFromAgents)).map((field) => [field.name, sampleValue(field, refs)])) };
+    case 'create': {
+      // Every field a create may give, lines included (an agent's without those hidden from it).
+      const input = recordInput(model, refs);
+      if (forAgent) {
+        for (const field of model.fields) if (field.hiddenFromAgents) delete input[field.name];
+        for (const list of model.lines) {
+          const hidden = list.fields.filter((field) => field.hiddenFromAgents).map((field) => field.name);
+          input[list.name] = (input[list.name] as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([name]) => !hidden.includes(name))));
+        }
+      }
+      return { input };
+    }
     case 'action': {
       const id = await recordReadyFor(t, admin, registry, model, command, refs);
       return { input: { id, ...actionInputs(model, command, refs) }, recordId: id };
