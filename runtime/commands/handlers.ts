@@ -11,14 +11,14 @@
 import type { Knex } from 'knex';
 import type { CommandKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { changedSince, findChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
+import { changedSince, findChange, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext, PreparedCall } from './types.ts';
+import type { CommandContext, CompiledModel, PreparedCall } from './types.ts';
 import {
   checkNotLocked,
   computeAndCheck,
@@ -103,7 +103,7 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async create(ctx, db, prepared) {
     const model = ctx.command.model;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const id = newId();
     const drafted = newRecordValues(model, prepared.input, time);
     const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
@@ -137,7 +137,7 @@ export const handlers: Record<CommandKind, Handler> = {
       else changes[name] = value;
     }
     // A governed field's change runs its action: what the action sets, it sets here too (unless the update gives it).
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     for (const name of prepared.actions) {
       for (const [field, set] of Object.entries(model.actions.get(name)!.set)) if (!(field in changes)) changes[field] = setValue(set, given, time);
     }
@@ -188,14 +188,17 @@ export const handlers: Record<CommandKind, Handler> = {
     if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId || !changeIsVisible(ctx.fields, entry.changes)) {
       throw badRequest(`change ${changeId} not found`);
     }
-    const fields = Object.keys(entry.changes).filter((name) => {
-      const field = model.fields.get(name);
-      return field !== undefined && !field.governed && !field.computed;
-    });
-    const lists = Object.keys(entry.changes).filter((name) => model.lines.has(name));
+    const { fields, lines: lineFields } = revertWrites(model, entry);
+    const lists = Object.keys(lineFields);
     // Writing a field one may not read is refused to an update; a revert may not do it either.
     const unreadable = fields.some((name) => !ctx.fields.readableNames.has(name)) || lists.some((name) => ctx.fields.lines[name]!.denied.length > 0);
     if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable) throw badRequest(`change ${changeId} cannot be reverted`);
+    // Nor one it may read but not write (it reads it: the refusal may name it).
+    const unwritable = [
+      ...fields.filter((name) => !ctx.fields.writableNames.has(name)).map((name) => `${model.meta.name}.${name}`),
+      ...lists.flatMap((list) => lineFields[list]!.filter((name) => !ctx.fields.lines[list]!.writableNames.has(name)).map((name) => `${model.meta.name}.${list}.${name}`)),
+    ];
+    if (unwritable.length > 0) throw new HttpError(403, `${unwritable[0]} cannot be written by your role`);
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
     const conflict = new HttpError(409, `${model.meta.name} ${recordId} changed since change ${changeId}`);
@@ -221,7 +224,7 @@ export const handlers: Record<CommandKind, Handler> = {
     const action = ctx.command.meta.action!;
     const { id, ...given } = prepared.input;
     const recordId = id as string;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};
     const inputs: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(given)) {
@@ -236,6 +239,27 @@ export const handlers: Record<CommandKind, Handler> = {
     return Object.keys(inputs).length > 0 && result.change ? { ...result, change: { ...result.change, inputs } } : result;
   },
 };
+
+/**
+ * What a revert of an update writes: the fields it puts back (neither governed, which only actions
+ * move, nor computed), and per line list it changed, the line fields it puts back — the changed
+ * fields of the lines it changed, and those of the lines it brings back — without computed ones.
+ */
+export function revertWrites(model: CompiledModel, entry: HistoryEntry): { fields: string[]; lines: Record<string, string[]> } {
+  const fields: string[] = [];
+  const lines: Record<string, string[]> = {};
+  for (const [name, change] of Object.entries(entry.changes)) {
+    const field = model.fields.get(name);
+    if (field && !field.governed && !field.computed) fields.push(name);
+    const list = model.lines.get(name);
+    if (!list || !isLinesChange(change)) continue;
+    const written = new Set<string>();
+    for (const { changes } of change.changed) for (const lineField of Object.keys(changes)) written.add(lineField);
+    for (const line of change.removed) for (const [lineField, value] of Object.entries(line)) if (value !== null && value !== undefined) written.add(lineField);
+    lines[name] = [...written].filter((lineField) => list.fields.get(lineField)?.computed === false);
+  }
+  return { fields, lines };
+}
 
 /**
  * Writes an update of a record (an update, an action, a revert): its field changes and the line
@@ -253,7 +277,7 @@ async function writeChanges(
 ): Promise<Extract<RunResult, { shape: 'record' }>> {
   const model = ctx.command.model;
   const recordId = current.id;
-  const time = writeTime();
+  const time = writeTime(ctx.service.clock);
   const currentLines = model.lines.size > 0 ? await linesOfRecord(db, model, recordId) : {};
   const drafted: LinesOf = { ...currentLines };
   for (const [name, given] of Object.entries(givenLines)) {
