@@ -55,8 +55,19 @@ export interface RecordChange {
   readonly kept: Readonly<Record<string, unknown>>;
   /** What the write did to each line list it changed. */
   readonly lines?: Readonly<Record<string, LinesChange>>;
+  /**
+   * Per line list, the fields the input gave kept lines (by id) that kept the value they had, with
+   * that value: as `kept` for the record's fields (an agent's write of a personal one is recorded).
+   */
+  readonly linesKept?: Readonly<Record<string, readonly KeptLineFields[]>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+}
+
+/** Fields an update gave a line it kept, whose values did not change, with those values. */
+export interface KeptLineFields {
+  readonly id: string;
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
 /** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
@@ -291,9 +302,12 @@ async function writeChanges(
   await checkRefs(ctx, db, changes);
   if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
   const linesChanged: Record<string, LinesChange> = {};
+  const linesKept: Record<string, KeptLineFields[]> = {};
   for (const [name, list] of model.lines) {
     const before = currentLines[name] ?? [];
     const after = lines[name] ?? before;
+    const kept = keptLineFields(before, after, givenLines[name]);
+    if (kept.length > 0) linesKept[name] = kept;
     const write = linesWrite(list, before, after);
     if (write.insert.length + write.update.length + write.remove.length === 0) continue;
     await checkLineRefs(ctx, db, name, [...write.insert, ...write.update.map(({ changes: lineChanges, position }) => ({ line: lineChanges, position }))].sort((a, b) => a.position - b.position));
@@ -305,8 +319,30 @@ async function writeChanges(
   return {
     shape: 'record',
     record: withLines({ ...current, ...changes } as StoredRecord, lines),
-    change: Object.keys(linesChanged).length > 0 ? { ...change, lines: linesChanged } : change,
+    change: {
+      ...change,
+      ...(Object.keys(linesChanged).length > 0 ? { lines: linesChanged } : {}),
+      ...(Object.keys(linesKept).length > 0 ? { linesKept } : {}),
+    },
   };
+}
+
+/** The fields the input gave lines it kept (elements with an id) that kept their values, with those values. */
+function keptLineFields(before: readonly StoredLine[], after: readonly StoredLine[], given: readonly Record<string, unknown>[] | undefined): KeptLineFields[] {
+  if (!given) return [];
+  const was = new Map(before.map((line) => [line.id, line]));
+  const now = new Map(after.map((line) => [line.id, line]));
+  const kept: KeptLineFields[] = [];
+  for (const element of given) {
+    const id = element.id;
+    const old = typeof id === 'string' ? was.get(id) : undefined;
+    const line = typeof id === 'string' ? now.get(id) : undefined;
+    if (!old || !line) continue;
+    const values: Record<string, unknown> = {};
+    for (const field of Object.keys(element)) if (field !== 'id' && sameValue(old[field], line[field])) values[field] = line[field] ?? null;
+    if (Object.keys(values).length > 0) kept.push({ id: line.id, values });
+  }
+  return kept;
 }
 
 /**
