@@ -376,7 +376,7 @@ describe('a line\'s personal field', () => {
   beforeAll(async () => {
     customer = (await t.command(admin, 'party.create', { name: 'Line Customer' })).body.value.id;
     known = await order(admin, NOTE);
-    [{ note: noteToken }] = await agentLines(known.id);
+    noteToken = (await agentLines(known.id))[0]!.note;
     expect(noteToken).toMatch(/^NOTE_\d+$/);
   });
 
@@ -406,6 +406,43 @@ describe('a line\'s personal field', () => {
     expect(sameHistory.total).toBe(otherHistory.total);
     expect(sameHistory.rows[0].changes).toEqual({ items: { added: [], removed: [], changed: [{ id: same.items[0].id, changes: { note: { from: noteToken, to: aToken } } }] } });
     expect(otherHistory.rows[0].changes).toEqual({ items: { added: [], removed: [], changed: [{ id: other.items[0].id, changes: { note: { from: noteToken, to: bToken } } }] } });
+  });
+
+  it('the same when the write changes another field of the line too, and over MCP', async () => {
+    const history = async (id: string) => (await t.command(agent, 'order.history', { id })).body.value;
+    const cases = [
+      { name: 'with a quantity changed', write: async (id: string, item: string, note: string) => (await t.command(agent, 'order.update', { id, items: [{ id: item, note, quantity: 2 }] })).body.value.items[0].note as string },
+      {
+        name: 'over MCP',
+        write: async (id: string, item: string, note: string) => {
+          const mcp = await connectClient(t, agent);
+          try {
+            const result = await mcp.client.callTool({ name: 'order__update', arguments: { id, items: [{ id: item, note }] } });
+            return ((result.structuredContent as { value: { items: { note: string }[] } }).value.items[0]!.note);
+          } finally {
+            await mcp.close();
+          }
+        },
+      },
+    ];
+    for (const { name, write } of cases) {
+      const [same, other] = [await order(admin, NOTE), await order(admin, NOTE)];
+      const aToken = await write(same.id, same.items[0].id, NOTE);
+      const bToken = await write(other.id, other.items[0].id, 'Side door');
+      expect(numberOf(bToken), name).toBe(numberOf(aToken) + 1);
+      expect((await agentLines(same.id))[0]!.note, name).toBe(aToken);
+      const [sameHistory, otherHistory] = [await history(same.id), await history(other.id)];
+      expect(sameHistory.total, name).toBe(otherHistory.total);
+      expect(sameHistory.rows[0].changes.items.changed[0].changes.note, name).toEqual({ from: noteToken, to: aToken });
+      expect(otherHistory.rows[0].changes.items.changed[0].changes.note, name).toEqual({ from: noteToken, to: bToken });
+    }
+  });
+
+  it('a person re-saving a line\'s value leaves no entry, as before', async () => {
+    const saved = await order(admin, NOTE);
+    const res = await t.command(admin, 'order.update', { id: saved.id, items: [{ id: saved.items[0].id, note: NOTE }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await t.command(admin, 'order.history', { id: saved.id })).body.value.total).toBe(1);
   });
 
   it('a dry run of a right and a wrong guess in a line answers the same, and keeps nothing', async () => {
