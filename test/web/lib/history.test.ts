@@ -15,6 +15,8 @@ const lead: ModelInfo = {
   denied: [],
   fields: [field('title', 'text'), field('stage', 'select', { options: ['new', 'won'], governed: true }), field('expected_revenue', 'money'), field('hot', 'bool'), field('notes', 'longtext')],
   actions: [],
+  lines: [],
+  rules: [],
 };
 
 const entry = (command: string, changes: HistoryEntryInfo['changes'], extra: Partial<HistoryEntryInfo> = {}): HistoryEntryInfo => ({

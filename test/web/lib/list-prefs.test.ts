@@ -15,6 +15,8 @@ describe('list columns', () => {
     denied: [],
     fields,
     actions: [],
+    lines: [],
+    rules: [],
     ...extra,
   });
   const lead = model([

@@ -158,6 +158,8 @@ describe('records as CSV', () => {
       denied: [],
       fields: [field('code', 'text', { label: 'Code' })],
       actions: [],
+      lines: [],
+      rules: [],
     } satisfies ModelInfo;
     const unitField = field('unit', 'ref', { target: 'unit' });
     const lookup: RefLookup = { target: unit, ids: new Set(['U1', 'U2', 'U3']), byTitle: new Map([['A-1', ['U1']], ['B-2', ['U2', 'U3']]]) };

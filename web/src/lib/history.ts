@@ -29,6 +29,8 @@ export interface ShownChange {
 export function shownChanges(model: ModelInfo, entry: HistoryEntryInfo): ShownChange[] {
   const order = new Map(model.fields.map((field, index) => [field.name, index]));
   return Object.entries(entry.changes)
+    // A line list's change is no field's (it has no from and to).
+    .filter((pair): pair is [string, { from: unknown; to: unknown }] => 'from' in pair[1])
     .filter(([, change]) => !(isEmptyValue(change.from) && isEmptyValue(change.to)))
     .sort(([a], [b]) => (order.get(a) ?? Number.MAX_SAFE_INTEGER) - (order.get(b) ?? Number.MAX_SAFE_INTEGER))
     .map(([name, change]) => ({ name, field: fieldOf(model, name), from: change.from, to: change.to }));
