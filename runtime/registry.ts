@@ -185,8 +185,8 @@ export interface ModelMeta {
   /** Fields in declaration order (without `id`). */
   readonly fields: readonly FieldMeta[];
   readonly actions: readonly ActionMeta[];
-  /** Ref fields of other models that point at this model; a record they point at cannot be deleted. */
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields (of models, and of their lines) that point at this model; a record they point at cannot be deleted. */
+  readonly referencedBy: readonly ReferringField[];
   /** The fields a list shows by default besides the title, when the module says. */
   readonly list?: readonly string[];
   /** Its line lists, in declaration order. */
@@ -198,13 +198,21 @@ export interface ModelMeta {
   readonly rules: readonly RuleMeta[];
 }
 
+/** A ref field pointing at a model: `model.field`, or with `lines` a field of that line list's lines (`order.items.product`). */
+export interface ReferringField {
+  readonly model: string;
+  readonly field: string;
+  readonly lines?: string;
+}
+
 /** A record as a model's queries read and write it: `id` and every field of the model, null when empty. */
 export type StoredRecord = { readonly id: string };
 
-/** A record that refers to another one through a ref field. */
+/** A record that refers to another one through a ref field (of its own, or of one of its lines: `lines`). */
 export interface Referrer {
   readonly model: string;
   readonly field: string;
+  readonly lines?: string;
   readonly id: string;
 }
 

@@ -100,7 +100,7 @@ export interface ServerOptions {
   readonly shutdownGraceMs?: number;
   /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
   readonly timeouts?: Partial<HttpTimeouts>;
-  /** The time for rate windows, the sign-in lockout and token expiry (runtime/clock.ts); the system's by default. */
+  /** The time for rate windows, the sign-in lockout, token expiry and writes' `'today'` and `'now'` (runtime/clock.ts); the system's by default. */
   readonly clock?: Clock;
 }
 
@@ -158,7 +158,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
     if (admin.created && admin.password !== undefined) log(keepGeneratedPassword(options.adminPasswordFile ?? DEFAULT_ADMIN_PASSWORD_FILE, admin.password));
 
-    const service = createRecordService({ registry, db, logError });
+    const clock = options.clock ?? systemClock;
+    const service = createRecordService({ registry, db, logError, clock });
     await recordFreshLogic(service);
     for (const model of await staleComputedModels(service)) {
       log(`${model.meta.name}: its computed fields' functions changed since their values were stored; run \`npx rmsgen migrate\` to recompute them`);
@@ -166,7 +167,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let closing = false;
     const site = createSite(host, options.publicUrl);
-    const clock = options.clock ?? systemClock;
     const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];

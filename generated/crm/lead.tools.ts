@@ -471,6 +471,7 @@ export const leadTools: readonly ToolMeta[] = [
                       required: ['from', 'to'],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },

@@ -380,6 +380,7 @@ export const partyTools: readonly ToolMeta[] = [
                       required: ['from', 'to'],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },

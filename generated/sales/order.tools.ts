@@ -673,13 +673,48 @@ export const orderTools: readonly ToolMeta[] = [
                   reverts: { type: 'string', description: 'The change this one put back.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens. A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.',
+                    properties: {
+                      items: {
+                        type: 'object',
+                        properties: {
+                          added: {
+                            type: 'array',
+                            items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                          },
+                          removed: {
+                            type: 'array',
+                            items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                          },
+                          changed: {
+                            type: 'array',
+                            items: {
+                              type: 'object',
+                              properties: {
+                                id: { type: 'string' },
+                                changes: {
+                                  type: 'object',
+                                  additionalProperties: {
+                                    type: 'object',
+                                    properties: { from: {}, to: {} },
+                                    required: ['from', 'to'],
+                                  },
+                                },
+                              },
+                              required: ['id', 'changes'],
+                            },
+                          },
+                        },
+                        required: ['added', 'removed', 'changed'],
+                      },
+                    },
                     additionalProperties: {
                       type: 'object',
                       properties: { from: {}, to: {} },
                       required: ['from', 'to'],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },

@@ -288,6 +288,23 @@ interface ResultNames {
   readonly recordOrPlanResult: string;
 }
 
+/** What a field was and became, in a history entry. */
+const FIELD_CHANGE: Json = { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] };
+
+/** What a change did to a line list, in a history entry. */
+const LINES_CHANGE: Json = {
+  type: 'object',
+  properties: {
+    added: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    removed: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    changed: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'string' }, changes: { type: 'object', additionalProperties: FIELD_CHANGE } }, required: ['id', 'changes'] },
+    },
+  },
+  required: ['added', 'removed', 'changed'],
+};
+
 /** One entry of a record's history, as `<model>.history` answers it. */
 function historyEntry(model: ModelIR): Json {
   return {
@@ -309,9 +326,13 @@ function historyEntry(model: ModelIR): Json {
       reverts: { type: 'string', description: 'The change this one put back.' },
       changes: {
         type: 'object',
-        description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
-        additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
+        description:
+          'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.' +
+          (model.lines.length > 0 ? ' A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.' : ''),
+        ...(model.lines.length > 0 ? { properties: Object.fromEntries(model.lines.map((list) => [list.name, LINES_CHANGE])) } : {}),
+        additionalProperties: FIELD_CHANGE,
       },
+      inputs: { type: 'object', description: "The action's inputs that are not fields, as given." },
     },
     required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
   };

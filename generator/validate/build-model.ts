@@ -14,6 +14,7 @@ import type {
   LogicSource,
   Masking,
   ModelIR,
+  ReferringField,
   RuleIR,
   UniqueIR,
 } from '../ir.ts';
@@ -24,8 +25,8 @@ import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { ADMIN_ROLE, ID_FIELD } from './reserved.ts';
 
 export interface ModelReferences {
-  /** Ref fields (of any model) pointing at this model. */
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields (of any model or its lines) pointing at this model. */
+  readonly referencedBy: readonly ReferringField[];
   /** The field each action moves. */
   readonly movedFields: ReadonlyMap<ActionDraft, string>;
   /** The fields each action sets. */

@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { HttpError, badRequest } from '../errors.ts';
+import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
 import type { ActionSet, FieldDefault, FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import type { LinesChange } from '../history/store.ts';
@@ -31,8 +32,8 @@ export interface WriteTime {
   readonly now: string;
 }
 
-export function writeTime(clock: () => Date = () => new Date()): WriteTime {
-  const now = clock().toISOString();
+export function writeTime(clock: Clock): WriteTime {
+  const now = new Date(clock.now()).toISOString();
   return { today: now.slice(0, 10), now };
 }
 

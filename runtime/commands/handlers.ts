@@ -11,14 +11,14 @@
 import type { Knex } from 'knex';
 import type { CommandKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { changedSince, findChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
+import { changedSince, findChange, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext, PreparedCall } from './types.ts';
+import type { CommandContext, CompiledModel, PreparedCall } from './types.ts';
 import {
   checkNotLocked,
   computeAndCheck,
@@ -55,8 +55,19 @@ export interface RecordChange {
   readonly kept: Readonly<Record<string, unknown>>;
   /** What the write did to each line list it changed. */
   readonly lines?: Readonly<Record<string, LinesChange>>;
+  /**
+   * Per line list, the fields the input gave kept lines (by id) that kept the value they had, with
+   * that value: as `kept` for the record's fields (an agent's write of a personal one is recorded).
+   */
+  readonly linesKept?: Readonly<Record<string, readonly KeptLineFields[]>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+}
+
+/** Fields an update gave a line it kept, whose values did not change, with those values. */
+export interface KeptLineFields {
+  readonly id: string;
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
 /** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
@@ -103,12 +114,12 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async create(ctx, db, prepared) {
     const model = ctx.command.model;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const id = newId();
     const drafted = newRecordValues(model, prepared.input, time);
     const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
     await checkRefs(ctx, db, record);
-    await checkLineRefs(ctx, db, lines);
+    for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
     await model.queries.insert(db, record as StoredRecord);
     const linesChanged: Record<string, LinesChange> = {};
     for (const [name, list] of model.lines) {
@@ -137,7 +148,7 @@ export const handlers: Record<CommandKind, Handler> = {
       else changes[name] = value;
     }
     // A governed field's change runs its action: what the action sets, it sets here too (unless the update gives it).
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     for (const name of prepared.actions) {
       for (const [field, set] of Object.entries(model.actions.get(name)!.set)) if (!(field in changes)) changes[field] = setValue(set, given, time);
     }
@@ -188,14 +199,17 @@ export const handlers: Record<CommandKind, Handler> = {
     if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId || !changeIsVisible(ctx.fields, entry.changes)) {
       throw badRequest(`change ${changeId} not found`);
     }
-    const fields = Object.keys(entry.changes).filter((name) => {
-      const field = model.fields.get(name);
-      return field !== undefined && !field.governed && !field.computed;
-    });
-    const lists = Object.keys(entry.changes).filter((name) => model.lines.has(name));
+    const { fields, lines: lineFields } = revertWrites(model, entry);
+    const lists = Object.keys(lineFields);
     // Writing a field one may not read is refused to an update; a revert may not do it either.
     const unreadable = fields.some((name) => !ctx.fields.readableNames.has(name)) || lists.some((name) => ctx.fields.lines[name]!.denied.length > 0);
     if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable) throw badRequest(`change ${changeId} cannot be reverted`);
+    // Nor one it may read but not write (it reads it: the refusal may name it).
+    const unwritable = [
+      ...fields.filter((name) => !ctx.fields.writableNames.has(name)).map((name) => `${model.meta.name}.${name}`),
+      ...lists.flatMap((list) => lineFields[list]!.filter((name) => !ctx.fields.lines[list]!.writableNames.has(name)).map((name) => `${model.meta.name}.${list}.${name}`)),
+    ];
+    if (unwritable.length > 0) throw new HttpError(403, `${unwritable[0]} cannot be written by your role`);
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
     const conflict = new HttpError(409, `${model.meta.name} ${recordId} changed since change ${changeId}`);
@@ -221,7 +235,7 @@ export const handlers: Record<CommandKind, Handler> = {
     const action = ctx.command.meta.action!;
     const { id, ...given } = prepared.input;
     const recordId = id as string;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};
     const inputs: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(given)) {
@@ -236,6 +250,27 @@ export const handlers: Record<CommandKind, Handler> = {
     return Object.keys(inputs).length > 0 && result.change ? { ...result, change: { ...result.change, inputs } } : result;
   },
 };
+
+/**
+ * What a revert of an update writes: the fields it puts back (neither governed, which only actions
+ * move, nor computed), and per line list it changed, the line fields it puts back — the changed
+ * fields of the lines it changed, and those of the lines it brings back — without computed ones.
+ */
+export function revertWrites(model: CompiledModel, entry: HistoryEntry): { fields: string[]; lines: Record<string, string[]> } {
+  const fields: string[] = [];
+  const lines: Record<string, string[]> = {};
+  for (const [name, change] of Object.entries(entry.changes)) {
+    const field = model.fields.get(name);
+    if (field && !field.governed && !field.computed) fields.push(name);
+    const list = model.lines.get(name);
+    if (!list || !isLinesChange(change)) continue;
+    const written = new Set<string>();
+    for (const { changes } of change.changed) for (const lineField of Object.keys(changes)) written.add(lineField);
+    for (const line of change.removed) for (const [lineField, value] of Object.entries(line)) if (value !== null && value !== undefined) written.add(lineField);
+    lines[name] = [...written].filter((lineField) => list.fields.get(lineField)?.computed === false);
+  }
+  return { fields, lines };
+}
 
 /**
  * Writes an update of a record (an update, an action, a revert): its field changes and the line
@@ -253,7 +288,7 @@ async function writeChanges(
 ): Promise<Extract<RunResult, { shape: 'record' }>> {
   const model = ctx.command.model;
   const recordId = current.id;
-  const time = writeTime();
+  const time = writeTime(ctx.service.clock);
   const currentLines = model.lines.size > 0 ? await linesOfRecord(db, model, recordId) : {};
   const drafted: LinesOf = { ...currentLines };
   for (const [name, given] of Object.entries(givenLines)) {
@@ -267,12 +302,15 @@ async function writeChanges(
   await checkRefs(ctx, db, changes);
   if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
   const linesChanged: Record<string, LinesChange> = {};
+  const linesKept: Record<string, KeptLineFields[]> = {};
   for (const [name, list] of model.lines) {
     const before = currentLines[name] ?? [];
     const after = lines[name] ?? before;
+    const kept = keptLineFields(before, after, givenLines[name]);
+    if (kept.length > 0) linesKept[name] = kept;
     const write = linesWrite(list, before, after);
     if (write.insert.length + write.update.length + write.remove.length === 0) continue;
-    await checkLineRefs(ctx, db, { [name]: [...write.insert.map(({ line }) => line), ...write.update.map(({ id, changes: lineChanges }) => ({ id, ...lineChanges }) as StoredLine)] });
+    await checkLineRefs(ctx, db, name, [...write.insert, ...write.update.map(({ changes: lineChanges, position }) => ({ line: lineChanges, position }))].sort((a, b) => a.position - b.position));
     await writeLines(db, list, recordId, write);
     const changed = linesChange(list, before, after);
     if (changed) linesChanged[name] = changed;
@@ -281,8 +319,30 @@ async function writeChanges(
   return {
     shape: 'record',
     record: withLines({ ...current, ...changes } as StoredRecord, lines),
-    change: Object.keys(linesChanged).length > 0 ? { ...change, lines: linesChanged } : change,
+    change: {
+      ...change,
+      ...(Object.keys(linesChanged).length > 0 ? { lines: linesChanged } : {}),
+      ...(Object.keys(linesKept).length > 0 ? { linesKept } : {}),
+    },
   };
+}
+
+/** The fields the input gave lines it kept (elements with an id) that kept their values, with those values. */
+function keptLineFields(before: readonly StoredLine[], after: readonly StoredLine[], given: readonly Record<string, unknown>[] | undefined): KeptLineFields[] {
+  if (!given) return [];
+  const was = new Map(before.map((line) => [line.id, line]));
+  const now = new Map(after.map((line) => [line.id, line]));
+  const kept: KeptLineFields[] = [];
+  for (const element of given) {
+    const id = element.id;
+    const old = typeof id === 'string' ? was.get(id) : undefined;
+    const line = typeof id === 'string' ? now.get(id) : undefined;
+    if (!old || !line) continue;
+    const values: Record<string, unknown> = {};
+    for (const field of Object.keys(element)) if (field !== 'id' && sameValue(old[field], line[field])) values[field] = line[field] ?? null;
+    if (Object.keys(values).length > 0) kept.push({ id: line.id, values });
+  }
+  return kept;
 }
 
 /**
@@ -370,12 +430,15 @@ async function checkRefs(ctx: CommandContext, db: Knex, values: Readonly<Record<
   for (const [name, value] of Object.entries(values)) await checkRef(ctx, db, model.fields.get(name), `${model.meta.name}.${name}`, value);
 }
 
-/** The refs of lines written, likewise (`order.items.product: no product with id …`). */
-async function checkLineRefs(ctx: CommandContext, db: Knex, lines: Readonly<LinesOf>): Promise<void> {
+/**
+ * The refs of the lines a write stores (new lines whole, kept ones' changes), likewise, each named
+ * by its place in the list as the input gave it (`order.items[2].product: no product with id …`).
+ */
+async function checkLineRefs(ctx: CommandContext, db: Knex, name: string, lines: readonly { readonly line: Readonly<Record<string, unknown>>; readonly position: number }[]): Promise<void> {
   const model = ctx.command.model;
-  for (const [name, list] of Object.entries(lines)) {
-    const compiled = model.lines.get(name)!;
-    for (const line of list) for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}.${field}`, value);
+  const compiled = model.lines.get(name)!;
+  for (const { line, position } of lines) {
+    for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}[${position}].${field}`, value);
   }
 }
 

@@ -193,21 +193,35 @@ async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, ow
   const change = 'change' in result ? result.change : undefined;
   if (!change) return;
   const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
-  for (const [list, changed] of Object.entries(change.lines ?? {})) {
-    const lines = model.lines.get(list)!;
-    if (lines.personal.size === 0) continue;
+  for (const [list, lines] of model.lines) {
+    const changed = change.lines?.[list];
+    const kept = change.linesKept?.[list] ?? [];
+    if (lines.personal.size === 0 || (!changed && kept.length === 0)) continue;
     const owner = `${model.meta.name}.${list}`;
-    for (const line of changed.removed) await forgetRecord(db, owner, line.id);
-    const written = [...changed.added.map((line) => ({ id: line.id, values: line as Readonly<Record<string, unknown>>, changedFields: [...lines.personal.keys()] }))];
-    for (const { id, changes } of changed.changed) written.push({ id, values: Object.fromEntries(Object.entries(changes).map(([field, { to }]) => [field, to])), changedFields: Object.keys(changes) });
-    for (const { id, values, changedFields } of written) {
-      const personal = changedFields.filter((field) => lines.personal.has(field));
+    for (const line of changed?.removed ?? []) await forgetRecord(db, owner, line.id);
+    // Per line written: the personal values it holds now that the input gave, and which of them changed.
+    const written = new Map<string, { values: Record<string, unknown>; changedFields: string[] }>();
+    const entry = (id: string) => written.get(id) ?? written.set(id, { values: {}, changedFields: [] }).get(id)!;
+    const wrote = (id: string, field: string, value: unknown) => {
+      const line = entry(id);
+      line.values[field] = value;
+      line.changedFields.push(field);
+    };
+    for (const line of changed?.added ?? []) for (const field of lines.personal.keys()) wrote(line.id, field, line[field] ?? null);
+    for (const { id, changes } of changed?.changed ?? []) for (const [field, { to }] of Object.entries(changes)) if (lines.personal.has(field)) wrote(id, field, to);
+    // A field given the value it held is bound to the token the writing agent knows it by, as a record's field is.
+    for (const { id, values: keptValues } of kept) {
+      const { values } = entry(id);
+      for (const [field, value] of Object.entries(keptValues)) if (lines.personal.has(field)) values[field] = value;
+    }
+    for (const [id, { values, changedFields }] of written) {
+      const personal = Object.keys(values);
       if (personal.length === 0) continue;
       const tokens: Record<string, string> = {};
       for (const field of personal) if (own.tokens[`${list}.${id}.${field}`] !== undefined) tokens[field] = own.tokens[`${list}.${id}.${field}`]!;
       await rebindAfterWrite(
         db,
-        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: personal },
+        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: changedFields },
         lines.personal,
       );
     }

@@ -15,7 +15,7 @@ import type { AuditActor } from '../audit/store.ts';
 import type { RecordChange } from '../commands/handlers.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
 import { maskedText } from '../masking/tables.ts';
-import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry } from './store.ts';
+import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
 
 export interface ChangeToRecord {
   readonly model: string;
@@ -53,7 +53,8 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
   const fromTokens: Record<string, readonly TokenFor[]> = await boundTokens(db, write.model, write.change.recordId, personalFrom);
   const toTokens: Record<string, readonly TokenFor[]> = {};
   // A line's personal values: the tokens bound to what it held, and the writing agent's for what it wrote.
-  for (const [list, change] of Object.entries(write.change.lines ?? {})) {
+  for (const [list, change] of Object.entries(changes)) {
+    if (!isLinesChange(change)) continue;
     const personal = write.linePersonal[list];
     if (!personal || personal.size === 0) continue;
     const held = [...change.removed.map((line) => ({ id: line.id, values: line as Readonly<Record<string, unknown>> })), ...change.changed.map(({ id, changes }) => ({ id, values: Object.fromEntries(Object.entries(changes).map(([field, { from }]) => [field, from])) }))];
@@ -89,7 +90,10 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
   });
 }
 
-/** Field → from and to, of the fields the entry records; `alwaysRecorded` are kept even where unchanged; each line list changed. */
+/**
+ * Field → from and to, of the fields the entry records; each line list changed. `alwaysRecorded`
+ * (field names, and `<lines>.<line id>.<field>` for lines) are recorded even where unchanged.
+ */
 function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, EntryChange> {
   const changes: Record<string, EntryChange> = {};
   if (kind === 'create') {
@@ -102,5 +106,24 @@ function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecor
   }
   // Line lists after the fields, as a record shows them.
   for (const [list, linesChange] of Object.entries(change.lines ?? {})) changes[list] = linesChange;
+  if (kind !== 'create' && kind !== 'delete') {
+    for (const [list, keptLines] of Object.entries(change.linesKept ?? {})) {
+      const recorded = keptLines
+        .map(({ id, values }) => ({ id, values: Object.entries(values).filter(([field]) => alwaysRecorded.has(`${list}.${id}.${field}`)) }))
+        .filter(({ values }) => values.length > 0);
+      if (recorded.length > 0) changes[list] = withKeptLineFields(change.lines?.[list], recorded);
+    }
+  }
   return changes;
+}
+
+/** A line list's change with fields its kept lines kept recorded as changed (from and to the same value). */
+function withKeptLineFields(change: LinesChange | undefined, kept: readonly { id: string; values: readonly [string, unknown][] }[]): LinesChange {
+  const changed = (change?.changed ?? []).map(({ id, changes }) => ({ id, changes: { ...changes } }));
+  for (const { id, values } of kept) {
+    let line = changed.find((candidate) => candidate.id === id);
+    if (!line) changed.push((line = { id, changes: {} }));
+    for (const [field, value] of values) line.changes[field] = { from: value, to: value } satisfies FieldChange;
+  }
+  return { added: change?.added ?? [], removed: change?.removed ?? [], changed };
 }

@@ -31,7 +31,8 @@ export interface DescribedModel {
   readonly label: string;
   readonly fields: readonly DescribedField[];
   readonly actions: readonly DescribedAction[];
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields pointing at the model: of a model, or of a model's lines (`lines`). */
+  readonly referencedBy: readonly { readonly model: string; readonly field: string; readonly lines?: string }[];
   /** Its line lists: one that needs lines is required on create. */
   readonly lines?: readonly { readonly name: string; readonly min: number }[];
   /** Its rules: said on create and update, so that a call passes them the first time. */
@@ -110,7 +111,8 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     if (required.length > 0) parts.push(`Also give: ${required.join(', ')}.`);
     if (optional.length > 0) parts.push(`May also give: ${optional.join(', ')}.`);
   }
-  const referrers = model.referencedBy.filter((ref) => reads(ref.model, ref.field));
+  // A line's field is named `<lines>.<field>` of its model, as filters name it.
+  const referrers = model.referencedBy.map((ref) => ({ model: ref.model, field: ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}` })).filter((ref) => reads(ref.model, ref.field));
   if (command.kind === 'delete' && referrers.length > 0) {
     parts.push(`Refused while a record refers to it (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
   }

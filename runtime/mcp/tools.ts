@@ -6,14 +6,18 @@
  * Fitting, per caller:
  * - only the tools of commands the caller may use;
  * - record inputs (create, update, actions) without the fields the caller does not read (the
- *   command path refuses them as `unknown field`);
+ *   command path refuses them as `unknown field`), of the record and of its lines;
  * - `filter` / `order` of list and search offer only `id` and the fields the caller reads in clear
- *   (the only ones it may filter and order on).
+ *   (the only ones it may filter and order on);
+ * - records in results without the fields withheld from the caller, of the record and of its
+ *   lines; for an agent, a masked field (of any kind) is a token in results (a string, whatever
+ *   the kind: a personal email is `CONTACT_EMAIL_1`, no address), and an input takes a token
+ *   where it takes a value.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerRights, ModelRights } from '../rights.ts';
+import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
 import { describeTool } from './describe.ts';
-import type { CommandMeta, JsonSchema, Registry, ToolMeta } from '../registry.ts';
+import type { CommandMeta, FieldMeta, JsonSchema, Registry, ToolMeta } from '../registry.ts';
 
 /** `tools/list` result for one rights set. */
 export interface ToolList {
@@ -85,10 +89,10 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
     const original = entry.meta.inputSchema;
     let inputSchema = fitted.get(original);
     if (!inputSchema) {
-      inputSchema = fitInputSchema(registry, entry.command, fields, original);
+      inputSchema = fitInputSchema(entry.command, fields, original);
       fitted.set(original, inputSchema);
     }
-    const outputSchema = entry.meta.outputSchema && withoutWithheld(entry.meta.outputSchema, unreadableFields(registry, entry.command, fields));
+    const outputSchema = entry.meta.outputSchema && fitRecords(entry.meta.outputSchema, fields, 'output');
     const description = describedFor(registry, entry, rights);
     if (inputSchema === original && outputSchema === entry.meta.outputSchema && description === entry.meta.description) tools.push(entry.wire);
     else {
@@ -103,7 +107,7 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
   return Object.freeze({ tools: Object.freeze(tools) });
 }
 
-function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelRights, schema: JsonSchema): JsonSchema {
+function fitInputSchema(command: CommandMeta, fields: ModelRights, schema: JsonSchema): JsonSchema {
   switch (command.kind) {
     case 'get':
     case 'delete':
@@ -123,11 +127,68 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
     }
     case 'create':
     case 'update':
-    case 'action': {
-      const unreadable = unreadableFields(registry, command, fields);
-      return unreadable.size === 0 ? schema : withoutProperties(schema, unreadable);
-    }
+    case 'action':
+      return fitRecord(schema, fields, 'input');
   }
+}
+
+/** Whether a schema is fitted as what a tool answers (records) or as what it takes (inputs). */
+type Side = 'output' | 'input';
+
+/**
+ * A record schema (a record, or a record input) as the caller sees it: without the fields it does
+ * not read; for an agent, its masked fields as tokens; each line list's items likewise, by the
+ * list's rights. `schema` itself when nothing changes.
+ */
+function fitRecord(schema: JsonSchema, rights: ModelRights, side: Side): JsonSchema {
+  const properties = schema.properties;
+  if (!isSchema(properties)) return schema;
+  let fitted = fitFields(schema, rights.model.fields, rights, side);
+  for (const [name, line] of Object.entries(rights.lines)) {
+    const list = (fitted.properties as Record<string, unknown>)[name];
+    if (!isSchema(list) || !isSchema(list.items)) continue;
+    const items = fitFields(list.items, line.list.fields, line, side);
+    if (items !== list.items) fitted = { ...fitted, properties: { ...(fitted.properties as JsonSchema), [name]: { ...list, items } } };
+  }
+  return fitted;
+}
+
+/** The properties of one object schema (a record's or a line's) fitted to the caller's rights on its fields. */
+function fitFields(schema: JsonSchema, fields: readonly FieldMeta[], rights: FieldRights, side: Side): JsonSchema {
+  const properties = schema.properties;
+  if (!isSchema(properties)) return schema;
+  const withheld = new Set(fields.filter((field) => !rights.readableNames.has(field.name)).map((field) => field.name));
+  const without = withoutProperties(schema, withheld);
+  if (rights.masked.length === 0) return without;
+  const masked: Record<string, unknown> = { ...(without.properties as JsonSchema) };
+  for (const field of rights.masked) {
+    const property = masked[field.name];
+    if (isSchema(property)) masked[field.name] = side === 'output' ? tokenOutput(property, field.maskLabel!) : tokenInput(property, field.maskLabel!);
+  }
+  return { ...without, properties: masked };
+}
+
+/** What an agent's masking tokens look like: `<LABEL>_<n>`. */
+function tokenPattern(label: string): string {
+  return `^${label}_[1-9][0-9]*$`;
+}
+
+/** A masked field as an agent reads it: a token, whatever its kind (null when empty, where the field may be). */
+function tokenOutput(property: JsonSchema, label: string): JsonSchema {
+  const type = property.type;
+  const nullable = (Array.isArray(type) && type.includes('null')) || (Array.isArray(property.anyOf) && property.anyOf.some((branch) => isSchema(branch) && branch.type === 'null'));
+  return {
+    type: nullable ? ['string', 'null'] : 'string',
+    pattern: tokenPattern(label),
+    ...(property.readOnly === true ? { readOnly: true } : {}),
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+  };
+}
+
+/** A masked field as an agent writes it: a value of its kind, or a token it was given. */
+function tokenInput(property: JsonSchema, label: string): JsonSchema {
+  const { description, default: _default, ...value } = property;
+  return { anyOf: [value, { type: 'string', pattern: tokenPattern(label) }], ...(typeof description === 'string' ? { description } : {}) };
 }
 
 /**
@@ -137,31 +198,33 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
  */
 function describedFor(registry: Registry, entry: CatalogueEntry, rights: CallerRights): string {
   const model = registry.models[entry.command.model]!;
-  const reads = (modelName: string, field: string) => rights.models[modelName]?.readableNames.has(field) === true;
-  const named = [...model.fields.map((field) => [model.name, field.name] as const), ...model.referencedBy.map((ref) => [ref.model, ref.field] as const)];
+  // A field, or a line's as `<lines>.<field>`.
+  const reads = (modelName: string, field: string) => {
+    const [list, lineField] = field.split('.');
+    const modelRights = rights.models[modelName];
+    return lineField === undefined ? modelRights?.readableNames.has(field) === true : modelRights?.lines[list!]?.readableNames.has(lineField) === true;
+  };
+  const named = [...model.fields.map((field) => [model.name, field.name] as const), ...model.referencedBy.map((ref) => [ref.model, ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}`] as const)];
   if (named.every(([modelName, field]) => reads(modelName, field))) return entry.meta.description;
   return describeTool(model, entry.command, reads);
 }
 
-/** Fields of the command's model the caller does not read: no schema it is sent may name or describe them. */
-function unreadableFields(registry: Registry, command: CommandMeta, fields: ModelRights): ReadonlySet<string> {
-  const model = registry.models[command.model]!;
-  return new Set(model.fields.filter((field) => !fields.readableNames.has(field.name)).map((field) => field.name));
-}
 
 /**
- * The output schema without the withheld fields: each record schema in it (an object schema with
- * an `id` property: the record of get and writes, the items of list and of search's rows, inside
- * the approval branch's `anyOf` too) loses those properties. `schema` itself when none is named.
+ * The output schema as the caller sees its records (`fitRecord`): each record schema in it (an
+ * object schema with an `id` property: the record of get and writes, the items of list and of
+ * search's rows, inside the approval branch's `anyOf` too). `schema` itself when nothing changes.
  */
-function withoutWithheld(schema: JsonSchema, withheld: ReadonlySet<string>): JsonSchema {
-  if (withheld.size === 0) return schema;
+function fitRecords(schema: JsonSchema, rights: ModelRights, side: Side): JsonSchema {
+  if (rights.denied.length === 0 && rights.masked.length === 0 && Object.values(rights.lines).every((line) => line.masked.length === 0)) return schema;
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) {
       const mapped = node.map(visit);
       return mapped.some((item, i) => item !== node[i]) ? mapped : node;
     }
     if (!isSchema(node)) return node;
+    // A record: fitted whole (its line lists by their own rights), not visited further.
+    if (isSchema(node.properties) && 'id' in node.properties) return fitRecord(node, rights, side);
     let changed = false;
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
@@ -169,9 +232,7 @@ function withoutWithheld(schema: JsonSchema, withheld: ReadonlySet<string>): Jso
       if (next !== value) changed = true;
       out[key] = next;
     }
-    const result = changed ? out : node;
-    const properties = result.properties;
-    return isSchema(properties) && 'id' in properties ? withoutProperties(result, withheld) : result;
+    return changed ? out : node;
   };
   return visit(schema) as JsonSchema;
 }
