@@ -3,16 +3,20 @@
  * line with the rate, and the lines and their rate for a model with lines), that `serve` then
  * serves the records (keyset pages and `contains` on a search field over HTTP; orders with their
  * lines and computed totals, found by a line's field) on SQLite and, under RMS_TEST_PG_URL,
- * PostgreSQL, and that bad arguments are refused with a clear line and no database.
+ * PostgreSQL, that what it wrote keeps the module's checks, rules and uniques, with 1 to 10 lines
+ * per order and computed values equal to what the model's own functions give (read back from the
+ * database on both), and that bad arguments are refused with a clear line and no database.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { registry } from '../fixtures/generated/registry.ts';
 import { postJson } from '../helpers/cli.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
-import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
+import { createTestDatabase, postgresInspector, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
 import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
@@ -117,6 +121,78 @@ describe('rmsgen seed', () => {
     }
   });
 
+  it.each(pg ? ['sqlite', 'postgres'] : ['sqlite'])('what it writes on %s keeps the checks, rules and uniques, with 1 to 10 lines per order and computed values the functions give', async (dialect) => {
+    let db = `sqlite:${join(dir, 'kept.sqlite')}`;
+    let inspect = () => new Database(join(dir, 'kept.sqlite'), { readonly: true });
+    if (dialect === 'postgres') {
+      const database = await createTestDatabase(pg!);
+      databases.push(database);
+      db = database.url;
+      inspect = () => postgresInspector(database.url);
+    }
+    const seeded = rmsgen(['seed', '--model', 'order', '--count', '400', '--today', '2026-06-15', '--db', db]);
+    expect(seeded.stderr).toBe('');
+    expect(seeded.status).toBe(0);
+    const database = inspect();
+    try {
+      const text = (column: string) => `cast(${column} as text) as ${column}`;
+      const orders = database
+        .prepare(`select id, number, customer, ${text('ordered_on')}, ${text('deliver_by')}, ${text('confirmed_on')}, delivered_at, discount_pct, tags, total, status from "order" order by id`)
+        .all() as OrderRow[];
+      const items = database.prepare('select owner, position, description, quantity, unit_price, amount from "order__items" order by owner, position').all() as ItemRow[];
+      const parties = database.prepare('select id from party').all() as { id: string }[];
+
+      // Counts: the orders asked for, their customers seeded first (a tenth as many).
+      expect(orders).toHaveLength(400);
+      expect(parties).toHaveLength(40);
+
+      // 1 to 10 lines per order, every count in between used, positions 0 … n-1.
+      const linesOf = new Map<string, ItemRow[]>(orders.map((order) => [order.id, []]));
+      for (const item of items) linesOf.get(item.owner)!.push(item);
+      const counts = [...linesOf.values()].map((lines) => lines.length);
+      expect(new Set(counts)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+      for (const lines of linesOf.values()) expect(lines.map((line) => Number(line.position))).toEqual(lines.map((_, i) => i));
+
+      // Uniques: number on its own and (customer, number); the number matches its pattern.
+      expect(new Set(orders.map((order) => order.number)).size).toBe(400);
+      expect(orders.filter((order) => !/^[A-Z]{2}-[0-9]{4,}$/.test(order.number))).toEqual([]);
+      // Refs spread over every party, none pointing elsewhere.
+      const partyIds = new Set(parties.map((party) => party.id));
+      expect(orders.filter((order) => !partyIds.has(order.customer))).toEqual([]);
+      expect(new Set(orders.map((order) => order.customer)).size).toBe(40);
+
+      // Checks: a discount from 0 to 100 % (stored × 100), quantities from 0.001 (stored × 1000), no negative price, descriptions within 200.
+      expect(orders.filter((order) => order.discount_pct !== null && (Number(order.discount_pct) < 0 || Number(order.discount_pct) > 100_00))).toEqual([]);
+      expect(items.filter((item) => Number(item.quantity) < 1 || Number(item.unit_price) < 0 || item.description.length === 0 || [...item.description].length > 200)).toEqual([]);
+      // Dates within a year of --today.
+      const dates = orders.flatMap((order) => [order.ordered_on, order.deliver_by, order.confirmed_on]).filter((day): day is string => day !== null);
+      expect(dates.filter((day) => day < '2025-06-15' || day > '2027-06-15')).toEqual([]);
+      // States only as the actions reach them: a draft was never confirmed nor delivered, a done order was confirmed.
+      expect(new Set(orders.map((order) => order.status))).toEqual(new Set(['draft', 'confirmed', 'done', 'cancelled']));
+      expect(orders.filter((order) => order.status === 'draft' && (order.confirmed_on !== null || order.delivered_at !== null))).toEqual([]);
+      expect(orders.filter((order) => (order.status === 'confirmed' || order.status === 'done') && order.confirmed_on === null)).toEqual([]);
+
+      // The model's own functions, run on each order as read back: the same computed values, no rule broken.
+      const logic = registry.logic.order!;
+      for (const order of orders) {
+        const lines = linesOf.get(order.id)!;
+        const document: Record<string, unknown> = {
+          ...order,
+          discount_pct: order.discount_pct === null ? null : Number(order.discount_pct) / 100,
+          tags: order.tags === null ? null : JSON.parse(order.tags),
+          total: null,
+          items: lines.map((line) => ({ description: line.description, quantity: Number(line.quantity) / 1000, unit_price: Number(line.unit_price), note: null, amount: null })),
+        };
+        logic.compute(document);
+        expect(logic.failedRules(document), order.number).toEqual([]);
+        expect(lines.map((line) => Number(line.amount)), order.number).toEqual((document.items as { amount: number }[]).map((line) => line.amount));
+        expect(Number(order.total), order.number).toBe(document.total);
+      }
+    } finally {
+      database.close();
+    }
+  });
+
   it('refuses an unknown model or a bad count with one line, creating no database', () => {
     const db = `sqlite:${join(dir, 'refused.sqlite')}`;
     const unknown = rmsgen(['seed', '--model', 'nope', '--count', '5', '--db', db]);
@@ -147,6 +223,29 @@ describe('rmsgen seed', () => {
     expect(existsSync(join(dir, 'refused.sqlite'))).toBe(false);
   });
 });
+
+interface OrderRow {
+  id: string;
+  number: string;
+  customer: string;
+  ordered_on: string | null;
+  deliver_by: string | null;
+  confirmed_on: string | null;
+  delivered_at: string | null;
+  discount_pct: number | string | null;
+  tags: string | null;
+  total: number | string | null;
+  status: string;
+}
+
+interface ItemRow {
+  owner: string;
+  position: number | string;
+  description: string;
+  quantity: number | string;
+  unit_price: number | string;
+  amount: number | string | null;
+}
 
 /** `rmsgen serve` on the database, until `stop`. */
 async function serve(db: string): Promise<{ url: string; stop: () => void }> {
