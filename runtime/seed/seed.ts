@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
-import { duplicateOf, runWrite, sqlIdentifier, sqlIdentifiers, uniqueFields, type UniqueFields } from '../db/statements.ts';
+import { duplicateOf, sqlIdentifier, sqlIdentifiers, uniqueFields, type UniqueFields } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import { createIndexSql } from '../db/migrate/apply.ts';
 import { indexesOf, type IndexDesign } from '../db/migrate/index-design.ts';
@@ -245,7 +245,10 @@ interface Batch {
 
 /**
  * A table's rows, written as many to a statement as pay off, each value as its column stores it.
- * SQLite: multi-row `insert … values`, as many rows as it binds at once. PostgreSQL: one array per
+ * SQLite: multi-row `insert … values`, as many rows as it binds at once, prepared once per
+ * connection and run on better-sqlite3 directly (through knex, each run parsed the statement of
+ * thousands of parameters again and copied its bindings: a fifth of a seed's time, with much of
+ * its garbage collection, in a profile of 20,000 orders of 10 lines). PostgreSQL: one array per
  * column, `insert … select * from unnest($1::text[], …)` — a statement of a few parameters
  * however many rows, which PostgreSQL parses in no time and pg sends as a few large values,
  * where 60,000 bound parameters cost more in building, sending and parsing than the rows do.
@@ -263,6 +266,8 @@ class TableWriter {
   private rows = 0;
   /** Rows written so far. */
   written = 0;
+  /** SQLite: the full statement, by connection. */
+  private readonly prepared = new WeakMap<SqliteConnection, SqliteStatement>();
 
   constructor(
     db: Knex,
@@ -331,10 +336,36 @@ class TableWriter {
     } else {
       const bindings = this.bindings;
       this.bindings = [];
-      await runWrite(trx, rows === this.rowsPerStatement ? this.fullInsert : this.sqliteInsert(rows), bindings, this.unique);
+      const client = trx.client as { acquireConnection(): Promise<SqliteConnection>; releaseConnection(connection: unknown): unknown };
+      const connection = await client.acquireConnection();
+      try {
+        const statement = rows === this.rowsPerStatement ? (this.prepared.get(connection) ?? this.prepareFull(connection)) : connection.prepare(this.sqliteInsert(rows));
+        statement.run(bindings);
+      } catch (error) {
+        const refusal = this.unique && duplicateOf(error, this.unique);
+        if (refusal) throw badRequest(refusal);
+        throw error;
+      } finally {
+        await client.releaseConnection(connection);
+      }
     }
     this.written += rows;
   }
+
+  /** SQLite: the full statement, prepared on the connection and kept for its next runs. */
+  private prepareFull(connection: SqliteConnection): SqliteStatement {
+    const statement = connection.prepare(this.fullInsert);
+    this.prepared.set(connection, statement);
+    return statement;
+  }
+}
+
+/** What the seed uses of a better-sqlite3 connection. */
+interface SqliteStatement {
+  run(bindings: readonly unknown[]): unknown;
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
 }
 
 /** Rows per PostgreSQL statement (values in arrays: no limit on parameters, only on memory). */
