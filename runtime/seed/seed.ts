@@ -266,6 +266,8 @@ class TableWriter {
   private rows = 0;
   /** Rows written so far. */
   written = 0;
+  /** PostgreSQL: the statement sent and not yet answered. */
+  private inFlight: Promise<void> | undefined;
   /** SQLite: the full statement, by connection. */
   private readonly prepared = new WeakMap<SqliteConnection, SqliteStatement>();
 
@@ -321,18 +323,12 @@ class TableWriter {
     if (this.dialect === 'postgres') {
       const values = this.columnValues;
       this.columnValues = this.columns.map(() => []);
-      // On the transaction's own connection (knex hands it out), without knex's formatting of the arrays.
-      const client = trx.client as { acquireConnection(): Promise<{ query(text: string, values: unknown[]): Promise<unknown> }>; releaseConnection(connection: unknown): unknown };
-      const connection = await client.acquireConnection();
-      try {
-        await connection.query(this.fullInsert, values);
-      } catch (error) {
-        const refusal = this.unique && duplicateOf(error, this.unique);
-        if (refusal) throw badRequest(refusal);
-        throw error;
-      } finally {
-        await client.releaseConnection(connection);
-      }
+      // One statement in flight while the next rows are made: seeding 20,000 orders of 10 lines
+      // spent 44 % of its time idle, waiting for each insert before making the next rows.
+      await this.settle();
+      const sent = this.sendPostgres(trx, values);
+      sent.catch(() => {}); // awaited (and its error thrown) by settle()
+      this.inFlight = sent;
     } else {
       const bindings = this.bindings;
       this.bindings = [];
@@ -350,6 +346,28 @@ class TableWriter {
       }
     }
     this.written += rows;
+  }
+
+  /** Waits for the statement in flight (PostgreSQL), throwing its error. */
+  async settle(): Promise<void> {
+    const sent = this.inFlight;
+    this.inFlight = undefined;
+    await sent;
+  }
+
+  /** PostgreSQL: the rows' column arrays, on the transaction's own connection (knex hands it out), without knex's formatting of the arrays. */
+  private async sendPostgres(trx: Knex, values: unknown[][]): Promise<void> {
+    const client = trx.client as { acquireConnection(): Promise<{ query(text: string, values: unknown[]): Promise<unknown> }>; releaseConnection(connection: unknown): unknown };
+    const connection = await client.acquireConnection();
+    try {
+      await connection.query(this.fullInsert, values);
+    } catch (error) {
+      const refusal = this.unique && duplicateOf(error, this.unique);
+      if (refusal) throw badRequest(refusal);
+      throw error;
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   /** SQLite: the full statement, prepared on the connection and kept for its next runs. */
@@ -415,6 +433,11 @@ async function insertRecords(db: Knex, model: ModelMeta, batch: Batch, progress:
       }
       await records.flush(trx);
       for (const list of lists) await list.writer.flush(trx);
+      // Every statement answered before the commit; a refused record's error first, before the
+      // lines' (which the database then refuses as part of an aborted transaction).
+      const settled = await Promise.allSettled([records.settle(), ...lists.map((list) => list.writer.settle())]);
+      const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
     });
     written += inTransaction;
     progress(written);

@@ -141,6 +141,21 @@ describe('rmsgen seed', () => {
     expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from lead'))[0]!.n)).toBe(5);
   });
 
+  it('a unique value a record already holds stops a seed of records with lines too, with the field named, and the transaction writes no line', async () => {
+    const db = await migratedDatabase();
+    await seedRecords(db, registry, { model: 'order', count: 2, today: '2026-06-15' });
+    // Record 4's number (unique: the record's number alone gives it), taken by record 2.
+    const fourth = valuesMaker(registry.models.order!, 1, {}, '2026-06-15')(4).number as string;
+    const [second] = await rows<{ id: string }>(db, 'select id from "order" order by number desc limit 1');
+    await db('order').where({ id: second!.id }).update({ number: fourth });
+    const lines = Number((await rows<{ n: number }>(db, 'select count(*) as n from "order__items"'))[0]!.n);
+    const refused = await seedRecords(db, registry, { model: 'order', count: 3, today: '2026-06-15' }).catch((error: unknown) => error);
+    // Record 2 and record 4 may have the same customer: then the (customer, number) unique is broken too, and SQLite may name either.
+    expect(['order.number must be unique', 'order: customer, number must be unique']).toContain((refused as Error).message);
+    expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from "order"'))[0]!.n)).toBe(2);
+    expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from "order__items"'))[0]!.n)).toBe(lines);
+  });
+
   it('a unique value that a record already holds stops the seed with the field named', async () => {
     const db = await migratedDatabase();
     await seedRecords(db, registry, { model: 'invoice', count: 2 });
