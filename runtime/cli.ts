@@ -129,7 +129,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('seed')
-    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them')
+    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them; lines of each line list (1 to 10 per record unless --lines says), computed fields worked out by the model\'s own functions, its checks, rules and uniques kept')
     .requiredOption('--model <name>', 'model to fill, e.g. lead')
     .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
     .option('--seed <n>', 'picks the values (default 1)')
