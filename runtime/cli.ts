@@ -129,16 +129,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('seed')
-    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them')
+    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them; lines of each line list (1 to 10 per record unless --lines says), computed fields worked out by the model\'s own functions, its checks, rules and uniques kept')
     .requiredOption('--model <name>', 'model to fill, e.g. lead')
     .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
     .option('--seed <n>', 'picks the values (default 1)')
     .option('--today <YYYY-MM-DD>', 'the day dates are spread around, a year either side (default: today, UTC)')
+    .option('--lines <n|min-max>', `lines per record in each line list, within the list's own min and max (default 1-10)`)
     .option('--db <url>', dbHelp)
-    .action(async (options: { model: string; count: string; seed?: string; today?: string; db?: string }) => {
+    .action(async (options: { model: string; count: string; seed?: string; today?: string; lines?: string; db?: string }) => {
       const count = parseWhole(options.count, '--count', 1, MAX_SEED_COUNT);
       const seed = options.seed === undefined ? 1 : parseWhole(options.seed, '--seed', 0, 2_147_483_647);
       const today = options.today === undefined ? undefined : parseDay(options.today, '--today');
+      const lines = options.lines === undefined ? undefined : parseLineCount(options.lines);
       const registry = await loadRegistry();
       if (!registry.models[options.model]) {
         throw new CliError(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
@@ -154,14 +156,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
           count,
           seed,
           ...(today === undefined ? {} : { today }),
+          ...(lines === undefined ? {} : { lines }),
           onProgress: progress.update,
           log: (line) => progress.print(line),
         });
         progress.done();
         const seconds = (performance.now() - started) / 1000;
         const total = seeded.reduce((sum, step) => sum + step.count, 0);
-        const what = seeded.map((step) => `${step.count.toLocaleString('en-US')} ${step.model}`).join(', ');
-        console.log(`seeded ${what} in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString('en-US')} records/s)`);
+        const lineCount = seeded.reduce((sum, step) => sum + (step.lines ?? 0), 0);
+        const what = seeded.map((step) => `${step.count.toLocaleString('en-US')} ${step.model}${step.lines === undefined ? '' : ` with ${step.lines.toLocaleString('en-US')} lines`}`).join(', ');
+        const rate = (n: number) => Math.round(n / seconds).toLocaleString('en-US');
+        const lineRate = seeded.some((step) => step.lines !== undefined) ? `, ${rate(lineCount)} lines/s` : '';
+        console.log(`seeded ${what} in ${seconds.toFixed(1)} s (${rate(total)} records/s${lineRate})`);
       } catch (error) {
         progress.done();
         if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
@@ -323,6 +329,16 @@ function parseDay(value: string, name: string): string {
     throw new CliError(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
   }
   return day;
+}
+
+/** `--lines 10` or `--lines 1-10`: lines per record, 0 to 1,000. */
+function parseLineCount(value: string): { min: number; max: number } {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
+  const [min, max] = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [Number.NaN, Number.NaN];
+  if (!(min >= 0 && max >= min && max <= 1000)) {
+    throw new CliError(`invalid --lines ${value}: use a number of lines per record or a range such as 1-10, from 0 to 1000`);
+  }
+  return { min, max };
 }
 
 function parseWhole(value: string, name: string, min: number, max: number): number {

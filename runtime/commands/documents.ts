@@ -159,9 +159,10 @@ function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Reco
 
 /**
  * A computed value as its field stores it: a number of a decimal rounded to its scale, money and
- * numbers to integers, undefined as empty (a function may leave a value out).
+ * numbers to integers, undefined as empty (a function may leave a value out). `rmsgen seed`
+ * stores computed values the same way.
  */
-function normalised(field: FieldMeta, value: unknown): unknown {
+export function normalised(field: FieldMeta, value: unknown): unknown {
   if (!field.computed || value === undefined || value === null) return value ?? null;
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (field.kind === 'decimal' && typeof value === 'number') return Math.round(value * 10 ** (field.scale ?? 0)) / 10 ** (field.scale ?? 0);

@@ -158,7 +158,7 @@ export async function runWrite(db: Knex, sql: string, bindings: readonly unknown
 }
 
 /** The refusal of the unique index a database error says was broken, if it is one of `unique`. */
-function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
+export function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
   const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
   if (code === '23505' && typeof constraint === 'string') return unique.get(constraint);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string') {
