@@ -82,7 +82,7 @@ export const orderCreateInput = z.lazy(() =>
       items: kinds.lines(
         'order.items',
         {
-          description: kinds.text('order.items[].description', { length: 200 }),
+          description: kinds.text('order.items[].description', { maxLength: 500, length: 200 }),
           quantity: kinds.decimal('order.items[].quantity', { scale: 3, min: 0.001 }),
           unit_price: kinds.money('order.items[].unit_price', { min: 0 }),
           note: kinds.text('order.items[].note').nullable().optional(),
@@ -115,7 +115,7 @@ export const orderUpdateInput = z.lazy(() =>
       items: kinds.lines(
         'order.items',
         {
-          description: kinds.text('order.items[].description', { length: 200 }),
+          description: kinds.text('order.items[].description', { maxLength: 500, length: 200 }),
           quantity: kinds.decimal('order.items[].quantity', { scale: 3, min: 0.001 }),
           unit_price: kinds.money('order.items[].unit_price', { min: 0 }),
           note: kinds.text('order.items[].note').nullable().optional(),

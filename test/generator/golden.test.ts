@@ -238,7 +238,7 @@ describe('the registry generated for the fixture modules', () => {
         { name: 'note', type: 'text', notNull: false },
         { name: 'amount', type: 'integer', notNull: false },
       ],
-      indexes: ['owner'],
+      indexes: ['owner', { fields: ['description'], unique: false }],
     });
     expect(Object.keys(registry.queries.order!.lines)).toEqual(['items']);
 
