@@ -278,6 +278,22 @@ const APPROVAL: Json = {
   required: ['status', 'plan_id'],
 };
 
+/** What `<model>.erase` answers as its value (runtime/api-shapes.ts, `ErasureInfo`). */
+const ERASURE: Json = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    fields: { type: 'array', items: { type: 'string' }, description: 'The personal fields emptied: <field>, or <lines>.<field>.' },
+    history_entries: { type: 'integer' },
+    audit_rows: { type: 'integer' },
+    plans: { type: 'integer' },
+    plans_rejected: { type: 'integer' },
+    mask_tokens: { type: 'integer' },
+    bindings: { type: 'integer' },
+  },
+  required: ['id', 'fields', 'history_entries', 'audit_rows', 'plans', 'plans_rejected', 'mask_tokens', 'bindings'],
+};
+
 /** Names of the result schemas a tools file declares once and its tools share. */
 interface ResultNames {
   /** JSON Schema of a record. */
@@ -309,8 +325,14 @@ function historyEntry(model: ModelIR): Json {
       reverts: { type: 'string', description: 'The change this one put back.' },
       changes: {
         type: 'object',
-        description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
-        additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
+        description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
+        additionalProperties: {
+          type: 'object',
+          anyOf: [
+            { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+            { properties: { erased: { const: true } }, required: ['erased'] },
+          ],
+        },
       },
     },
     required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
@@ -330,6 +352,7 @@ function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): J
     records: { type: 'array', items: record },
     page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
   const envelope = envelopeOf(values[shape]);

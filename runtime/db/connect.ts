@@ -97,6 +97,9 @@ function openKnex(url: string, options: OpenOptions): Knex {
           connection.pragma('synchronous = NORMAL');
           connection.pragma('busy_timeout = 5000');
           connection.pragma('foreign_keys = ON');
+          // Deleted and overwritten content is zeroed, not left in free space, so that an erased
+          // value (commands/erase.ts) is gone from the file, not only from its rows.
+          connection.pragma('secure_delete = ON');
           defineFunctions(connection);
           cacheStatements(connection);
           // An in-memory database exists only on its own connection: a second one would be empty.

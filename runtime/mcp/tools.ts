@@ -107,6 +107,7 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
   switch (command.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
     case 'history':
     case 'revert':
       return schema;
