@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
+import { noteEvent } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
 import { textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
@@ -65,6 +66,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
     const result = await signIn(db, username, password, { address: clientAddress(req), now: callers.clock.now() });
+    noteEvent(res, { signIn: result.outcome });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
       throw new HttpError(429, result.outcome === 'locked' ? LOCKED_OUT : ADDRESS_THROTTLED);
