@@ -1,11 +1,13 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, `backup`, `restore`, and the auth side's `user …`.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
+import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
@@ -206,6 +208,55 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         console.log(`removed ${removed.toLocaleString('en-US')} history ${removed === 1 ? 'entry' : 'entries'} made before ${before}`);
       } finally {
         await db.destroy();
+      }
+    });
+
+  program
+    .command('backup')
+    .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
+    .requiredOption('--to <file>', 'the backup file to write; must not exist')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { to: string; db?: string }) => {
+      try {
+        const source = sqliteFileOf(databaseUrl(options.db));
+        const started = performance.now();
+        const result = await backupDatabase(source, resolve(options.to));
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`backed up ${source} to ${result.file}: ${result.tables} tables, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s`);
+      } catch (error) {
+        if (!(error instanceof BackupRefusedError)) throw error;
+        throw new CliError(error.message);
+      }
+    });
+
+  program
+    .command('restore')
+    .description('Replace a SQLite database with a backup, its schema brought to this build as serve would (additively); a database that holds tables only with --force')
+    .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
+    .option('--db <url>', dbHelp)
+    .option('--force', 'replace a database that holds tables (stop every server using it first)')
+    .action(async (options: { from: string; db?: string; force?: boolean }) => {
+      const registry = await loadRegistry();
+      try {
+        const target = sqliteFileOf(databaseUrl(options.db));
+        const result = await restoreDatabase(resolve(options.from), target, {
+          force: options.force === true,
+          async migrate(copyUrl) {
+            const db = openDatabase(copyUrl);
+            try {
+              const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+              return [...changes, ...leftInPlace];
+            } finally {
+              await db.destroy();
+            }
+          },
+        });
+        for (const line of result.schemaChanges) console.log(line);
+        console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
+      } catch (error) {
+        if (error instanceof BackupRefusedError) throw new CliError(error.message);
+        if (error instanceof MigrationRefusedError) throw new CliError(`the backup's schema does not fit this build, nothing was restored: ${error.message}`);
+        throw error;
       }
     });
 
