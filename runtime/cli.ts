@@ -255,7 +255,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
       } catch (error) {
         if (error instanceof BackupRefusedError) throw new CliError(error.message);
-        if (error instanceof MigrationRefusedError) throw new CliError(`the backup's schema does not fit this build, nothing was restored: ${error.message}`);
+        if (error instanceof MigrationRefusedError) throw new CliError(new MigrationRefusedError(error.problems, "the backup's schema does not fit this build; nothing was restored").message);
         throw error;
       }
     });
