@@ -119,7 +119,7 @@ if (PG_URL) {
   targets.push([
     'PostgreSQL',
     async () => {
-      const database = await createTestDatabase(PG_URL, 'rms_shutdown');
+      const database = await createTestDatabase(PG_URL!, 'rms_shutdown');
       databases.push(database);
       return { url: database.url };
     },

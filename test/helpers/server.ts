@@ -66,7 +66,7 @@ export interface TestServerOptions {
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
   /** Unexpected server errors; by default they fail loudly on stderr. */
-  readonly logError?: (error: unknown) => void;
+  readonly logError?: ServerOptions['logError'];
   /** Passed to startServer as they are. */
   readonly agentLimits?: ServerOptions['agentLimits'];
   readonly trustProxy?: ServerOptions['trustProxy'];

@@ -169,7 +169,7 @@ describe('GET /metrics', () => {
       if (name === 'model') expect(['', 'lead', 'party', 'invoice', ...Object.keys(t.server.service.registry.models)]).toContain(value);
       if (name === 'caller') expect(['person', 'agent', 'none']).toContain(value);
       if (name === 'interface') expect(['rest', 'mcp', 'web']).toContain(value);
-      if (name === 'status' && value !== '' && !['pending', 'approved', 'rejected', 'failed'].includes(value)) expect(value).toMatch(/^\d{3}$/);
+      if (name === 'status' && value !== '' && !['pending', 'approved', 'rejected', 'failed'].includes(value!)) expect(value).toMatch(/^\d{3}$/);
     }
   });
 
