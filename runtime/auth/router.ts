@@ -8,6 +8,7 @@ import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-sh
 import type { PersonCaller } from '../caller.ts';
 import { ADMIN_ONLY_KINDS } from '../command-kinds.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
+import { noteEvent } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
 import { textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
@@ -66,6 +67,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
     const result = await signIn(db, username, password, { address: clientAddress(req), now: callers.clock.now() });
+    noteEvent(res, { signIn: result.outcome });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
       throw new HttpError(429, result.outcome === 'locked' ? LOCKED_OUT : ADDRESS_THROTTLED);

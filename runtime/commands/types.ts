@@ -104,8 +104,8 @@ export interface RecordService {
   readonly models: ReadonlyMap<string, CompiledModel>;
   /** The lookup table of the one command route. */
   readonly commands: ReadonlyMap<string, CompiledCommand>;
-  /** Logs unexpected failures server-side (never sent to clients). */
-  readonly logError: (error: unknown) => void;
+  /** Logs unexpected failures server-side (never sent to clients), with the request's id when known. */
+  readonly logError: (error: unknown, requestId?: string) => void;
 }
 
 /** The command as a plan stores it: without what only the call itself needs. */

@@ -15,7 +15,7 @@ import { rememberStatement } from '../errors.ts';
 // use): a SQLite server never loads pg, a PostgreSQL one never loads better-sqlite3.
 const requireDriver = createRequire(import.meta.url);
 const loadPg = (): typeof Pg => requireDriver('pg') as typeof Pg;
-const loadBetterSqlite3 = (): typeof BetterSqlite3 => requireDriver('better-sqlite3') as typeof BetterSqlite3;
+export const loadBetterSqlite3 = (): typeof BetterSqlite3 => requireDriver('better-sqlite3') as typeof BetterSqlite3;
 
 export const DEFAULT_DB_URL = 'sqlite:./data/rms.sqlite';
 

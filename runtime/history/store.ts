@@ -22,6 +22,7 @@ import type { RecordChangeKind } from '../command-kinds.ts';
 import { isErased, type ErasedMarker } from '../erased.ts';
 import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
 import { newId } from '../ids.ts';
+import { countRowsWritten } from '../metrics.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import type { StoredLine } from '../registry.ts';
 
@@ -120,6 +121,7 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
 export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
   const changeId = newId();
   const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
+  countRowsWritten('history', 1);
   await db(HISTORY_TABLE).insert({
     id: changeId,
     at: new Date().toISOString(),

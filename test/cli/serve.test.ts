@@ -109,6 +109,34 @@ describe('rmsgen serve', () => {
   });
 });
 
+describe('rmsgen serve: logs', () => {
+  it('writes a text line per request with --log-format text, none with --no-request-log, and refuses a format it does not know', async () => {
+    const db = `sqlite:${join(dir, 'logs.sqlite')}`;
+    const text = await serve(['--port', '0', '--db', db, '--log-format', 'text'], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
+    expect((await fetch(`${text.url}/healthz`, { headers: { 'x-request-id': 'text-line-1' } })).status).toBe(200);
+    text.child.kill('SIGTERM');
+    expect(await text.exited).toBe(0);
+    expect(text.output()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z text-line-1 GET \/healthz rest - none - 200 [\d.]+ms \d+B$/m);
+
+    const quiet = await serve(['--port', '0', '--db', db, '--no-request-log'], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
+    expect((await fetch(`${quiet.url}/healthz`)).status).toBe(200);
+    quiet.child.kill('SIGTERM');
+    expect(await quiet.exited).toBe(0);
+    expect(quiet.output()).toBe(`listening on ${quiet.url}\nSIGTERM: shutting down\n`);
+
+    for (const [args, env, message] of [
+      [['--log-format', 'xml'], {}, 'invalid --log-format / RMS_LOG_FORMAT xml: use json or text'],
+      [[], { RMS_LOG_FORMAT: 'yaml' }, 'invalid --log-format / RMS_LOG_FORMAT yaml: use json or text'],
+      [[], { RMS_REQUEST_LOG: 'maybe' }, 'invalid RMS_REQUEST_LOG maybe: use on or off'],
+      [['--shutdown-timeout', 'soon'], {}, 'invalid --shutdown-timeout / RMS_SHUTDOWN_TIMEOUT_MS soon: use a whole number from 0 to 2147483647'],
+      [['--metrics-port', '70000'], {}, 'invalid port 70000: use a number from 0 to 65535'],
+    ] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+  });
+});
+
 describe('rmsgen migrate', () => {
   it('creates the tables on a fresh database, then has nothing to do', () => {
     const db = `sqlite:${join(dir, 'c.sqlite')}`;
