@@ -1,5 +1,5 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, `backup`, `restore`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, `audit prune`, `backup`, `restore`, and the auth side's `user …`.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -15,6 +15,8 @@ import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
+import { DAY_MS, DEFAULT_PRUNE_INTERVAL_MS, DEFAULT_RETENTION_DAYS, type RetentionPolicy } from './retention/policy.ts';
+import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
 import { createLineWriter, LOG_FORMATS, type LogFormat } from './log.ts';
@@ -40,6 +42,10 @@ interface ServeOptions extends DatabaseOptions {
   readonly requestLog?: boolean;
   readonly metricsPort?: string;
   readonly metricsHost?: string;
+  readonly retainAuditDays?: string;
+  readonly retainAuditReadsDays?: string;
+  readonly retainHistoryDays?: string;
+  readonly retainAgentDays?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -71,6 +77,10 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--no-request-log', `log no line per request (errors and start-up lines still); env ${REQUEST_LOG_ENV}=off`)
     .option('--metrics-port <port>', `serve GET /metrics (Prometheus) on this port; 0 picks a free one (default: env ${METRICS_PORT_ENV}, else no metrics)`)
     .option('--metrics-host <host>', `address the metrics port listens on (default: env ${METRICS_HOST_ENV}, else 127.0.0.1)`)
+    .option('--retain-audit-days <n>', `days the audit trail is kept, then removed in the background (decided plans with it); 0 keeps it for ever (default: env ${RETAIN_AUDIT_ENV}, else ${DEFAULT_RETENTION_DAYS.audit})`)
+    .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
+    .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
+    .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -90,7 +100,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
       const observability = observabilityOptions(options);
+      const retention = retentionPolicy(options);
       server = await startServer({
+        retention,
         ...observability,
         registry,
         dbUrl: databaseUrl(options.db),
@@ -206,6 +218,34 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
         const removed = await pruneHistory(db, `${before}T00:00:00.000Z`);
         console.log(`removed ${removed.toLocaleString('en-US')} history ${removed === 1 ? 'entry' : 'entries'} made before ${before}`);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  const auditCommand = program.command('audit').description("Operators' upkeep of the audit trail");
+  auditCommand
+    .command('prune')
+    .description('Remove audit rows made before a day (UTC), and plans decided before it with theirs; a pending plan keeps its rows. With --reads-only, only the rows of reads (get, list, search, history)')
+    .requiredOption('--before <YYYY-MM-DD>', 'remove the rows made before this day (UTC); not after today')
+    .option('--reads-only', 'remove only the rows of reads')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { before: string; readsOnly?: boolean; db?: string }) => {
+      const before = parseDay(options.before, '--before');
+      const today = new Date().toISOString().slice(0, 10);
+      if (before > today) {
+        throw new CliError(`--before ${before} is after today (${today}): that would remove rows not yet made; use today or an earlier day`);
+      }
+      const registry = await loadRegistry();
+      const db = openDatabase(databaseUrl(options.db));
+      try {
+        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        const cutoff = `${before}T00:00:00.000Z`;
+        const report = await prune(db, options.readsOnly ? { auditReadsBefore: cutoff } : { auditBefore: cutoff });
+        const rows = report.auditReads + report.audit;
+        const what = `${rows.toLocaleString('en-US')} audit ${rows === 1 ? 'row' : 'rows'}${options.readsOnly ? ' of reads' : ''} made before ${before}`;
+        const plans = options.readsOnly ? '' : `, and ${report.plans.toLocaleString('en-US')} ${report.plans === 1 ? 'plan' : 'plans'} decided before then`;
+        console.log(`removed ${what}${plans}`);
       } finally {
         await db.destroy();
       }
@@ -378,6 +418,28 @@ function observabilityOptions(options: ServeOptions): Pick<ServerOptions, 'logFo
     shutdownGraceMs: shutdown === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : parseWhole(shutdown, `--shutdown-timeout / ${SHUTDOWN_TIMEOUT_ENV}`, 0, 2_147_483_647),
     drainQuietMs: DRAIN_QUIET_MS,
     flushLog: writer.flush,
+  };
+}
+
+const RETAIN_AUDIT_ENV = 'RMS_RETAIN_AUDIT_DAYS';
+const RETAIN_AUDIT_READS_ENV = 'RMS_RETAIN_AUDIT_READS_DAYS';
+const RETAIN_HISTORY_ENV = 'RMS_RETAIN_HISTORY_DAYS';
+const RETAIN_AGENT_ENV = 'RMS_RETAIN_AGENT_DAYS';
+/** A century: beyond it a number of days is a mistake, not a policy. */
+const MAX_RETAIN_DAYS = 36_500;
+
+/** What the server keeps and prunes: options, else the environment, else the defaults (runtime/retention/policy.ts). */
+function retentionPolicy(options: ServeOptions): RetentionPolicy {
+  const days = (option: string | undefined, flag: string, variable: string, fallback: number) => {
+    const value = option ?? env(variable);
+    return (value === undefined ? fallback : parseWhole(value, `${flag} / ${variable}`, 0, MAX_RETAIN_DAYS)) * DAY_MS;
+  };
+  return {
+    auditMs: days(options.retainAuditDays, '--retain-audit-days', RETAIN_AUDIT_ENV, DEFAULT_RETENTION_DAYS.audit),
+    auditReadsMs: days(options.retainAuditReadsDays, '--retain-audit-reads-days', RETAIN_AUDIT_READS_ENV, DEFAULT_RETENTION_DAYS.auditReads),
+    historyMs: days(options.retainHistoryDays, '--retain-history-days', RETAIN_HISTORY_ENV, DEFAULT_RETENTION_DAYS.history),
+    agentMs: days(options.retainAgentDays, '--retain-agent-days', RETAIN_AGENT_ENV, DEFAULT_RETENTION_DAYS.agent),
+    everyMs: DEFAULT_PRUNE_INTERVAL_MS,
   };
 }
 

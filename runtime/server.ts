@@ -41,6 +41,10 @@ import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
 import { createRequestObserver } from './http/observe.ts';
 import { countPlansByStatus } from './plans/store.ts';
+import { ensureLeaseTables } from './retention/lease.ts';
+import type { RetentionPolicy } from './retention/policy.ts';
+import type { BatchOptions } from './db/batched-delete.ts';
+import { startPruner, type Pruner } from './retention/pruner.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -50,7 +54,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -119,8 +123,15 @@ export interface ServerOptions {
   readonly drainQuietMs?: number;
   /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
   readonly timeouts?: Partial<HttpTimeouts>;
-  /** The time for rate windows, the sign-in lockout and token expiry (runtime/clock.ts); the system's by default. */
+  /** The time for rate windows, the sign-in lockout, token expiry and retention (runtime/clock.ts); the system's by default. */
   readonly clock?: Clock;
+  /**
+   * What the server prunes in the background, and how often (runtime/retention/). `serve` always
+   * passes one (`--retain-audit-days` and the others); absent, nothing is pruned.
+   */
+  readonly retention?: RetentionPolicy;
+  /** The pruner's batch sizes and pauses (runtime/db/batched-delete.ts); its defaults suit a server. */
+  readonly pruneBatches?: BatchOptions;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -160,6 +171,8 @@ export interface RunningServer {
   readonly service: RecordService;
   /** `GET /metrics`'s URL when the server keeps metrics. */
   readonly metricsUrl?: string;
+  /** The background pruner, when the server has a retention policy. */
+  readonly pruner?: Pruner;
   close(): Promise<void>;
 }
 
@@ -240,6 +253,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log(`listening on ${url}`);
 
+    const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
+
     let closed: Promise<void> | undefined;
     const listener = metricsListener;
     return {
@@ -248,11 +263,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       db,
       service,
       ...(listener ? { metricsUrl: listener.url } : {}),
+      ...(pruner ? { pruner } : {}),
       close() {
         closed ??= (async () => {
           closing = true;
           observer.closeAfterAnswers();
           await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt });
+          // Its lease released, another instance takes the pruning over at once.
+          await pruner?.stop().catch((error: unknown) => logError(error));
           await listener?.close();
           await db.destroy();
         })();

@@ -13,7 +13,7 @@ export interface BatchOptions {
   readonly firstBatch?: number;
   /** Pause between batches. Default 5 ms. */
   readonly pauseMs?: number;
-  /** Asked before each batch after the first: false stops (the pruner lost its lease, or is closing). */
+  /** Asked before each batch: false stops (the pruner lost its lease, or is closing). */
   readonly proceed?: () => boolean | Promise<boolean>;
 }
 
@@ -29,13 +29,14 @@ export async function deleteInBatches(db: Knex, table: string, keys: readonly st
   let size = options.firstBatch ?? 500;
   let removed = 0;
   for (let first = true; ; first = false) {
-    if (!first) {
-      if (options.proceed && !(await options.proceed())) return removed;
-      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 5));
-    }
+    if (!first) await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 5));
+    if (options.proceed && !(await options.proceed())) return removed;
     const started = performance.now();
     const selected = db(table).select(...keys).where(where).limit(size);
-    const count = Number(await db(table).whereIn(keys.length === 1 ? keys[0]! : [...keys], selected).delete());
+    const target = db(table);
+    if (keys.length === 1) target.whereIn(keys[0]!, selected);
+    else target.whereIn([...keys], selected);
+    const count = Number(await target.delete());
     removed += count;
     if (count < size) return removed;
     const took = performance.now() - started;

@@ -4,8 +4,10 @@
  * the same steps.
  *
  * - Audit rows of reads made before their cutoff.
- * - Plans decided before the trail's cutoff, with their audit rows; then every audit row made
- *   before it, except those of plans still pending (a plan awaiting a person keeps its trail).
+ * - Plans decided before the trail's cutoff; then every audit row made before it, but those of the
+ *   plans still stored: a plan (pending, or decided since) keeps its whole trail, and goes with it.
+ *   A plan's rows are made up to its decision, so they all go with it; one written in the very
+ *   millisecond after a decision that fell just before the cutoff goes at the next pass.
  * - History entries made before theirs.
  * - Masking tokens and bindings of agent tokens revoked or expired before theirs: such a token can
  *   no longer act, so no answer depends on its tokens staying stable. A live agent's are kept.
@@ -41,11 +43,10 @@ export async function prune(db: Knex, cutoffs: PruneCutoffs, options: BatchOptio
   let audit = 0;
   let plans = 0;
   if (auditBefore !== undefined) {
-    const decided = (query: Knex.QueryBuilder) => query.whereNot('status', 'pending').andWhere('decided_at', '<', auditBefore);
-    audit += await step(AUDIT_TABLE, ['id'], (query) => query.whereIn('plan_id', db(PLAN_TABLE).select('id').where(decided)));
-    plans = await step(PLAN_TABLE, ['id'], decided);
-    audit += await step(AUDIT_TABLE, ['id'], (query) =>
-      query.where('at', '<', auditBefore).andWhere((rows) => rows.whereNull('plan_id').orWhereNotIn('plan_id', db(PLAN_TABLE).select('id').where('status', 'pending'))),
+    plans = await step(PLAN_TABLE, ['id'], (query) => query.whereNot('status', 'pending').andWhere('decided_at', '<', auditBefore));
+    // A plan still stored (pending, or decided since the cutoff) keeps every row of its trail.
+    audit = await step(AUDIT_TABLE, ['id'], (query) =>
+      query.where('at', '<', auditBefore).andWhere((rows) => rows.whereNull('plan_id').orWhereNotIn('plan_id', db(PLAN_TABLE).select('id'))),
     );
   }
 

@@ -77,6 +77,10 @@ export interface TestServerOptions {
   readonly metrics?: ServerOptions['metrics'];
   readonly requestLog?: ServerOptions['requestLog'];
   readonly logFormat?: ServerOptions['logFormat'];
+  /** Passed to startServer as they are: background pruning and its batches; operator lines (none by default). */
+  readonly retention?: ServerOptions['retention'];
+  readonly pruneBatches?: ServerOptions['pruneBatches'];
+  readonly log?: ServerOptions['log'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
@@ -103,7 +107,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     port: 0,
     adminPassword: ADMIN_PASSWORD,
-    log: () => {},
+    log: options.log ?? (() => {}),
+    ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.pruneBatches ? { pruneBatches: options.pruneBatches } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),
     ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
