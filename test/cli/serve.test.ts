@@ -137,6 +137,31 @@ describe('rmsgen serve: logs', () => {
   });
 });
 
+describe('rmsgen serve: retention', () => {
+  it('starts with retention set by flags or the environment, and refuses a number of days that is not one, changing nothing', async () => {
+    const db = `sqlite:${join(dir, 'retention.sqlite')}`;
+    const served = await serve(['--port', '0', '--db', db, '--no-request-log', '--retain-audit-days', '0', '--retain-audit-reads-days', '7', '--retain-history-days', '365'], { RMS_ADMIN_PASSWORD: 'cli-test-password', RMS_RETAIN_AGENT_DAYS: '1' });
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    // Nothing to prune yet: no line of it; the lease was given up on the way out.
+    expect(served.output()).toBe(`listening on ${served.url}\nSIGTERM: shutting down\n`);
+
+    const refused = (flag: string, variable: string, value: string) => `invalid ${flag} / ${variable} ${value}: use a whole number from 0 to 36500`;
+    for (const [args, env, message] of [
+      [['--retain-audit-days', '-1'], {}, refused('--retain-audit-days', 'RMS_RETAIN_AUDIT_DAYS', '-1')],
+      [[], { RMS_RETAIN_AUDIT_DAYS: 'forever' }, refused('--retain-audit-days', 'RMS_RETAIN_AUDIT_DAYS', 'forever')],
+      [['--retain-audit-reads-days', '1.5'], {}, refused('--retain-audit-reads-days', 'RMS_RETAIN_AUDIT_READS_DAYS', '1.5')],
+      [['--retain-history-days', '36501'], {}, refused('--retain-history-days', 'RMS_RETAIN_HISTORY_DAYS', '36501')],
+      [[], { RMS_RETAIN_AGENT_DAYS: '30d' }, refused('--retain-agent-days', 'RMS_RETAIN_AGENT_DAYS', '30d')],
+    ] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', `sqlite:${join(dir, 'never.sqlite')}`, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+    expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
+  }, 120_000);
+});
+
 describe('rmsgen migrate', () => {
   it('creates the tables on a fresh database, then has nothing to do', () => {
     const db = `sqlite:${join(dir, 'c.sqlite')}`;
