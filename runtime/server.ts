@@ -41,6 +41,7 @@ import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
 import { createRequestObserver } from './http/observe.ts';
 import { countPlansByStatus } from './plans/store.ts';
+import { ensureRetentionIndexes } from './retention/indexes.ts';
 import { ensureLeaseTables } from './retention/lease.ts';
 import type { RetentionPolicy } from './retention/policy.ts';
 import type { BatchOptions } from './db/batched-delete.ts';
@@ -54,7 +55,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
