@@ -151,6 +151,11 @@ export function renderTable(report: BenchReport): string {
       met: cost < 0.05 && clean(d.rounds.orderCreate, d.rounds.orderCreatePlain),
     };
   });
+  perDialect('rmsgen lead.get as a person, with metrics and JSON request lines', '≥ 0.95 of the same without', (d) => {
+    if (!d.rounds.observed) return undefined;
+    const ratio = pairedRatio(d.rounds.observed, d.rounds.person!);
+    return { text: `${formatRps(rps(d.rounds.observed))} (${ratio.toFixed(2)})${errors(d.rounds.observed)}`, met: ratio >= 0.95 && clean(d.rounds.observed, d.rounds.person) };
+  });
   const hasBefore = DIALECTS.some((dialect) => {
     const result = report.dialects[dialect];
     return result !== undefined && result.skipped === undefined && result.rounds.before !== undefined;

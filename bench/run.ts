@@ -206,7 +206,8 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
   }
   const cleanups: (() => Promise<void>)[] = [database.drop];
   try {
-    const serveArgs = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url];
+    // Without request lines: every row but the observability row measures the service, not its log (see startObservedServer).
+    const serveArgs = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url, '--no-request-log'];
     const env = { RMS_ADMIN_PASSWORD: PASSWORD };
 
     // Seeding: a server of its own, so that the measured one has served nothing but the load.
@@ -243,13 +244,15 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     cleanups.push(plain.stop);
     const plainToken = await login(plain.url, PASSWORD);
     const plainOrders = { url: plain.url, token: plainToken, customer: await createCustomer(plain.url, plainToken) };
+    const observed = await startObservedServer(database.url, env);
+    cleanups.push(observed.stop);
     let before: StartedProcess | undefined;
     if (flags.before !== undefined) {
       before = await startNode('rmsgen (before)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url], { cwd: flags.before, env });
       cleanups.push(before.stop);
     }
 
-    const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before }, leads, personToken, agent, orders, plainOrders);
+    const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before, observed }, leads, personToken, agent, orders, plainOrders);
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
     log(`${dialect}: lead.get load on a fresh server for its peak memory`);
@@ -332,6 +335,18 @@ interface Servers {
   readonly bareHttp: StartedProcess;
   readonly bareExpress: StartedProcess;
   readonly before: StartedProcess | undefined;
+  /** The observability row's server (startObservedServer). */
+  readonly observed: StartedProcess;
+}
+
+/**
+ * What metrics and JSON request lines cost (docs/operations.md; target: under 5 % on lead.get): a
+ * second server on the same database that keeps metrics (`--metrics-port`) and writes a JSON line
+ * per request to its stdout (a pipe the bench reads, as a log collector would), measured side by
+ * side with the main server, which keeps neither (`--no-request-log`, no metrics port).
+ */
+function startObservedServer(dbUrl: string, env: Record<string, string>): Promise<StartedProcess> {
+  return startNode('rmsgen (metrics and JSON request lines)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', dbUrl, '--metrics-port', '0', '--log-format', 'json'], { cwd: ROOT, env });
 }
 
 /** Every target's requests, each checked once to answer what it should before it is loaded. */
@@ -373,6 +388,7 @@ async function prepareTargets(
     }),
   };
   if (servers.before) targets.before = prepareTarget(dir, 'before', `${servers.before.url}/api/lead/get`, getBodies, person);
+  targets.observed = prepareTarget(dir, 'observed', `${servers.observed.url}/api/lead/get`, getBodies, person);
 
   const id = ids[1]!;
   const value = (answer: { json: unknown }) => (answer.json as { value?: Record<string, unknown> }).value;
@@ -380,6 +396,7 @@ async function prepareTargets(
     ['bare node:http', post(`${servers.bareHttp.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
     ['bare Express', post(`${servers.bareExpress.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
     ['lead.get as a person', post(`${servers.rms.url}/api/lead/get`, { id }, person).then((a) => a.status === 200 && String(value(a)?.notes).startsWith('Call back'))],
+    ['lead.get with metrics and JSON request lines', post(`${servers.observed.url}/api/lead/get`, { id }, person).then((a) => a.status === 200 && String(value(a)?.notes).startsWith('Call back'))],
     ['lead.get as an agent', post(`${servers.rms.url}/api/lead/get`, { id }, asAgent).then((a) => a.status === 200 && /^NOTES_\d+$/.test(String(value(a)?.notes)))],
     [
       'MCP lead__get',

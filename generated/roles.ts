@@ -10,6 +10,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'party.delete',
     'party.history',
     'party.revert',
+    'party.erase',
     'lead.get',
     'lead.list',
     'lead.search',
@@ -21,6 +22,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'lead.lose',
     'lead.history',
     'lead.revert',
+    'lead.erase',
     'invoice.get',
     'invoice.list',
     'invoice.search',
@@ -43,6 +45,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'order.deliver',
     'order.history',
     'order.revert',
+    'order.erase',
   ],
   accountant: [
     'party.get',

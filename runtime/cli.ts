@@ -1,11 +1,13 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, `audit prune`, `backup`, `restore`, and the auth side's `user …`.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
+import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
@@ -13,9 +15,12 @@ import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import type { Registry } from './registry.ts';
+import { DAY_MS, DEFAULT_PRUNE_INTERVAL_MS, DEFAULT_RETENTION_DAYS, type RetentionPolicy } from './retention/policy.ts';
+import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type HttpTimeouts, type RunningServer } from './server.ts';
+import { createLineWriter, LOG_FORMATS, type LogFormat } from './log.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, startServer, systemTableSetups, type HttpTimeouts, type RunningServer, type ServerOptions } from './server.ts';
 
 interface ServeOptions extends DatabaseOptions {
   readonly port?: string;
@@ -31,6 +36,16 @@ interface ServeOptions extends DatabaseOptions {
   readonly locale?: string;
   readonly requestTimeout?: string;
   readonly keepAliveTimeout?: string;
+  readonly shutdownTimeout?: string;
+  readonly logFormat?: string;
+  /** False with `--no-request-log`. */
+  readonly requestLog?: boolean;
+  readonly metricsPort?: string;
+  readonly metricsHost?: string;
+  readonly retainAuditDays?: string;
+  readonly retainAuditReadsDays?: string;
+  readonly retainHistoryDays?: string;
+  readonly retainAgentDays?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -57,6 +72,15 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client, for the sign-in throttle: the proxies' addresses/subnets such as loopback,10.0.0.0/8, or a hop count; true trusts any sender, so only when nothing reaches the server but through the proxy (default: env ${TRUST_PROXY_ENV}, else none)`)
     .option('--request-timeout <ms>', `how long a client may take to send a whole request, body included, before it is answered 408 and its connection closed; 0 for none (default: env ${REQUEST_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.requestMs})`)
     .option('--keep-alive-timeout <ms>', `how long an idle keep-alive connection is kept; behind a load balancer, longer than its idle timeout (default: env ${KEEP_ALIVE_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.keepAliveMs})`)
+    .option('--shutdown-timeout <ms>', `on SIGTERM, how long the server may take to drain (in-flight requests finish, connections close after their answers) before it cuts what is left (default: env ${SHUTDOWN_TIMEOUT_ENV}, else ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`)
+    .option('--log-format <format>', `json or text: the format of the line logged per request and of error lines (default: env ${LOG_FORMAT_ENV}, else text on a terminal, json otherwise)`)
+    .option('--no-request-log', `log no line per request (errors and start-up lines still); env ${REQUEST_LOG_ENV}=off`)
+    .option('--metrics-port <port>', `serve GET /metrics (Prometheus) on this port; 0 picks a free one (default: env ${METRICS_PORT_ENV}, else no metrics)`)
+    .option('--metrics-host <host>', `address the metrics port listens on (default: env ${METRICS_HOST_ENV}, else 127.0.0.1)`)
+    .option('--retain-audit-days <n>', `days the audit trail is kept, then removed in the background (decided plans with it); 0 keeps it for ever (default: env ${RETAIN_AUDIT_ENV}, else ${DEFAULT_RETENTION_DAYS.audit})`)
+    .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
+    .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
+    .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -75,7 +99,11 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      const observability = observabilityOptions(options);
+      const retention = retentionPolicy(options);
       server = await startServer({
+        retention,
+        ...observability,
         registry,
         dbUrl: databaseUrl(options.db),
         host: options.host ?? env('HOST') ?? '127.0.0.1',
@@ -89,6 +117,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         serviceInfo: identity,
         timeouts: timeouts(options),
       }).catch(failStartup);
+      process.once('exit', observability.flushLog);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
     });
 
@@ -200,6 +229,83 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       }
     });
 
+  const auditCommand = program.command('audit').description("Operators' upkeep of the audit trail");
+  auditCommand
+    .command('prune')
+    .description('Remove audit rows made before a day (UTC), and plans decided before it with theirs; a pending plan keeps its rows. With --reads-only, only the rows of reads (get, list, search, history)')
+    .requiredOption('--before <YYYY-MM-DD>', 'remove the rows made before this day (UTC); not after today')
+    .option('--reads-only', 'remove only the rows of reads')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { before: string; readsOnly?: boolean; db?: string }) => {
+      const before = parseDay(options.before, '--before');
+      const today = new Date().toISOString().slice(0, 10);
+      if (before > today) {
+        throw new CliError(`--before ${before} is after today (${today}): that would remove rows not yet made; use today or an earlier day`);
+      }
+      const registry = await loadRegistry();
+      const db = openDatabase(databaseUrl(options.db));
+      try {
+        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        const cutoff = `${before}T00:00:00.000Z`;
+        const report = await prune(db, options.readsOnly ? { auditReadsBefore: cutoff } : { auditBefore: cutoff });
+        const rows = report.auditReads + report.audit;
+        const what = `${rows.toLocaleString('en-US')} audit ${rows === 1 ? 'row' : 'rows'}${options.readsOnly ? ' of reads' : ''} made before ${before}`;
+        const plans = options.readsOnly ? '' : `, and ${report.plans.toLocaleString('en-US')} ${report.plans === 1 ? 'plan' : 'plans'} decided before then`;
+        console.log(`removed ${what}${plans}`);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+  program
+    .command('backup')
+    .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
+    .requiredOption('--to <file>', 'the backup file to write; must not exist')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { to: string; db?: string }) => {
+      try {
+        const source = sqliteFileOf(databaseUrl(options.db));
+        const started = performance.now();
+        const result = await backupDatabase(source, resolve(options.to));
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`backed up ${source} to ${result.file}: ${result.tables} tables, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s`);
+      } catch (error) {
+        if (!(error instanceof BackupRefusedError)) throw error;
+        throw new CliError(error.message);
+      }
+    });
+
+  program
+    .command('restore')
+    .description('Replace a SQLite database with a backup, its schema brought to this build as serve would (additively); a database that holds tables only with --force')
+    .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
+    .option('--db <url>', dbHelp)
+    .option('--force', 'replace a database that holds tables (stop every server using it first)')
+    .action(async (options: { from: string; db?: string; force?: boolean }) => {
+      const registry = await loadRegistry();
+      try {
+        const target = sqliteFileOf(databaseUrl(options.db));
+        const result = await restoreDatabase(resolve(options.from), target, {
+          force: options.force === true,
+          async migrate(copyUrl) {
+            const db = openDatabase(copyUrl);
+            try {
+              const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+              return [...changes, ...leftInPlace];
+            } finally {
+              await db.destroy();
+            }
+          },
+        });
+        for (const line of result.schemaChanges) console.log(line);
+        console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
+      } catch (error) {
+        if (error instanceof BackupRefusedError) throw new CliError(error.message);
+        if (error instanceof MigrationRefusedError) throw new CliError(new MigrationRefusedError(error.problems, "the backup's schema does not fit this build; nothing was restored").message);
+        throw error;
+      }
+    });
+
   registerUserCommands(program, loadRegistry);
 }
 
@@ -286,6 +392,60 @@ function timeouts(options: ServeOptions): Partial<HttpTimeouts> {
   return {
     ...(request !== undefined ? { requestMs: parseWhole(request, `--request-timeout / ${REQUEST_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
     ...(keepAlive !== undefined ? { keepAliveMs: parseWhole(keepAlive, `--keep-alive-timeout / ${KEEP_ALIVE_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
+  };
+}
+
+const SHUTDOWN_TIMEOUT_ENV = 'RMS_SHUTDOWN_TIMEOUT_MS';
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+const LOG_FORMAT_ENV = 'RMS_LOG_FORMAT';
+const REQUEST_LOG_ENV = 'RMS_REQUEST_LOG';
+const METRICS_PORT_ENV = 'RMS_METRICS_PORT';
+const METRICS_HOST_ENV = 'RMS_METRICS_HOST';
+
+/**
+ * What `serve` logs and measures, and how it stops: the log's format (text on a terminal, JSON
+ * lines otherwise, for a log collector), one line per request unless `--no-request-log`, metrics on
+ * their own port when one is given, the drain's bound and quiet. Request lines go out in batches
+ * (log.ts); `flushLog` writes what is pending.
+ */
+function observabilityOptions(options: ServeOptions): Pick<ServerOptions, 'logFormat' | 'requestLog' | 'metrics' | 'shutdownGraceMs' | 'drainQuietMs'> & { flushLog: () => void } {
+  const format = options.logFormat ?? env(LOG_FORMAT_ENV) ?? (process.stdout.isTTY ? 'text' : 'json');
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new CliError(`invalid --log-format / ${LOG_FORMAT_ENV} ${format}: use ${LOG_FORMATS.join(' or ')}`);
+  const requestLogSetting = env(REQUEST_LOG_ENV);
+  if (requestLogSetting !== undefined && requestLogSetting !== 'on' && requestLogSetting !== 'off') throw new CliError(`invalid ${REQUEST_LOG_ENV} ${requestLogSetting}: use on or off`);
+  const logRequests = options.requestLog !== false && requestLogSetting !== 'off';
+  const writer = createLineWriter(process.stdout);
+  const metricsPort = options.metricsPort ?? env(METRICS_PORT_ENV);
+  const shutdown = options.shutdownTimeout ?? env(SHUTDOWN_TIMEOUT_ENV);
+  return {
+    logFormat: format as LogFormat,
+    ...(logRequests ? { requestLog: writer.write } : {}),
+    ...(metricsPort !== undefined ? { metrics: { host: options.metricsHost ?? env(METRICS_HOST_ENV) ?? '127.0.0.1', port: parsePort(metricsPort) } } : {}),
+    shutdownGraceMs: shutdown === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : parseWhole(shutdown, `--shutdown-timeout / ${SHUTDOWN_TIMEOUT_ENV}`, 0, 2_147_483_647),
+    drainQuietMs: DRAIN_QUIET_MS,
+    flushLog: writer.flush,
+  };
+}
+
+const RETAIN_AUDIT_ENV = 'RMS_RETAIN_AUDIT_DAYS';
+const RETAIN_AUDIT_READS_ENV = 'RMS_RETAIN_AUDIT_READS_DAYS';
+const RETAIN_HISTORY_ENV = 'RMS_RETAIN_HISTORY_DAYS';
+const RETAIN_AGENT_ENV = 'RMS_RETAIN_AGENT_DAYS';
+/** A century: beyond it a number of days is a mistake, not a policy. */
+const MAX_RETAIN_DAYS = 36_500;
+
+/** What the server keeps and prunes: options, else the environment, else the defaults (runtime/retention/policy.ts). */
+function retentionPolicy(options: ServeOptions): RetentionPolicy {
+  const days = (option: string | undefined, flag: string, variable: string, fallback: number) => {
+    const value = option ?? env(variable);
+    return (value === undefined ? fallback : parseWhole(value, `${flag} / ${variable}`, 0, MAX_RETAIN_DAYS)) * DAY_MS;
+  };
+  return {
+    auditMs: days(options.retainAuditDays, '--retain-audit-days', RETAIN_AUDIT_ENV, DEFAULT_RETENTION_DAYS.audit),
+    auditReadsMs: days(options.retainAuditReadsDays, '--retain-audit-reads-days', RETAIN_AUDIT_READS_ENV, DEFAULT_RETENTION_DAYS.auditReads),
+    historyMs: days(options.retainHistoryDays, '--retain-history-days', RETAIN_HISTORY_ENV, DEFAULT_RETENTION_DAYS.history),
+    agentMs: days(options.retainAgentDays, '--retain-agent-days', RETAIN_AGENT_ENV, DEFAULT_RETENTION_DAYS.agent),
+    everyMs: DEFAULT_PRUNE_INTERVAL_MS,
   };
 }
 

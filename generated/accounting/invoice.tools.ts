@@ -440,11 +440,13 @@ export const invoiceTools: readonly ToolMeta[] = [
                   reverts: { type: 'string', description: 'The change this one put back.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
                   inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },

@@ -13,9 +13,10 @@ import {
   leadLoseInput,
   leadHistoryInput,
   leadRevertInput,
+  leadEraseInput,
 } from './lead.schemas.ts';
 
-/** The commands of `lead`: the generated ones, its actions, then history and revert. */
+/** The commands of `lead`: the generated ones, its actions, then history, revert and erase. */
 export const leadCommands: readonly CommandMeta[] = [
   {
     id: 'lead.get',
@@ -118,5 +119,14 @@ export const leadCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of a lead changed (agents can only propose this)',
     needsApproval: true,
     input: leadRevertInput,
+  },
+  {
+    id: 'lead.erase',
+    model: 'lead',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of a lead: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: leadEraseInput,
   },
 ];

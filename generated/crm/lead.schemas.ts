@@ -101,3 +101,7 @@ export type LeadHistoryInput = z.infer<typeof leadHistoryInput>;
 /** Input of `lead.revert`. */
 export const leadRevertInput = z.lazy(() => revertInput('lead'));
 export type LeadRevertInput = z.infer<typeof leadRevertInput>;
+
+/** Input of `lead.erase`. */
+export const leadEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
+export type LeadEraseInput = z.infer<typeof leadEraseInput>;

@@ -9,9 +9,10 @@ import {
   partyDeleteInput,
   partyHistoryInput,
   partyRevertInput,
+  partyEraseInput,
 } from './party.schemas.ts';
 
-/** The commands of `party`: the generated ones, its actions, then history and revert. */
+/** The commands of `party`: the generated ones, its actions, then history, revert and erase. */
 export const partyCommands: readonly CommandMeta[] = [
   {
     id: 'party.get',
@@ -84,5 +85,14 @@ export const partyCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of a party changed (agents can only propose this)',
     needsApproval: true,
     input: partyRevertInput,
+  },
+  {
+    id: 'party.erase',
+    model: 'party',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of a party: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: partyEraseInput,
   },
 ];

@@ -76,3 +76,7 @@ export type PartyHistoryInput = z.infer<typeof partyHistoryInput>;
 /** Input of `party.revert`. */
 export const partyRevertInput = z.lazy(() => revertInput('party'));
 export type PartyRevertInput = z.infer<typeof partyRevertInput>;
+
+/** Input of `party.erase`. */
+export const partyEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('party') }));
+export type PartyEraseInput = z.infer<typeof partyEraseInput>;

@@ -13,9 +13,10 @@ import {
   orderDeliverInput,
   orderHistoryInput,
   orderRevertInput,
+  orderEraseInput,
 } from './order.schemas.ts';
 
-/** The commands of `order`: the generated ones, its actions, then history and revert. */
+/** The commands of `order`: the generated ones, its actions, then history, revert and erase. */
 export const orderCommands: readonly CommandMeta[] = [
   {
     id: 'order.get',
@@ -118,5 +119,14 @@ export const orderCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of an order changed (agents can only propose this)',
     needsApproval: true,
     input: orderRevertInput,
+  },
+  {
+    id: 'order.erase',
+    model: 'order',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of an order: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: orderEraseInput,
   },
 ];

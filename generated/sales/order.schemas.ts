@@ -158,3 +158,7 @@ export type OrderHistoryInput = z.infer<typeof orderHistoryInput>;
 /** Input of `order.revert`. */
 export const orderRevertInput = z.lazy(() => revertInput('order'));
 export type OrderRevertInput = z.infer<typeof orderRevertInput>;
+
+/** Input of `order.erase`. */
+export const orderEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('order') }));
+export type OrderEraseInput = z.infer<typeof orderEraseInput>;

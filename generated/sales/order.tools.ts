@@ -673,7 +673,7 @@ export const orderTools: readonly ToolMeta[] = [
                   reverts: { type: 'string', description: 'The change this one put back.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens. A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased. A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.',
                     properties: {
                       items: {
                         type: 'object',
@@ -696,8 +696,10 @@ export const orderTools: readonly ToolMeta[] = [
                                   type: 'object',
                                   additionalProperties: {
                                     type: 'object',
-                                    properties: { from: {}, to: {} },
-                                    required: ['from', 'to'],
+                                    anyOf: [
+                                      { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                                      { properties: { erased: { const: true } }, required: ['erased'] },
+                                    ],
                                   },
                                 },
                               },
@@ -710,8 +712,10 @@ export const orderTools: readonly ToolMeta[] = [
                     },
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
                   inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
@@ -749,5 +753,57 @@ export const orderTools: readonly ToolMeta[] = [
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
     annotations: { readOnlyHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__erase',
+    command: 'order.erase',
+    title: 'Erase order',
+    description: 'Forget the personal data of an order: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { id: { type: 'string', minLength: 1, description: 'Id of the order.' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The personal fields emptied: <field>, or <lines>.<field>.',
+            },
+            history_entries: { type: 'integer' },
+            audit_rows: { type: 'integer' },
+            plans: { type: 'integer' },
+            plans_rejected: { type: 'integer' },
+            mask_tokens: { type: 'integer' },
+            bindings: { type: 'integer' },
+          },
+          required: [
+            'id',
+            'fields',
+            'history_entries',
+            'audit_rows',
+            'plans',
+            'plans_rejected',
+            'mask_tokens',
+            'bindings',
+          ],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];

@@ -278,6 +278,22 @@ const APPROVAL: Json = {
   required: ['status', 'plan_id'],
 };
 
+/** What `<model>.erase` answers as its value (runtime/api-shapes.ts, `ErasureInfo`). */
+const ERASURE: Json = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    fields: { type: 'array', items: { type: 'string' }, description: 'The personal fields emptied: <field>, or <lines>.<field>.' },
+    history_entries: { type: 'integer' },
+    audit_rows: { type: 'integer' },
+    plans: { type: 'integer' },
+    plans_rejected: { type: 'integer' },
+    mask_tokens: { type: 'integer' },
+    bindings: { type: 'integer' },
+  },
+  required: ['id', 'fields', 'history_entries', 'audit_rows', 'plans', 'plans_rejected', 'mask_tokens', 'bindings'],
+};
+
 /** Names of the result schemas a tools file declares once and its tools share. */
 interface ResultNames {
   /** JSON Schema of a record. */
@@ -289,7 +305,14 @@ interface ResultNames {
 }
 
 /** What a field was and became, in a history entry. */
-const FIELD_CHANGE: Json = { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] };
+/** A field's change in a history entry: from and to, or the marker of values erased (`<model>.erase`). */
+const FIELD_CHANGE: Json = {
+  type: 'object',
+  anyOf: [
+    { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+    { properties: { erased: { const: true } }, required: ['erased'] },
+  ],
+};
 
 /** What a change did to a line list, in a history entry. */
 const LINES_CHANGE: Json = {
@@ -327,7 +350,7 @@ function historyEntry(model: ModelIR): Json {
       changes: {
         type: 'object',
         description:
-          'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.' +
+          'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.' +
           (model.lines.length > 0 ? ' A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.' : ''),
         ...(model.lines.length > 0 ? { properties: Object.fromEntries(model.lines.map((list) => [list.name, LINES_CHANGE])) } : {}),
         additionalProperties: FIELD_CHANGE,
@@ -351,6 +374,7 @@ function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): J
     records: { type: 'array', items: record },
     page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
   const envelope = envelopeOf(values[shape]);

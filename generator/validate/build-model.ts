@@ -1,5 +1,5 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
-import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, KINDS_AFTER_ACTIONS, KINDS_BEFORE_ACTIONS } from '../../runtime/command-kinds.ts';
 import type { GeneratedCommand } from '../define.ts';
 import type { ActionSet } from '../../runtime/api-shapes.ts';
 import type { FunctionSource } from '../definition-source.ts';
@@ -53,7 +53,7 @@ export function buildModel(model: ModelDraft, references: ModelReferences): Mode
     titleField,
     fields,
     actions,
-    commands: buildCommands(model.name, label, actions),
+    commands: buildCommands(model.name, label, actions, holdsPersonalData(model)),
     referencedBy: references.referencedBy,
     indexes: (model.def.indexes ?? []).map((index) => [...index]),
     list: [...(model.def.list ?? [])],
@@ -171,7 +171,12 @@ function buildAction(model: ModelDraft, modelLabel: string, action: ActionDraft,
   };
 }
 
-function buildCommands(model: string, label: string, actions: readonly ActionIR[]): CommandIR[] {
+/** Whether a model holds personal data: a personal field of its own or of one of its line lists. */
+export function holdsPersonalData(model: ModelDraft): boolean {
+  return model.fields.some((field) => field.personal) || model.lines.some((list) => list.fields.some((field) => field.personal));
+}
+
+function buildCommands(model: string, label: string, actions: readonly ActionIR[], personalData: boolean): CommandIR[] {
   const phrase = inSentence(label);
   const descriptions: Record<GeneratedCommand, string> = {
     get: `Read one ${phrase} by id`,
@@ -182,6 +187,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     delete: `Delete ${withArticle(phrase)} (agents can only propose this)`,
     history: `Read the changes made to ${withArticle(phrase)}, newest first: which fields, from what to what, by whom`,
     revert: `Put back the fields one update of ${withArticle(phrase)} changed (agents can only propose this)`,
+    erase: `Forget the personal data of ${withArticle(phrase)}: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)`,
   };
   const generated = (name: GeneratedCommand): GeneratedCommandIR => ({
     id: `${model}.${name}`,
@@ -192,11 +198,10 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     needsApproval: COMMAND_KINDS[name].needsApproval,
     action: undefined,
   });
-  // Implied commands (history, revert) come after the actions: the catalogue keeps SPEC's commands first.
-  const own = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null);
-  const implied = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null);
+  // Implied commands (history, revert) and the admin's (erase) come after the actions: the catalogue keeps SPEC's commands first.
+  const has = (kind: GeneratedCommand) => personalData || !COMMAND_KINDS[kind].personalData;
   return [
-    ...own.map(generated),
+    ...KINDS_BEFORE_ACTIONS.filter(has).map(generated),
     ...actions.map(
       (action): ActionCommandIR => ({
         id: `${model}.${action.name}`,
@@ -208,6 +213,6 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
         action,
       }),
     ),
-    ...implied.map(generated),
+    ...KINDS_AFTER_ACTIONS.filter(has).map(generated),
   ];
 }

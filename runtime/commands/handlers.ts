@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { CommandKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { changedSince, findChange, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
+import { changedSince, findChange, holdsErased, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
@@ -37,6 +37,7 @@ import {
   type LinesChange,
   type LinesOf,
 } from './documents.ts';
+import { eraseRecord, type ErasureResult } from './erase.ts';
 import { checkActionFrom } from './workflow.ts';
 
 /**
@@ -82,7 +83,8 @@ export type RunResult =
   /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
   | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
   | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
-  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
+  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange }
+  | ErasureResult;
 
 type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedCall) => Promise<RunResult>;
 
@@ -203,7 +205,8 @@ export const handlers: Record<CommandKind, Handler> = {
     const lists = Object.keys(lineFields);
     // Writing a field one may not read is refused to an update; a revert may not do it either.
     const unreadable = fields.some((name) => !ctx.fields.readableNames.has(name)) || lists.some((name) => ctx.fields.lines[name]!.denied.length > 0);
-    if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable) throw badRequest(`change ${changeId} cannot be reverted`);
+    // An erased value cannot be put back (commands/erase.ts).
+    if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable || holdsErased(entry.changes)) throw badRequest(`change ${changeId} cannot be reverted`);
     // Nor one it may read but not write (it reads it: the refusal may name it).
     const unwritable = [
       ...fields.filter((name) => !ctx.fields.writableNames.has(name)).map((name) => `${model.meta.name}.${name}`),
@@ -228,6 +231,14 @@ export const handlers: Record<CommandKind, Handler> = {
     for (const name of lists) givenLines[name] = linesBefore(entry.changes[name] as LinesChange, currentLines[name] ?? [], conflict);
     const result = await writeChanges(ctx, db, current, changes, givenLines, { restoreIds: true });
     return { ...result, reverts: { changeId, restored } };
+  },
+
+  /** Forgets the record's personal data (commands/erase.ts); a record deleted since can be erased too. */
+  async erase(ctx, db, prepared) {
+    const id = prepared.input.id as string;
+    const erased = await eraseRecord(ctx, db, id);
+    if (!erased) throw recordNotFound(ctx, id);
+    return erased;
   },
 
   async action(ctx, db, prepared) {

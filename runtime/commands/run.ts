@@ -52,6 +52,8 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
     // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
     if (deferAudit) afterCommit = () => writeAuditEvent(ctx, executed, service.db);
     else await writeAuditEvent(ctx, executed, db);
+    // What a handler leaves for after the commit (an erasure's checkpoint on SQLite).
+    if ('afterCommit' in result && result.afterCommit) afterCommit = result.afterCommit;
     return envelope(ctx, result, value);
   };
   if (options.outer) return body(options.outer);
@@ -152,12 +154,14 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
     case 'deleted':
       return { id: result.recordId };
+    case 'erased':
+      return result.erased;
   }
 }
 
 function recordIdOf(result: RunResult): string | null {
   if (result.shape === 'record') return result.record.id;
-  return result.shape === 'deleted' ? result.recordId : null;
+  return result.shape === 'deleted' || result.shape === 'erased' ? result.recordId : null;
 }
 
 /** The history entry of the write, in its transaction (see history/record-change.ts). */

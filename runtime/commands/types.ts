@@ -105,8 +105,8 @@ export interface RecordService {
   readonly models: ReadonlyMap<string, CompiledModel>;
   /** The lookup table of the one command route. */
   readonly commands: ReadonlyMap<string, CompiledCommand>;
-  /** Logs unexpected failures server-side (never sent to clients). */
-  readonly logError: (error: unknown) => void;
+  /** Logs unexpected failures server-side (never sent to clients), with the request's id when known. */
+  readonly logError: (error: unknown, requestId?: string) => void;
   /** The time a write gives `'today'` and `'now'` (runtime/clock.ts). */
   readonly clock: Clock;
 }

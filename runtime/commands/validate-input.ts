@@ -33,6 +33,7 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
   switch (meta.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
     case 'history':
     case 'revert':
       return { input: parseOr400(meta.input, raw) as Record<string, unknown> };

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
 import type { RecordChange } from '../commands/handlers.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
+import { ERASED, isErased } from '../erased.ts';
 import { maskedText } from '../masking/tables.ts';
 import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
 
@@ -47,7 +48,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
   const personalFrom: Record<string, string> = {};
   for (const field of fields) {
     const change = changes[field]!;
-    if (isLinesChange(change)) continue;
+    if (isLinesChange(change) || isErased(change)) continue;
     if (write.personal.has(field) && change.from !== null && change.from !== undefined) personalFrom[field] = maskedText(change.from);
   }
   const fromTokens: Record<string, readonly TokenFor[]> = await boundTokens(db, write.model, write.change.recordId, personalFrom);
@@ -69,7 +70,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
   }
   for (const field of fields) {
     const change = changes[field]!;
-    if (isLinesChange(change) || !write.personal.has(field) || change.to === null || change.to === undefined) continue;
+    if (isLinesChange(change) || isErased(change) || !write.personal.has(field) || change.to === null || change.to === undefined) continue;
     const restored = write.restoredTokens?.[field];
     const known = write.agentTokens?.[field];
     if (restored && restored.length > 0) toTokens[field] = restored;
@@ -92,10 +93,18 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
 
 /**
  * Field → from and to, of the fields the entry records; each line list changed. `alwaysRecorded`
- * (field names, and `<lines>.<line id>.<field>` for lines) are recorded even where unchanged.
+ * (field names, and `<lines>.<line id>.<field>` for lines) are recorded even where unchanged. An
+ * erasure's entry names the fields it emptied with the erased marker, and keeps none of their values.
  */
 function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, EntryChange> {
   const changes: Record<string, EntryChange> = {};
+  if (kind === 'erase') {
+    for (const field of Object.keys(change.after)) changes[field] = ERASED;
+    for (const [list, linesChange] of Object.entries(change.lines ?? {})) {
+      changes[list] = { added: [], removed: [], changed: linesChange.changed.map(({ id, changes: fields }) => ({ id, changes: Object.fromEntries(Object.keys(fields).map((field) => [field, ERASED as unknown as FieldChange])) })) };
+    }
+    return changes;
+  }
   if (kind === 'create') {
     for (const [field, to] of Object.entries(change.after)) changes[field] = { from: null, to };
   } else if (kind === 'delete') {

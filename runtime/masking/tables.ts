@@ -87,3 +87,6 @@ export async function ensureMaskTables(db: Knex): Promise<void> {
 
 /** The prefix of a written token's `value_hash`: no lookup by a value's hash meets it. */
 export const WRITTEN_KEY_PREFIX = 'written:';
+
+/** The prefix of the `value_hash` of a token whose value was erased (erase.ts): no lookup meets it, and the token is refused. */
+export const ERASED_KEY_PREFIX = 'erased:';

@@ -52,7 +52,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   const readable = model.fields.filter((field) => reads(model.name, field.name));
   const personal = readable.filter((field) => field.personal);
   const governed = readable.filter((field) => field.governed);
-  const returnsRecords = command.kind !== 'delete';
+  const returnsRecords = command.kind !== 'delete' && command.kind !== 'erase';
   switch (command.kind) {
     case 'get':
     case 'create':
@@ -76,6 +76,11 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
       break;
     case 'delete':
       parts.push('Returns {denied, value} with {id} as value.');
+      break;
+    case 'erase':
+      parts.push(
+        'Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+      );
       break;
   }
   if (command.kind === 'create') {

@@ -111,6 +111,7 @@ function fitInputSchema(command: CommandMeta, fields: ModelRights, schema: JsonS
   switch (command.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
     case 'history':
     case 'revert':
       return schema;

@@ -4,7 +4,7 @@
  * each with its audit row; and a plan as a caller sees it.
  */
 import type { PlanInfo } from '../api-shapes.ts';
-import { writeAudit } from '../audit/store.ts';
+import { auditActor, writeAudit } from '../audit/store.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
 import { revertWrites } from '../commands/handlers.ts';
@@ -91,7 +91,7 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
     by: { actor: 'agent', userId: row.creator_id, username: creator, agentTokenId: row.agent_token_id, agentLabel: row.agent_label },
     planId: row.id,
   };
-  const decision = { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
+  const decision = { ...auditActor(person), command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
   try {
     return await db.transaction(async (trx) => {
       // Marking the plan first, in the same transaction: of two simultaneous approvals only one
@@ -117,7 +117,7 @@ export async function rejectPlan(service: RecordService, person: PersonCaller, r
   await service.db.transaction(async (trx) => {
     const won = await decidePlan(trx, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
-    await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
+    await writeAudit(trx, { ...auditActor(person), command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
   });
 }
 

@@ -115,10 +115,11 @@ describe('the registry generated for the fixture modules', () => {
   it('has every command in catalogue order, with approval rules', () => {
     const ids = Object.keys(registry.commands);
     expect(ids).toEqual([
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert'].map((name) => `party.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((name) => `lead.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert', 'erase'].map((name) => `party.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'erase'].map((name) => `lead.${name}`),
+      // invoice holds no personal data: nothing to erase.
       ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert'].map((name) => `invoice.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert'].map((name) => `order.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert', 'erase'].map((name) => `order.${name}`),
     ]);
     const needsApproval = Object.values(registry.commands)
       .filter((command) => command.needsApproval)
@@ -138,8 +139,8 @@ describe('the registry generated for the fixture modules', () => {
     // `admin` first, then the other roles by name.
     expect(Object.keys(roles)).toEqual(['admin', 'accountant', 'sales']);
     expect(roles.admin).toEqual(commands);
-    // history comes with get, revert with update.
-    const of = (model: string) => commands.filter((id) => id.startsWith(`${model}.`));
+    // history comes with get, revert with update; erase is only admin's, whatever a role is granted.
+    const of = (model: string) => commands.filter((id) => id.startsWith(`${model}.`) && !id.endsWith('.erase'));
     expect(roles.sales).toEqual([...of('party'), ...of('lead'), 'invoice.get', 'invoice.list', 'invoice.search', 'invoice.history', ...of('order')]);
     expect(roles.accountant).toEqual([
       ...['get', 'list', 'search', 'create', 'update', 'history', 'revert'].map((name) => `party.${name}`),

@@ -66,13 +66,21 @@ export interface TestServerOptions {
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
   /** Unexpected server errors; by default they fail loudly on stderr. */
-  readonly logError?: (error: unknown) => void;
+  readonly logError?: ServerOptions['logError'];
   /** Passed to startServer as they are. */
   readonly agentLimits?: ServerOptions['agentLimits'];
   readonly trustProxy?: ServerOptions['trustProxy'];
   /** The server's clock for rate windows, the lockout and token expiry: a `TestClock` to move time (test/helpers/clock.ts). */
   readonly clock?: ServerOptions['clock'];
   readonly serviceInfo?: ServerOptions['serviceInfo'];
+  /** Passed to startServer as they are: metrics on their own port, request lines and their format. */
+  readonly metrics?: ServerOptions['metrics'];
+  readonly requestLog?: ServerOptions['requestLog'];
+  readonly logFormat?: ServerOptions['logFormat'];
+  /** Passed to startServer as they are: background pruning and its batches; operator lines (none by default). */
+  readonly retention?: ServerOptions['retention'];
+  readonly pruneBatches?: ServerOptions['pruneBatches'];
+  readonly log?: ServerOptions['log'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
@@ -99,13 +107,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     port: 0,
     adminPassword: ADMIN_PASSWORD,
-    log: () => {},
+    log: options.log ?? (() => {}),
+    ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.pruneBatches ? { pruneBatches: options.pruneBatches } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),
     ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
     ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.requestLog ? { requestLog: options.requestLog } : {}),
+    ...(options.logFormat ? { logFormat: options.logFormat } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

@@ -65,6 +65,7 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
     }
     case 'get':
     case 'delete':
+    case 'erase':
     case 'history': {
       const id = await makeRecord(t, admin, model, refs);
       return { input: { id }, recordId: id };
@@ -73,12 +74,18 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
 }
 
 const commands = Object.values(registry.commands);
+/** What an agent may be given: every command but those only `admin` uses. */
+const agentCommands = commands.filter((command) => !kindTraits(command.kind).adminOnly);
 
 describe('the command-kind table', () => {
-  it('has a row for every kind the registry uses, and every model has the every-model kinds', () => {
+  it('has a row for every kind the registry uses, and every model has the every-model kinds (those for personal data if it holds some)', () => {
     for (const command of commands) expect(COMMAND_KIND_NAMES).toContain(command.kind);
     for (const model of Object.values(registry.models)) {
-      for (const kind of EVERY_MODEL_COMMANDS) expect(registry.commands[`${model.name}.${kind}`]?.kind).toBe(kind);
+      const personal = model.fields.some((field) => field.personal) || model.lines.some((list) => list.fields.some((field) => field.personal));
+      for (const kind of EVERY_MODEL_COMMANDS) {
+        const has = personal || !COMMAND_KINDS[kind].personalData;
+        expect(registry.commands[`${model.name}.${kind}`]?.kind, `${model.name}.${kind}`).toBe(has ? kind : undefined);
+      }
     }
     expect(EVERY_MODEL_COMMANDS).toEqual(COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].everyModel));
   });
@@ -161,9 +168,12 @@ describe('over MCP, as an agent', () => {
 
   const counts = () => t.inspect((db) => db.prepare('select coalesce(sum(requests), 0) as requests, coalesce(sum(writes), 0) as writes from rms_rate_windows where agent_token_id = ?').get(agentId)) as { requests: number; writes: number };
 
-  it('tools/list annotates every tool as its kind says', async () => {
+  it('tools/list annotates every tool as its kind says, and has none of the admin’s only', async () => {
     const { tools } = await mcp.client.listTools();
-    for (const command of commands) {
+    const adminOnly = commands.filter((command) => kindTraits(command.kind).adminOnly).map((command) => `${command.model}__${command.name}`);
+    expect(adminOnly.length).toBeGreaterThan(0);
+    expect(tools.map((tool) => tool.name).filter((name) => adminOnly.includes(name))).toEqual([]);
+    for (const command of agentCommands) {
       const tool = tools.find((candidate) => candidate.name === `${command.model}__${command.name}`)!;
       const traits = kindTraits(command.kind);
       expect(tool.annotations?.readOnlyHint, command.id).toBe(traits.access === 'read');
@@ -172,7 +182,7 @@ describe('over MCP, as an agent', () => {
     }
   });
 
-  it.each(commands.map((command) => [command.id, command] as const))('%s: a tools/call costs a write exactly when its kind writes, and is audited so', async (_id, command) => {
+  it.each(agentCommands.map((command) => [command.id, command] as const))('%s: a tools/call costs a write exactly when its kind writes, and is audited so', async (_id, command) => {
     const model = registry.models[command.model]!;
     const traits = kindTraits(command.kind);
     const { input } = await inputFor(model, command, true);
