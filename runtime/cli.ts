@@ -3,10 +3,9 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
-import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
-import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
+import { DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
+import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
 import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
@@ -14,45 +13,51 @@ import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
+import { progressBar } from './cli-progress.ts';
 import type { Registry } from './registry.ts';
-import { DAY_MS, DEFAULT_PRUNE_INTERVAL_MS, DEFAULT_RETENTION_DAYS, type RetentionPolicy } from './retention/policy.ts';
+import {
+  AGENT_REQUESTS_ENV,
+  AGENT_WRITES_ENV,
+  agentLimits,
+  databaseOptions,
+  databaseUrl,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  env,
+  failStartup,
+  KEEP_ALIVE_TIMEOUT_ENV,
+  LOCALE_ENV,
+  LOG_FORMAT_ENV,
+  METRICS_HOST_ENV,
+  METRICS_PORT_ENV,
+  observabilityOptions,
+  parseDay,
+  parseLineCount,
+  parsePort,
+  parseWhole,
+  POOL_SIZE_ENV,
+  publicUrlOption,
+  REQUEST_LOG_ENV,
+  REQUEST_TIMEOUT_ENV,
+  RETAIN_AGENT_ENV,
+  RETAIN_AUDIT_ENV,
+  RETAIN_AUDIT_READS_ENV,
+  RETAIN_HISTORY_ENV,
+  retentionPolicy,
+  type ServeOptions,
+  SERVICE_COLOUR_ENV,
+  SERVICE_NAME_ENV,
+  serviceIdentityOption,
+  SHUTDOWN_TIMEOUT_ENV,
+  STATEMENT_TIMEOUT_ENV,
+  timeouts,
+  TRUST_PROXY_ENV,
+  trustProxyOption,
+} from './cli-options.ts';
+import { DEFAULT_RETENTION_DAYS } from './retention/policy.ts';
 import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
-import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
-import { createLineWriter, LOG_FORMATS, type LogFormat } from './log.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, startServer, systemTableSetups, type HttpTimeouts, type RunningServer, type ServerOptions } from './server.ts';
-
-interface ServeOptions extends DatabaseOptions {
-  readonly port?: string;
-  readonly host?: string;
-  readonly db?: string;
-  readonly publicUrl?: string;
-  readonly agentRequestsPerMinute?: string;
-  readonly agentWritesPerMinute?: string;
-  readonly trustProxy?: string;
-  readonly adminPasswordFile?: string;
-  readonly name?: string;
-  readonly colour?: string;
-  readonly locale?: string;
-  readonly requestTimeout?: string;
-  readonly keepAliveTimeout?: string;
-  readonly shutdownTimeout?: string;
-  readonly logFormat?: string;
-  /** False with `--no-request-log`. */
-  readonly requestLog?: boolean;
-  readonly metricsPort?: string;
-  readonly metricsHost?: string;
-  readonly retainAuditDays?: string;
-  readonly retainAuditReadsDays?: string;
-  readonly retainHistoryDays?: string;
-  readonly retainAgentDays?: string;
-}
-
-/** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
-interface DatabaseOptions {
-  readonly poolSize?: string;
-  readonly statementTimeout?: string;
-}
+import { DEFAULT_SERVICE_INFO } from './service-identity.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 export function registerRuntimeCommands(program: Command, loadRegistry: () => Promise<Registry>): void {
   const dbHelp = `database URL: sqlite:<file> or postgres://user:pass@host:port/db (default: env RMS_DB, else ${DEFAULT_DB_URL})`;
@@ -310,34 +315,6 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 }
 
 /**
- * A progress bar with the rate, redrawn in place on a terminal; elsewhere (a log, CI) silent, since
- * the summary line says what was done.
- */
-function progressBar(out: NodeJS.WriteStream): { update(done: number, total: number): void; print(line: string): void; done(): void } {
-  const started = performance.now();
-  let drawn = false;
-  return {
-    update(done, total) {
-      if (!out.isTTY) return;
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
-      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records, ${Math.round(rate).toLocaleString('en-US')} records/s `);
-      drawn = true;
-    },
-    print(line) {
-      if (drawn) out.write('\n');
-      drawn = false;
-      console.log(line);
-    },
-    done() {
-      if (drawn) out.write('\n');
-      drawn = false;
-    },
-  };
-}
-
-/**
  * Drains and closes the server. Nothing else keeps the process alive then (the database is closed,
  * every connection cut), so it ends by itself: exit status 0, or 1 when closing failed.
  */
@@ -347,199 +324,4 @@ function shutDown(server: RunningServer, signal: string): void {
     logUnexpectedError(error);
     process.exitCode = 1;
   });
-}
-
-function databaseUrl(option: string | undefined): string {
-  return option ?? env('RMS_DB') ?? DEFAULT_DB_URL;
-}
-
-const POOL_SIZE_ENV = 'RMS_DB_POOL_SIZE';
-const STATEMENT_TIMEOUT_ENV = 'RMS_DB_STATEMENT_TIMEOUT_MS';
-
-/** Pool size and statement timeout from the options, else the environment, else openDatabase's defaults. */
-function databaseOptions(options: DatabaseOptions): OpenOptions {
-  const poolSize = options.poolSize ?? env(POOL_SIZE_ENV);
-  const statementTimeout = options.statementTimeout ?? env(STATEMENT_TIMEOUT_ENV);
-  return {
-    ...(poolSize !== undefined ? { poolSize: parseWhole(poolSize, `--pool-size / ${POOL_SIZE_ENV}`, 1, 1000) } : {}),
-    ...(statementTimeout !== undefined
-      ? { statementTimeoutMs: parseWhole(statementTimeout, `--statement-timeout / ${STATEMENT_TIMEOUT_ENV}`, 0, 2_147_483_647) }
-      : {}),
-  };
-}
-
-const AGENT_REQUESTS_ENV = 'RMS_AGENT_REQUESTS_PER_MINUTE';
-const AGENT_WRITES_ENV = 'RMS_AGENT_WRITES_PER_MINUTE';
-const TRUST_PROXY_ENV = 'RMS_TRUST_PROXY';
-
-/** The server's limits for agent tokens without their own: options, else the environment, else the defaults. */
-function agentLimits(options: ServeOptions): RateLimits {
-  const requests = options.agentRequestsPerMinute ?? env(AGENT_REQUESTS_ENV);
-  const writes = options.agentWritesPerMinute ?? env(AGENT_WRITES_ENV);
-  return {
-    requestsPerMinute: requests === undefined ? DEFAULT_AGENT_LIMITS.requestsPerMinute : parseWhole(requests, `--agent-requests-per-minute / ${AGENT_REQUESTS_ENV}`, 0, 1_000_000),
-    writesPerMinute: writes === undefined ? DEFAULT_AGENT_LIMITS.writesPerMinute : parseWhole(writes, `--agent-writes-per-minute / ${AGENT_WRITES_ENV}`, 0, 1_000_000),
-  };
-}
-
-const REQUEST_TIMEOUT_ENV = 'RMS_REQUEST_TIMEOUT_MS';
-const KEEP_ALIVE_TIMEOUT_ENV = 'RMS_KEEP_ALIVE_TIMEOUT_MS';
-
-/** The HTTP timeouts from the options, else the environment, else the server's defaults. */
-function timeouts(options: ServeOptions): Partial<HttpTimeouts> {
-  const request = options.requestTimeout ?? env(REQUEST_TIMEOUT_ENV);
-  const keepAlive = options.keepAliveTimeout ?? env(KEEP_ALIVE_TIMEOUT_ENV);
-  return {
-    ...(request !== undefined ? { requestMs: parseWhole(request, `--request-timeout / ${REQUEST_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
-    ...(keepAlive !== undefined ? { keepAliveMs: parseWhole(keepAlive, `--keep-alive-timeout / ${KEEP_ALIVE_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
-  };
-}
-
-const SHUTDOWN_TIMEOUT_ENV = 'RMS_SHUTDOWN_TIMEOUT_MS';
-const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-const LOG_FORMAT_ENV = 'RMS_LOG_FORMAT';
-const REQUEST_LOG_ENV = 'RMS_REQUEST_LOG';
-const METRICS_PORT_ENV = 'RMS_METRICS_PORT';
-const METRICS_HOST_ENV = 'RMS_METRICS_HOST';
-
-/**
- * What `serve` logs and measures, and how it stops: the log's format (text on a terminal, JSON
- * lines otherwise, for a log collector), one line per request unless `--no-request-log`, metrics on
- * their own port when one is given, the drain's bound and quiet. Request lines go out in batches
- * (log.ts); `flushLog` writes what is pending.
- */
-function observabilityOptions(options: ServeOptions): Pick<ServerOptions, 'logFormat' | 'requestLog' | 'metrics' | 'shutdownGraceMs' | 'drainQuietMs'> & { flushLog: () => void } {
-  const format = options.logFormat ?? env(LOG_FORMAT_ENV) ?? (process.stdout.isTTY ? 'text' : 'json');
-  if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new CliError(`invalid --log-format / ${LOG_FORMAT_ENV} ${format}: use ${LOG_FORMATS.join(' or ')}`);
-  const requestLogSetting = env(REQUEST_LOG_ENV);
-  if (requestLogSetting !== undefined && requestLogSetting !== 'on' && requestLogSetting !== 'off') throw new CliError(`invalid ${REQUEST_LOG_ENV} ${requestLogSetting}: use on or off`);
-  const logRequests = options.requestLog !== false && requestLogSetting !== 'off';
-  const writer = createLineWriter(process.stdout);
-  const metricsPort = options.metricsPort ?? env(METRICS_PORT_ENV);
-  const shutdown = options.shutdownTimeout ?? env(SHUTDOWN_TIMEOUT_ENV);
-  return {
-    logFormat: format as LogFormat,
-    ...(logRequests ? { requestLog: writer.write } : {}),
-    ...(metricsPort !== undefined ? { metrics: { host: options.metricsHost ?? env(METRICS_HOST_ENV) ?? '127.0.0.1', port: parsePort(metricsPort) } } : {}),
-    shutdownGraceMs: shutdown === undefined ? DEFAULT_SHUTDOWN_TIMEOUT_MS : parseWhole(shutdown, `--shutdown-timeout / ${SHUTDOWN_TIMEOUT_ENV}`, 0, 2_147_483_647),
-    drainQuietMs: DRAIN_QUIET_MS,
-    flushLog: writer.flush,
-  };
-}
-
-const RETAIN_AUDIT_ENV = 'RMS_RETAIN_AUDIT_DAYS';
-const RETAIN_AUDIT_READS_ENV = 'RMS_RETAIN_AUDIT_READS_DAYS';
-const RETAIN_HISTORY_ENV = 'RMS_RETAIN_HISTORY_DAYS';
-const RETAIN_AGENT_ENV = 'RMS_RETAIN_AGENT_DAYS';
-/** A century: beyond it a number of days is a mistake, not a policy. */
-const MAX_RETAIN_DAYS = 36_500;
-
-/** What the server keeps and prunes: options, else the environment, else the defaults (runtime/retention/policy.ts). */
-function retentionPolicy(options: ServeOptions): RetentionPolicy {
-  const days = (option: string | undefined, flag: string, variable: string, fallback: number) => {
-    const value = option ?? env(variable);
-    return (value === undefined ? fallback : parseWhole(value, `${flag} / ${variable}`, 0, MAX_RETAIN_DAYS)) * DAY_MS;
-  };
-  return {
-    auditMs: days(options.retainAuditDays, '--retain-audit-days', RETAIN_AUDIT_ENV, DEFAULT_RETENTION_DAYS.audit),
-    auditReadsMs: days(options.retainAuditReadsDays, '--retain-audit-reads-days', RETAIN_AUDIT_READS_ENV, DEFAULT_RETENTION_DAYS.auditReads),
-    historyMs: days(options.retainHistoryDays, '--retain-history-days', RETAIN_HISTORY_ENV, DEFAULT_RETENTION_DAYS.history),
-    agentMs: days(options.retainAgentDays, '--retain-agent-days', RETAIN_AGENT_ENV, DEFAULT_RETENTION_DAYS.agent),
-    everyMs: DEFAULT_PRUNE_INTERVAL_MS,
-  };
-}
-
-/** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
-function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
-  if (value === undefined) return {};
-  const trimmed = value.trim();
-  const trustProxy = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
-  try {
-    // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
-    express().set('trust proxy', trustProxy);
-  } catch (error) {
-    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use the proxies' addresses and subnets such as loopback,10.0.0.0/8, a hop count, or true)`);
-  }
-  return { trustProxy };
-}
-
-const SERVICE_NAME_ENV = 'RMS_SERVICE_NAME';
-const SERVICE_COLOUR_ENV = 'RMS_SERVICE_COLOUR';
-const LOCALE_ENV = 'RMS_LOCALE';
-
-/** The service's name, colour and locale: options, else the environment, else the defaults; a wrong one stops the start. */
-function serviceIdentityOption(options: ServeOptions) {
-  try {
-    return serviceInfo(
-      { name: options.name ?? env(SERVICE_NAME_ENV), colour: options.colour ?? env(SERVICE_COLOUR_ENV), locale: options.locale ?? env(LOCALE_ENV) },
-      { name: `--name / ${SERVICE_NAME_ENV}`, colour: `--colour / ${SERVICE_COLOUR_ENV}`, locale: `--locale / ${LOCALE_ENV}` },
-    );
-  } catch (error) {
-    if (!(error instanceof ServiceSettingError)) throw error;
-    throw new CliError(error.message);
-  }
-}
-
-
-/** A real calendar date `YYYY-MM-DD`. */
-function parseDay(value: string, name: string): string {
-  const day = value.trim();
-  const date = new Date(`${day}T00:00:00.000Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) {
-    throw new CliError(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
-  }
-  return day;
-}
-
-/** `--lines 10` or `--lines 1-10`: lines per record, 0 to 1,000. */
-function parseLineCount(value: string): { min: number; max: number } {
-  const match = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
-  const [min, max] = match ? [Number(match[1]), Number(match[2] ?? match[1])] : [Number.NaN, Number.NaN];
-  if (!(min >= 0 && max >= min && max <= 1000)) {
-    throw new CliError(`invalid --lines ${value}: use a number of lines per record or a range such as 1-10, from 0 to 1000`);
-  }
-  return { min, max };
-}
-
-function parseWhole(value: string, name: string, min: number, max: number): number {
-  const number = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new CliError(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
-  }
-  return number;
-}
-
-/** An environment variable, unset when empty. */
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function publicUrlOption(value: string | undefined): { publicUrl?: string } {
-  if (value === undefined) return {};
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new CliError(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
-  }
-  return { publicUrl: url.origin };
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CliError(`invalid port ${value}: use a number from 0 to 65535`);
-  }
-  return port;
-}
-
-/** A start refused for a reason the person can act on is a CliError; anything else stays what it is, a bug. */
-function failStartup(error: unknown): never {
-  if (error instanceof MigrationRefusedError) throw new CliError(error.message);
-  if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new CliError(`cannot listen: ${(error as Error).message}`);
-  throw error;
 }
