@@ -6,7 +6,9 @@
  */
 import { normalised } from '../commands/documents.ts';
 import type { ModelLogic, ModelMeta } from '../registry.ts';
-import { DEFAULT_LINES_PER_RECORD, linesMaker, todayUtc, valuesMaker, type LinesPerRecord, type SeedTargets, type SeedValues } from './values.ts';
+import { todayUtc } from './dates.ts';
+import type { SeedTargets, SeedValues } from './value-context.ts';
+import { DEFAULT_LINES_PER_RECORD, linesMaker, valuesMaker, type LinesPerRecord } from './values.ts';
 
 /** Draws of one record's values before a rule they keep breaking refuses the seed. */
 export const MAX_DRAWS = 20;

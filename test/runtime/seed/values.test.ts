@@ -1,17 +1,18 @@
 /**
  * The seed's values, without a database: every record (and line) it makes is one the model's
  * create input takes — kinds, ranges, scales, lengths, patterns, line counts — on every fixture
- * model and on variants of `order` with other checks; defaults as a create gives them; what
- * actions write only where the record's state came through them, on days in order; lines as
- * many as asked within the list's bounds; composite and partial uniques kept; the same seed and
- * day giving the same values.
+ * model and on variants of `order` with other checks; defaults as a create gives them; a
+ * required field, the title and a governed select never empty; lines as many as asked within the
+ * list's bounds; the same seed and day giving the same values. (Uniques, workflows and dates by
+ * name: unique-values.test.ts, workflows.test.ts, dates.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../fixtures/generated/registry.ts';
 import type { FieldMeta, ModelMeta } from '../../../runtime/registry.ts';
 import { patternRegExp } from '../../../runtime/kinds.ts';
 import { recordMaker, type SeedRecord } from '../../../runtime/seed/records.ts';
-import { SeedValuesError, lineCountRange, linesMaker, seedableCount, valuesMaker, type SeedValues } from '../../../runtime/seed/values.ts';
+import { SeedValuesError, type SeedValues } from '../../../runtime/seed/value-context.ts';
+import { lineCountRange, linesMaker, valuesMaker } from '../../../runtime/seed/values.ts';
 
 const TODAY = '2026-06-15';
 const parties = Array.from({ length: 30 }, (_, i) => `PARTY${String(i).padStart(3, '0')}`);
@@ -149,7 +150,7 @@ function fieldProblem(field: FieldMeta, value: unknown): string[] {
   return problems;
 }
 
-describe('defaults and workflows', () => {
+describe('defaults', () => {
   const made = records(order, 2000);
 
   it('a field with a default holds it in about one record of four, as a create that left it out', () => {
@@ -161,36 +162,6 @@ describe('defaults and workflows', () => {
     // Never empty: a create that leaves them out gets the default.
     expect(column(made, 'discount_pct').includes(null)).toBe(false);
     expect(column(made, 'ordered_on').includes(null)).toBe(false);
-  });
-
-  it('what actions write is there only where the state came through them, on days in order', () => {
-    const byState = new Map<string, SeedValues[]>();
-    for (const record of made) byState.set(record.values.status as string, [...(byState.get(record.values.status as string) ?? []), record.values]);
-    expect([...byState.keys()].sort()).toEqual(['cancelled', 'confirmed', 'done', 'draft']);
-    for (const [state, values] of byState) {
-      // confirm sets confirmed_on; deliver takes delivered_at (optional); cancel is reached from draft, its shortest way.
-      const confirmed = state === 'confirmed' || state === 'done';
-      expect(values.every((v) => (v.confirmed_on !== null) === confirmed), state).toBe(true);
-      if (state !== 'done') expect(values.every((v) => v.delivered_at === null), state).toBe(true);
-    }
-    const done = byState.get('done')!;
-    const delivered = done.filter((v) => v.delivered_at !== null);
-    // An optional input: given on most deliveries, not all.
-    expect(delivered.length / done.length).toBeGreaterThan(0.75);
-    expect(delivered.length).toBeLessThan(done.length);
-    for (const v of [...byState.get('confirmed')!, ...done]) {
-      expect(v.confirmed_on! >= v.ordered_on!, `${v.ordered_on} → ${v.confirmed_on}`).toBe(true);
-      if (v.ordered_on! <= TODAY) expect(v.confirmed_on! <= TODAY).toBe(true);
-    }
-    for (const v of delivered) expect((v.delivered_at as string).slice(0, 10) >= (v.confirmed_on as string)).toBe(true);
-  });
-
-  it('a deadline follows its start by weeks (deliver_by after ordered_on), so the rule holds without redrawing', () => {
-    const make = valuesMaker(order, 1, targets, TODAY);
-    const values = Array.from({ length: 500 }, (_, i) => make(i + 1));
-    const rule = registry.logic.order!;
-    expect(values.filter((v) => typeof v.deliver_by === 'string' && v.deliver_by < (v.ordered_on as string))).toEqual([]);
-    expect(values.filter((v) => rule.failedRules({ ...v, items: [] }).length > 0)).toEqual([]);
   });
 });
 
@@ -230,48 +201,23 @@ describe('lines', () => {
   });
 });
 
-describe('uniques', () => {
-  const withoutNumberUnique = (model: ModelMeta): ModelMeta => ({ ...model, table: { ...model.table, indexes: model.table.indexes.filter((index) => typeof index === 'string' || index.fields.length !== 1) } });
-
-  it('a composite unique with a field that can hold the number: that field holds it', () => {
-    const model = withoutNumberUnique({ ...order, uniques: [{ fields: ['customer', 'website'] }] });
-    const made = Array.from({ length: 500 }, (_, i) => valuesMaker(model, 1, targets, TODAY)(i + 1));
-    expect(new Set(made.map((v) => `${v.customer} ${v.website}`)).size).toBe(500);
-    expect(made.every((v) => v.website !== null)).toBe(true);
-  });
-
-  it('a partial unique: its field holds the number in every record', () => {
-    const model = withoutNumberUnique({ ...order, uniques: [{ fields: ['contact_email'], where: { status: 'draft' } }] });
-    const made = Array.from({ length: 500 }, (_, i) => valuesMaker(model, 1, targets, TODAY)(i + 1));
-    expect(new Set(made.map((v) => v.contact_email)).size).toBe(500);
-  });
-
-  it('a composite of refs and options counts records in their combinations, as many as there are', () => {
-    const required = withoutNumberUnique({ ...orderWith({ tags: { required: true } }), uniques: [{ fields: ['customer', 'tags'] }] });
-    // 30 parties × 7 non-empty sets of 3 tags.
-    expect(seedableCount(required, 1, targets)).toEqual({ count: 210, fields: ['customer', 'tags'] });
-    expect(seedableCount(required, 201, targets)).toEqual({ count: 10, fields: ['customer', 'tags'] });
-    const made = Array.from({ length: 210 }, (_, i) => valuesMaker(required, 1, targets, TODAY)(i + 1));
-    expect(new Set(made.map((v) => `${v.customer} ${JSON.stringify(v.tags)}`)).size).toBe(210);
-    // With tags optional there is no limit: past the combinations, tags are empty (an empty value never collides).
-    const optional = withoutNumberUnique({ ...order, uniques: [{ fields: ['customer', 'tags'] }] });
-    expect(seedableCount(optional, 1, targets)).toBeUndefined();
-    expect(valuesMaker(optional, 1, targets, TODAY)(211).tags).toBeNull();
-  });
-
-  it('a unique value holds the record\'s number in another draw of the record too; the rest changes', () => {
-    const make = valuesMaker(order, 1, targets, TODAY);
-    const [first, second] = [make(7, 0), make(7, 1)];
-    // The number's digits hold the record's number; its letters are drawn.
-    expect((second.number as string).slice(3)).toBe('0007');
-    expect((first.number as string).slice(3)).toBe('0007');
-    expect(second).not.toEqual(first);
-  });
-});
-
 describe('the same seed and day', () => {
   it('give the same records and lines; another seed others', () => {
     expect(records(order, 50, { seed: 4 })).toEqual(records(order, 50, { seed: 4 }));
     expect(records(order, 50, { seed: 5 })).not.toEqual(records(order, 50, { seed: 4 }));
+  });
+});
+
+describe('required values', () => {
+  const lead = registry.models.lead!;
+
+  it('never leaves a required field, the title or a governed select empty', () => {
+    const make = valuesMaker(lead, 3, { party: ['P1', 'P2'] });
+    for (let n = 1; n <= 500; n++) {
+      const values = make(n);
+      expect(values.title).toBe(`Lead ${n}`);
+      expect(['new', 'qualified', 'won', 'lost']).toContain(values.stage);
+      expect([null, 'P1', 'P2']).toContain(values.party);
+    }
   });
 });
