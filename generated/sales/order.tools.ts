@@ -240,7 +240,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__list',
@@ -257,10 +257,11 @@ export const orderTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: orderRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__search',
@@ -281,10 +282,11 @@ export const orderTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: orderRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__create',
@@ -401,7 +403,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__update',
@@ -527,7 +529,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__delete',
@@ -563,7 +565,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__confirm',
@@ -578,7 +580,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__cancel',
@@ -596,7 +598,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__deliver',
@@ -618,7 +620,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__history',
@@ -673,12 +675,49 @@ export const orderTools: readonly ToolMeta[] = [
                   reverts: { type: 'string', description: 'The change this one put back.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens. A line list: its lines added, removed and changed.',
+                    properties: {
+                      items: {
+                        type: 'object',
+                        properties: {
+                          added: { type: 'array', items: { type: 'object' }, description: 'Lines added, each whole.' },
+                          removed: {
+                            type: 'array',
+                            items: { type: 'object' },
+                            description: 'Lines removed, each whole.',
+                          },
+                          changed: {
+                            type: 'array',
+                            items: {
+                              type: 'object',
+                              properties: {
+                                id: { type: 'string' },
+                                changes: {
+                                  type: 'object',
+                                  additionalProperties: {
+                                    type: 'object',
+                                    properties: { from: {}, to: {} },
+                                    required: ['from', 'to'],
+                                  },
+                                },
+                              },
+                              required: ['id', 'changes'],
+                            },
+                            description: 'The other lines: the fields changed of each.',
+                          },
+                        },
+                        required: ['added', 'removed', 'changed'],
+                      },
+                    },
                     additionalProperties: {
                       type: 'object',
                       properties: { from: {}, to: {} },
                       required: ['from', 'to'],
                     },
+                  },
+                  inputs: {
+                    type: 'object',
+                    description: 'An action\'s inputs that are not fields of the record, as given.',
                   },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
@@ -691,7 +730,7 @@ export const orderTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__revert',
@@ -713,6 +752,6 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
 ];
