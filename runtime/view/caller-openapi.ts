@@ -106,7 +106,8 @@ function fitOperation(command: CommandMeta, fields: ModelRights, kind: CallerKin
   const held = kind === 'agent' && mayBeHeldForApproval(command, fields.model.actions);
   const media = objectAt(requestBody, 'content', 'application/json');
   // list and search refer to their model's list input component, fitted once with the records.
-  const input = isSchema(media.schema) && !('$ref' in media.schema) ? fitInputSchema(command, fields, media.schema) : media.schema;
+  const fitted = isSchema(media.schema) && !('$ref' in media.schema) ? fitInputSchema(command, fields, media.schema) : media.schema;
+  const input = kind === 'agent' && isSchema(fitted) ? withTokensAccepted(fitted, fields) : fitted;
   const { example, ...schemaOnly } = media;
   const fittedMedia = {
     ...schemaOnly,
@@ -157,6 +158,24 @@ function fitRecord(record: JsonSchema, fields: ModelRights): JsonSchema {
   return { ...visible, properties };
 }
 
+/** An agent's input: each masked field takes the value, or a masking token it received for one. */
+function withTokensAccepted(input: JsonSchema, fields: FieldRights): JsonSchema {
+  const properties = input.properties;
+  if (!isSchema(properties) || !fields.masked.some((field) => field.name in properties)) return input;
+  const accepting: Json = { ...properties };
+  for (const field of fields.masked) {
+    const original = properties[field.name];
+    if (!isSchema(original)) continue;
+    const { description, ...value } = original;
+    accepting[field.name] = { anyOf: [value, { type: 'string', pattern: tokenPattern(field) }], ...(description === undefined ? {} : { description }) };
+  }
+  return { ...input, properties: accepting };
+}
+
+function tokenPattern(field: FieldMeta): string {
+  return `^${field.maskLabel ?? field.name.toUpperCase()}_[0-9]+$`;
+}
+
 /** Replaces the schema of each masked field by that of its token: `NAME_1` stands for the value. */
 function tokenised(properties: Json, rights: FieldRights): void {
   for (const field of rights.masked) {
@@ -171,7 +190,7 @@ function tokenSchema(field: FieldMeta, original: JsonSchema): JsonSchema {
   const nullable = Array.isArray(original.type) && original.type.includes('null');
   return {
     type: nullable ? ['string', 'null'] : 'string',
-    pattern: `^${label}_[0-9]+$`,
+    pattern: tokenPattern(field),
     ...(original.readOnly === true ? { readOnly: true } : {}),
     description: `${field.label}. Personal: a masking token like ${label}_1 stands for the value; send the token back to mean that value.`,
   };

@@ -143,6 +143,12 @@ describe("what each caller's document holds", () => {
     expect(party.name.description).toContain('masking token like NAME_1');
     expect(Object.keys(party)).not.toContain('tax_id');
     expect(Object.keys(agent.components.schemas.InvoiceRecord.properties)).not.toContain('internal_note');
+    // Its inputs take a personal value, or a token it received for one.
+    const update = operationOf(agent, 'party.update').requestBody.content['application/json'].schema.properties;
+    expect(update.name.anyOf[1]).toEqual({ type: 'string', pattern: '^NAME_[0-9]+$' });
+    expect(update.name.anyOf[0]).toMatchObject({ type: 'string' });
+    expect(update.name.description).toContain('Name');
+    expect(documents.admin.paths['/api/party/update'].post.requestBody.content['application/json'].schema.properties.name.anyOf).toBeUndefined();
     // Only fields read in clear are filtered and ordered on.
     expect(agent.components.schemas.PartyListInput.properties.filter.items.properties.field.enum).not.toContain('name');
     for (const id of expected) {
@@ -172,6 +178,10 @@ describe("what each caller's document holds", () => {
     const seenByAdmin = await t.command(tokens.admin, 'party.get', { id });
     expect(check('admin', seenByAdmin.body)).toBe(true);
     expect(check('agent', seenByAdmin.body)).toBe(false);
+    const written = await t.command(tokens.agent, 'party.update', { id, name: seenByAgent.body.value.name });
+    expect(written.status).toBe(200);
+    const updateSchema = operationOf(documents.agent, 'party.update').requestBody.content['application/json'].schema;
+    expect(ajv.validate({ allOf: [updateSchema], components: { schemas: documents.agent.components.schemas } }, { id, name: seenByAgent.body.value.name })).toBe(true);
     const held = await t.command(tokens.agent, 'party.delete', { id });
     expect(held.status).toBe(202);
   });
