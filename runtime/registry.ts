@@ -287,6 +287,9 @@ export interface ToolMeta {
   };
 }
 
+/** The OpenAPI 3.1 document of every command (`generated/openapi.json`); each caller is served its own view of it. */
+export type OpenApiDocument = { readonly [key: string]: unknown };
+
 export interface ModuleMeta {
   readonly name: string;
   readonly label: string;
@@ -311,4 +314,6 @@ export interface Registry {
   readonly roles: Readonly<Record<string, readonly string[]>>;
   /** MCP tool definitions, keyed by tool name. */
   readonly tools: Readonly<Record<string, ToolMeta>>;
+  /** The OpenAPI document of every command (runtime/view/caller-openapi.ts fits it to a caller). */
+  readonly openapi: OpenApiDocument;
 }

@@ -148,7 +148,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__list',
@@ -165,10 +165,11 @@ export const invoiceTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: invoiceRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__search',
@@ -189,10 +190,11 @@ export const invoiceTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: invoiceRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__create',
@@ -245,7 +247,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__update',
@@ -304,7 +306,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__delete',
@@ -340,7 +342,7 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__post',
@@ -355,7 +357,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__pay',
@@ -370,7 +372,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__cancel',
@@ -385,7 +387,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__history',
@@ -461,7 +463,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__revert',
@@ -483,6 +485,6 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
 ];

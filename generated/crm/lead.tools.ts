@@ -177,7 +177,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__list',
@@ -194,10 +194,11 @@ export const leadTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: leadRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__search',
@@ -218,10 +219,11 @@ export const leadTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: leadRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__create',
@@ -270,7 +272,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__update',
@@ -325,7 +327,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__delete',
@@ -361,7 +363,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__qualify',
@@ -376,7 +378,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__win',
@@ -391,7 +393,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__lose',
@@ -409,7 +411,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__history',
@@ -485,7 +487,7 @@ export const leadTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__revert',
@@ -507,7 +509,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__erase',

@@ -240,7 +240,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__list',
@@ -257,10 +257,11 @@ export const orderTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: orderRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__search',
@@ -281,10 +282,11 @@ export const orderTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: orderRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__create',
@@ -401,7 +403,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__update',
@@ -527,7 +529,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__delete',
@@ -563,7 +565,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__confirm',
@@ -578,7 +580,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__cancel',
@@ -596,7 +598,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__deliver',
@@ -618,7 +620,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__history',
@@ -730,7 +732,7 @@ export const orderTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__revert',
@@ -752,7 +754,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__erase',

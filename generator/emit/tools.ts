@@ -4,9 +4,10 @@
  * descriptions an agent can act on, and printed as a literal.
  */
 import { z } from 'zod';
-import { COMMAND_KINDS, type CommandResultShape } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, type CommandKind, type CommandResultShape } from '../../runtime/command-kinds.ts';
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
+import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
@@ -146,7 +147,8 @@ function fieldProperties(model: ModelIR, fields: readonly FieldIR[]): Json {
   return properties;
 }
 
-function recordSchema(model: ModelIR): Json {
+/** JSON Schema of a record as commands answer it (MCP's output schemas, the OpenAPI document's components). */
+export function recordSchema(model: ModelIR): Json {
   const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` }, ...fieldProperties(model, model.fields) };
   for (const list of model.lines) {
     properties[list.name] = {
@@ -187,6 +189,11 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
     items: item,
     description: `${list.label}: ${list.min} to ${list.max} lines.${how}`,
   };
+}
+
+/** JSON Schema of a command's input: the one REST checks with zod, as MCP and the OpenAPI document describe it. */
+export function commandInputSchema(model: ModelIR, command: CommandIR): Json {
+  return inputJsonSchema(model, command, commandInput(model, command));
 }
 
 function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput): Json {
@@ -304,7 +311,6 @@ interface ResultNames {
   readonly recordOrPlanResult: string;
 }
 
-/** What a field was and became, in a history entry. */
 /** A field's change in a history entry: from and to, or the marker of values erased (`<model>.erase`). */
 const FIELD_CHANGE: Json = {
   type: 'object',
@@ -366,31 +372,42 @@ function envelopeOf(value: unknown): Json {
   return { type: 'object', properties: { denied: ENVELOPE_DENIED, value }, required: ['denied', 'value'] };
 }
 
-function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
-  const shape = COMMAND_KINDS[command.kind].result;
-  if (shape === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
-  const record = code(names.record);
-  const values: Record<Exclude<CommandResultShape, 'record'>, unknown> = {
+/** JSON Schema of a command's answer: `{denied, value}`, `value` by the kind's result (`record` stands for the record's schema). */
+export function resultEnvelope(model: ModelIR, command: CommandIR, record: unknown): Json {
+  const values: Record<CommandResultShape, unknown> = {
+    record,
     records: { type: 'array', items: record },
     page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
   };
-  const envelope = envelopeOf(values[shape]);
+  const envelope = envelopeOf(values[COMMAND_KINDS[command.kind].result]);
+  if (command.kind !== 'list' && command.kind !== 'search') return envelope;
+  return { ...envelope, properties: { ...(envelope.properties as Json), next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' } } };
+}
+
+function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
+  if (COMMAND_KINDS[command.kind].result === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
+  const envelope = resultEnvelope(model, command, code(names.record));
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
 }
 
 /**
- * Whether an agent's call may come back as a plan: a command that needs approval, or an `update`
- * of a model with an action that does (changing the governed field runs that action).
+ * MCP's hints of a command kind, each said outright: a client takes an absent `destructiveHint`
+ * as true and an absent `idempotentHint` as false (the MCP schema's defaults).
  */
-function proposable(model: ModelIR, command: CommandIR): boolean {
-  return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
+export function toolAnnotations(kind: CommandKind): { readonly readOnlyHint: boolean; readonly destructiveHint: boolean; readonly idempotentHint: boolean; readonly openWorldHint: false } {
+  const traits = COMMAND_KINDS[kind];
+  return { readOnlyHint: traits.access === 'read', destructiveHint: traits.destructive, idempotentHint: traits.idempotent, openWorldHint: false };
 }
 
+/** Whether an agent's call may come back as a plan (the runtime's rule). */
+export function proposable(model: ModelIR, command: CommandIR): boolean {
+  return mayBeHeldForApproval(command, model.actions);
+}
 
-function toolTitle(model: ModelIR, command: CommandIR): string {
+export function toolTitle(model: ModelIR, command: CommandIR): string {
   const phrase = inSentence(model.label);
   const subject = command.kind === 'list' || command.kind === 'search' ? plural(phrase) : phrase;
   return `${defaultLabel(command.name)} ${subject}`;
@@ -442,12 +459,7 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       description: toolDescription(model, command),
       inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
       outputSchema: outputSchema(model, command, names),
-      annotations: {
-        readOnlyHint: COMMAND_KINDS[command.kind].access === 'read',
-        destructiveHint: COMMAND_KINDS[command.kind].destructive ? true : undefined,
-        idempotentHint: COMMAND_KINDS[command.kind].idempotent ? true : undefined,
-        openWorldHint: false,
-      },
+      annotations: toolAnnotations(command.kind),
     };
   });
   file.addConst({

@@ -18,6 +18,7 @@ import { normalizeUsername } from '../../runtime/auth/people.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../runtime/server.ts';
+import { expectDocumentedAnswer } from './openapi-answers.ts';
 import { createTestDatabase, executeOn, postgresInspector, testPostgresUrl } from './postgres.ts';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
@@ -33,7 +34,7 @@ export interface TestServer {
   request(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>;
   /** Signs in and returns the session token (throws unless 200). */
   login(username?: string, password?: string): Promise<string>;
-  /** `POST /api/<model>/<command>` with a JSON body. */
+  /** `POST /api/<model>/<command>` with a JSON body; the answer must fit the server's OpenAPI document (test/helpers/openapi-answers.ts). */
   command(token: string, commandId: string, input?: unknown): Promise<TestResponse>;
   /** Adds a person with these roles (through the auth side's `createPerson`) and signs them in. */
   addPerson(username: string, roles: readonly string[], password?: string): Promise<string>;
@@ -101,8 +102,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const pgServerUrl = options.dbUrl === undefined && !options.onSqlite ? testPostgresUrl() : undefined;
   const pgDatabase = pgServerUrl === undefined ? undefined : await createTestDatabase(pgServerUrl);
   const dbUrl = options.dbUrl ?? pgDatabase?.url ?? `sqlite:${dbFile}`;
+  const servedRegistry = options.registry ?? registry;
   const server = await startServer({
-    registry: options.registry ?? registry,
+    registry: servedRegistry,
     dbUrl,
     host: '127.0.0.1',
     port: 0,
@@ -161,9 +163,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dbUrl,
     request,
     login,
-    command(token, commandId, input = {}) {
+    async command(token, commandId, input = {}) {
       const [model, command] = commandId.split('.');
-      return request('POST', `/api/${model}/${command}`, input, token);
+      const answer = await request('POST', `/api/${model}/${command}`, input, token);
+      expectDocumentedAnswer(servedRegistry, token, commandId, answer);
+      return answer;
     },
     async addPerson(username, roles, password = `${username}-test-password`) {
       await createPerson(server.db, { username, password, roles });
