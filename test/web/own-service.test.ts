@@ -190,7 +190,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
     // Sales may delete leads, which agents only propose: their inbox.
     const sales = await pageAs('sam', viewport);
     try {
-      expect(await menuLinks(sales)).toEqual(['Parties', 'Leads', 'Invoices', 'Approvals', 'Agent tokens']);
+      expect(await menuLinks(sales)).toEqual(['Parties', 'Leads', 'Invoices', 'Orders', 'Approvals', 'Agent tokens']);
     } finally {
       await sales.close();
     }

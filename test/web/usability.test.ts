@@ -93,12 +93,12 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     // Signing in landed on the start page, which reads its counts: all of them arrive (and so are
     // audited: an answer comes after its audit row) before counting starts.
     const counts = page.locator('.card-count').filter({ hasText: /\brecords?\b/ });
-    await poll(() => counts.count()).toBe(3);
+    await poll(() => counts.count()).toBe(4);
     let before = await adminReads();
     await page.goto('/');
     await page.locator('.card-count', { hasText: '30 records' }).waitFor();
-    await poll(() => counts.count()).toBe(3);
-    expect((await adminReads()) - before).toBe(3);
+    await poll(() => counts.count()).toBe(4);
+    expect((await adminReads()) - before).toBe(4);
     // A list: its search, and one look-up for the parties its rows name.
     before = await adminReads();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
