@@ -13,6 +13,7 @@ import { recordChange } from '../history/record-change.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
 import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
 import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import type { StoredLine } from '../registry.ts';
 import { handlers, type RunResult } from './handlers.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
@@ -174,6 +175,7 @@ async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, o
     model: model.meta.name,
     personal: new Set(model.personal.keys()),
     linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
+    lineOrder: Object.fromEntries([...model.lines].map(([name, list]) => [name, { fields: list.meta.fields.map((field) => field.name), lines: lineIdsAfter(result, name) }])),
     // A revert is an update (its entry says what it reverts).
     command: kind === 'update' ? `${model.meta.name}.update` : meta.id,
     kind,
@@ -184,6 +186,13 @@ async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, o
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
   });
+}
+
+/** The ids of a line list's lines after the write, in order (none when the write answers no record). */
+function lineIdsAfter(result: RunResult, list: string): string[] {
+  if (result.shape !== 'record') return [];
+  const lines = (result.record as Readonly<Record<string, unknown>>)[list] as readonly StoredLine[] | undefined;
+  return lines?.map((line) => line.id) ?? [];
 }
 
 /**

@@ -24,6 +24,8 @@ export interface ChangeToRecord {
   readonly personal: ReadonlySet<string>;
   /** Personal fields of each line list, by list. */
   readonly linePersonal: Readonly<Record<string, ReadonlySet<string>>>;
+  /** Each line list's fields in declaration order, and its lines' ids in the record's order after the write (how an entry lists them). */
+  readonly lineOrder: Readonly<Record<string, { readonly fields: readonly string[]; readonly lines: readonly string[] }>>;
   /** The command whose change this is, as history names it (a revert is an update). */
   readonly command: string;
   readonly kind: HistoryEntry['kind'];
@@ -42,7 +44,7 @@ export interface ChangeToRecord {
 
 /** Writes the entry in the write's transaction; answers its change id, or undefined when there is nothing to record. */
 export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
-  const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})));
+  const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})), write.lineOrder);
   const fields = Object.keys(changes);
   if (fields.length === 0 && !write.change.inputs) return undefined;
   const personalFrom: Record<string, string> = {};
@@ -96,7 +98,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
  * (field names, and `<lines>.<line id>.<field>` for lines) are recorded even where unchanged. An
  * erasure's entry names the fields it emptied with the erased marker, and keeps none of their values.
  */
-function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>): Record<string, EntryChange> {
+function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecorded: ReadonlySet<string>, lineOrder: ChangeToRecord['lineOrder']): Record<string, EntryChange> {
   const changes: Record<string, EntryChange> = {};
   if (kind === 'erase') {
     for (const field of Object.keys(change.after)) changes[field] = ERASED;
@@ -120,19 +122,30 @@ function changesOf(kind: HistoryEntry['kind'], change: RecordChange, alwaysRecor
       const recorded = keptLines
         .map(({ id, values }) => ({ id, values: Object.entries(values).filter(([field]) => alwaysRecorded.has(`${list}.${id}.${field}`)) }))
         .filter(({ values }) => values.length > 0);
-      if (recorded.length > 0) changes[list] = withKeptLineFields(change.lines?.[list], recorded);
+      if (recorded.length > 0) changes[list] = withKeptLineFields(change.lines?.[list], recorded, lineOrder[list]!);
     }
   }
   return changes;
 }
 
-/** A line list's change with fields its kept lines kept recorded as changed (from and to the same value). */
-function withKeptLineFields(change: LinesChange | undefined, kept: readonly { id: string; values: readonly [string, unknown][] }[]): LinesChange {
-  const changed = (change?.changed ?? []).map(({ id, changes }) => ({ id, changes: { ...changes } }));
+/**
+ * A line list's change with fields its kept lines kept recorded as changed (from and to the same
+ * value); lines in the record's order and their fields in declaration order, as the others are.
+ */
+function withKeptLineFields(
+  change: LinesChange | undefined,
+  kept: readonly { id: string; values: readonly [string, unknown][] }[],
+  order: ChangeToRecord['lineOrder'][string],
+): LinesChange {
+  const byLine = new Map<string, Record<string, FieldChange>>((change?.changed ?? []).map(({ id, changes }) => [id, { ...changes }]));
   for (const { id, values } of kept) {
-    let line = changed.find((candidate) => candidate.id === id);
-    if (!line) changed.push((line = { id, changes: {} }));
-    for (const [field, value] of values) line.changes[field] = { from: value, to: value } satisfies FieldChange;
+    const changes = byLine.get(id) ?? byLine.set(id, {}).get(id)!;
+    for (const [field, value] of values) changes[field] = { from: value, to: value };
   }
+  const inOrder = <T>(items: Iterable<T>, key: (item: T) => string, keys: readonly string[]) => [...items].sort((a, b) => keys.indexOf(key(a)) - keys.indexOf(key(b)));
+  const changed = inOrder(byLine, ([id]) => id, order.lines).map(([id, changes]) => ({
+    id,
+    changes: Object.fromEntries(inOrder(Object.entries(changes), ([field]) => field, order.fields)),
+  }));
   return { added: change?.added ?? [], removed: change?.removed ?? [], changed };
 }

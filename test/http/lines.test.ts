@@ -384,4 +384,26 @@ describe('an agent\'s update that carries lines and needs approval', () => {
     const read = await t.command(agent, 'order.get', { id: order.id });
     expect(read.body.value.items.map((item: Line) => item.note)).toEqual(asAgent.input.items.map((item: Line) => item.note));
   });
+
+  it('approved, a plan that gives a line\'s personal field the value it holds leaves the same history as one that changes it', async () => {
+    const agent = await agentToken(t, admin, ['order.*'], 'line guesser');
+    const [same, other] = [await createOrder([line('Desk', 1, 30000, { note: 'walnut' })]), await createOrder([line('Desk', 1, 30000, { note: 'walnut' })])];
+    const held = (await t.command(agent, 'order.get', { id: same.id })).body.value.items[0].note as string;
+    const approve = async (order: Record<string, any>, note: string) => {
+      const proposed = await t.command(agent, 'order.update', { id: order.id, items: [{ id: order.items[0].id, note }] });
+      expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+      const shown = (await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, agent)).body.plan.input.items[0].note as string;
+      expect((await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
+      return shown;
+    };
+    const [sameToken, otherToken] = [await approve(same, 'walnut'), await approve(other, 'oak')];
+    expect(sameToken).not.toBe(held);
+    const history = async (id: string) => (await t.command(agent, 'order.history', { id })).body.value;
+    const [sameHistory, otherHistory] = [await history(same.id), await history(other.id)];
+    expect(sameHistory.total).toBe(otherHistory.total);
+    expect(sameHistory.rows[0].changes).toEqual({ items: { added: [], removed: [], changed: [{ id: same.items[0].id, changes: { note: { from: held, to: sameToken } } }] } });
+    expect(otherHistory.rows[0].changes.items.changed[0].changes.note.to).toBe(otherToken);
+    // It reads back as the token its plan showed.
+    expect((await t.command(agent, 'order.get', { id: same.id })).body.value.items[0].note).toBe(sameToken);
+  });
 });

@@ -438,6 +438,17 @@ describe('a line\'s personal field', () => {
     }
   });
 
+  it('an entry lists the lines in their order and each line\'s fields in theirs, the kept value among the changed', async () => {
+    const res = await t.command(admin, 'order.create', { number: `MG-${numbers++}`, customer, items: [line(NOTE), line(NOTE)] });
+    const [first, second] = res.body.value.items as { id: string }[];
+    const written = await t.command(agent, 'order.update', { id: res.body.value.id, items: [{ id: first!.id, note: NOTE, quantity: 2 }, { id: second!.id, quantity: 3 }] });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    const [entry] = (await t.command(agent, 'order.history', { id: res.body.value.id })).body.value.rows;
+    expect(entry.changes.items.changed.map((changed: { id: string }) => changed.id)).toEqual([first!.id, second!.id]);
+    expect(Object.keys(entry.changes.items.changed[0].changes)).toEqual(['quantity', 'note', 'amount']);
+    expect(entry.changes.items.changed[0].changes.note).toEqual({ from: noteToken, to: written.body.value.items[0].note });
+  });
+
   it('a person re-saving a line\'s value leaves no entry, as before', async () => {
     const saved = await order(admin, NOTE);
     const res = await t.command(admin, 'order.update', { id: saved.id, items: [{ id: saved.items[0].id, note: NOTE }] });
