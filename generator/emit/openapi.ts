@@ -49,6 +49,7 @@ function requestExample(model: ModelIR, command: CommandIR): Json | undefined {
   switch (command.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
       return { id: EXAMPLE_ID };
     case 'history':
       return { id: EXAMPLE_ID, limit: 20 };
