@@ -40,7 +40,7 @@ describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
     expect(report.mode).toBe('smoke');
     const dialect = report.dialects[PG_URL ? 'postgres' : 'sqlite'];
     expect(dialect.skipped).toBeUndefined();
-    expect(Object.keys(dialect.rounds).sort()).toEqual(['agent', 'express', 'http', 'mcp', 'orderCreate', 'orderCreatePlain', 'orderGet', 'person', 'search']);
+    expect(Object.keys(dialect.rounds).sort()).toEqual(['agent', 'express', 'http', 'mcp', 'observed', 'orderCreate', 'orderCreatePlain', 'orderGet', 'person', 'search']);
     // Every request answered as it should: a 429 or a 500 would be counted as throughput.
     const errors = Object.fromEntries(
       Object.entries(dialect.rounds as Record<string, { errorCount: number }[]>).map(([target, rounds]) => [target, rounds.reduce((sum, round) => sum + round.errorCount, 0)]),

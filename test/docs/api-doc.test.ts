@@ -376,7 +376,7 @@ describe('error texts', () => {
       const made = await ok(admin, 'order.create', orderInput());
       return t.command(admin, 'order.update', { id: made.id, items: [{ id: 'not-a-line', quantity: 2 }] });
     },
-    '<model>.<field> moves to <state> by <model>.<action>, which takes <inputs>: call it instead of update': async () => {
+    '<model>.<field> cannot move from <from> to <to> by update: run <model>.<action>, which needs <inputs>': async () => {
       const made = await ok(admin, 'order.create', orderInput());
       return t.command(admin, 'order.update', { id: made.id, status: 'cancelled' });
     },

@@ -23,7 +23,9 @@ type Json = { readonly [key: string]: unknown };
 
 // ajv-formats is CommonJS with its function as the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+// A decimal's schema says `multipleOf: 0.1` (its scale): 2.4 / 0.1 is 23.999… in floating point, so
+// the check rounds to 9 places as a client's validator should (ajv's multipleOfPrecision).
+const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
 addFormats(ajv);
 
 const WIDEST: Record<CallerKind, Caller> = {

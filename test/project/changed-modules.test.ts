@@ -124,10 +124,10 @@ it('with the demo changed (a field added, a field removed, a label, a role renam
 
   const build = await run('bin/rmsgen.js', ['build']);
   expect(build.status, build.output).toBe(0);
-  // Six files a model: crm's 12, sales' 6 (its role renamed) and support's 6, and logic, roles and registry; accounting's 6
-  // removed. In the project's own generated/,
+  // Six files a model: crm's 12, sales' 6 (its role renamed) and support's 6, and logic, roles,
+  // openapi.json and registry; accounting's 6 removed. In the project's own generated/,
   // build also brings the compiled server and the web app up to date.
-  expect(build.output).toMatch(/^generated 27 files \(\d+ changed, 6 removed\) in generated\/\nserver compiled: dist\/server\/ .*\n(web app built: .*\n)?$/);
+  expect(build.output).toMatch(/^generated 28 files \(\d+ changed, 6 removed\) in generated\/\nserver compiled: dist\/server\/ .*\n(web app built: .*\n)?$/);
   const generated = readdirSync(join(project, 'generated'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts'));
   expect(generated.filter((path) => path.startsWith('accounting'))).toEqual([]);
   expect(existsSync(join(project, 'generated/support/ticket.queries.ts'))).toBe(true);
