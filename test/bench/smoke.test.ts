@@ -46,7 +46,7 @@ describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
       Object.entries(dialect.rounds as Record<string, { errorCount: number }[]>).map(([target, rounds]) => [target, rounds.reduce((sum, round) => sum + round.errorCount, 0)]),
     );
     // orderCreate and orderCreatePlain: every request a new order, none refused as a repeated number.
-    expect(errors).toEqual({ agent: 0, express: 0, http: 0, mcp: 0, orderCreate: 0, orderCreatePlain: 0, orderGet: 0, person: 0, search: 0 });
+    expect(errors).toEqual({ agent: 0, express: 0, http: 0, mcp: 0, observed: 0, orderCreate: 0, orderCreatePlain: 0, orderGet: 0, person: 0, search: 0 });
   }, 180_000);
 
   it(`--orders seeds orders of 10 lines with rmsgen seed and measures order.get and a search on a line field on ${PG_URL ? 'PostgreSQL' : 'SQLite'}`, async () => {

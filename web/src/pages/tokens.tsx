@@ -4,6 +4,7 @@
  * listed with the limits that apply to them, revocable.
  */
 import { useRef, useState } from 'preact/hooks';
+import { COMMAND_KINDS } from '../../../runtime/command-kinds.ts';
 import { ApiError, get, post } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
@@ -130,6 +131,16 @@ function LimitsText({ limits }: { limits: RateLimitsInfo }) {
   return <span>{`${part(limits.requests_per_minute, 'requests')}, ${part(limits.writes_per_minute, 'writes')} a minute`}</span>;
 }
 
+/**
+ * Whether an agent token may have the command: not one of the kinds only a person (admin) may run,
+ * such as `erase` (runtime/command-kinds.ts), which the server refuses in a token's scopes.
+ */
+function mayBeGivenToAgents(command: CommandInfo): boolean {
+  const name = command.id.slice(command.id.indexOf('.') + 1);
+  const kind = (COMMAND_KINDS as Readonly<Record<string, { readonly adminOnly: boolean }>>)[name];
+  return kind?.adminOnly !== true;
+}
+
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
   const shown = scopes.slice(0, 6);
   return (
@@ -162,7 +173,7 @@ function NewTokenForm({
   const labelRef = useRef<HTMLInputElement>(null);
 
   const groups = new Map<string, CommandInfo[]>();
-  for (const command of commands) {
+  for (const command of commands.filter(mayBeGivenToAgents)) {
     const model = command.id.split('.')[0] ?? '';
     groups.set(model, [...(groups.get(model) ?? []), command]);
   }
