@@ -17,7 +17,7 @@ export type CommandAccess = 'read' | 'write';
 export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action';
 
 /** What the `value` of a command's answer holds. */
-export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history';
+export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'batch';
 
 /** What a kind is; `impliedBy` is checked to name a kind below, once the kinds are known. */
 interface Traits<Kind extends string> {
@@ -87,7 +87,21 @@ export const COMMAND_KINDS = {
     access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
   },
+  create_many: {
+    access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: 'create',
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+  },
+  update_many: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
+    needsApproval: true, destructive: false, idempotent: true, result: 'batch', takesFields: true,
+  },
+  delete_many: {
+    access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: 'delete',
+    needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false,
+  },
 } as const satisfies { readonly [kind: string]: Traits<string> };
+// The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is to be one plan listing
+// every record. Until plans hold that list, agents are not given them (rights.ts).
 
 /** SPEC 2.5's generated commands, their record history, and `action` for a model's workflow actions. */
 export type CommandKind = keyof typeof COMMAND_KINDS;

@@ -120,14 +120,23 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
     caller.kind === 'person'
       ? personCommands
       : withImpliedCommands(
-          [...personCommands].filter((id) => caller.scopes.some((scope) => scopeMatches(scope, id))),
-          (id) => personCommands.has(id),
+          [...personCommands].filter((id) => !isBulk(registry, id) && caller.scopes.some((scope) => scopeMatches(scope, id))),
+          (id) => personCommands.has(id) && !isBulk(registry, id),
         );
   const models: Record<string, ModelRights> = {};
   for (const model of Object.values(registry.models)) {
     models[model.name] = compileModelRights(model, roles, caller.kind === 'agent');
   }
   return Object.freeze({ key, commands, models: Object.freeze(models) });
+}
+
+/**
+ * Bulk commands are not an agent's: an agent's bulk call would be one plan listing every record,
+ * which plans do not hold yet (docs/api.md, Bulk commands).
+ */
+function isBulk(registry: Registry, id: string): boolean {
+  const kind = registry.commands[id]?.kind;
+  return kind !== undefined && kindTraits(kind).result === 'batch';
 }
 
 function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<string> {

@@ -13,6 +13,9 @@ import {
   leadLoseInput,
   leadHistoryInput,
   leadRevertInput,
+  leadCreateManyInput,
+  leadUpdateManyInput,
+  leadDeleteManyInput,
 } from './lead.schemas.ts';
 
 /** The commands of `lead`: the generated ones, its actions, then history and revert. */
@@ -118,5 +121,32 @@ export const leadCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of a lead changed (agents can only propose this)',
     needsApproval: true,
     input: leadRevertInput,
+  },
+  {
+    id: 'lead.create_many',
+    model: 'lead',
+    name: 'create_many',
+    kind: 'create_many',
+    description: 'Create up to 1000 leads in one transaction, all or none',
+    needsApproval: true,
+    input: leadCreateManyInput,
+  },
+  {
+    id: 'lead.update_many',
+    model: 'lead',
+    name: 'update_many',
+    kind: 'update_many',
+    description: 'Set the same fields on the leads a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: leadUpdateManyInput,
+  },
+  {
+    id: 'lead.delete_many',
+    model: 'lead',
+    name: 'delete_many',
+    kind: 'delete_many',
+    description: 'Delete the leads a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: leadDeleteManyInput,
   },
 ];

@@ -9,6 +9,9 @@ import {
   partyDeleteInput,
   partyHistoryInput,
   partyRevertInput,
+  partyCreateManyInput,
+  partyUpdateManyInput,
+  partyDeleteManyInput,
 } from './party.schemas.ts';
 
 /** The commands of `party`: the generated ones, its actions, then history and revert. */
@@ -84,5 +87,32 @@ export const partyCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of a party changed (agents can only propose this)',
     needsApproval: true,
     input: partyRevertInput,
+  },
+  {
+    id: 'party.create_many',
+    model: 'party',
+    name: 'create_many',
+    kind: 'create_many',
+    description: 'Create up to 1000 parties in one transaction, all or none',
+    needsApproval: true,
+    input: partyCreateManyInput,
+  },
+  {
+    id: 'party.update_many',
+    model: 'party',
+    name: 'update_many',
+    kind: 'update_many',
+    description: 'Set the same fields on the parties a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: partyUpdateManyInput,
+  },
+  {
+    id: 'party.delete_many',
+    model: 'party',
+    name: 'delete_many',
+    kind: 'delete_many',
+    description: 'Delete the parties a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: partyDeleteManyInput,
   },
 ];

@@ -13,6 +13,9 @@ import {
   orderDeliverInput,
   orderHistoryInput,
   orderRevertInput,
+  orderCreateManyInput,
+  orderUpdateManyInput,
+  orderDeleteManyInput,
 } from './order.schemas.ts';
 
 /** The commands of `order`: the generated ones, its actions, then history and revert. */
@@ -118,5 +121,32 @@ export const orderCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of an order changed (agents can only propose this)',
     needsApproval: true,
     input: orderRevertInput,
+  },
+  {
+    id: 'order.create_many',
+    model: 'order',
+    name: 'create_many',
+    kind: 'create_many',
+    description: 'Create up to 1000 orders in one transaction, all or none',
+    needsApproval: true,
+    input: orderCreateManyInput,
+  },
+  {
+    id: 'order.update_many',
+    model: 'order',
+    name: 'update_many',
+    kind: 'update_many',
+    description: 'Set the same fields on the orders a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: orderUpdateManyInput,
+  },
+  {
+    id: 'order.delete_many',
+    model: 'order',
+    name: 'delete_many',
+    kind: 'delete_many',
+    description: 'Delete the orders a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: orderDeleteManyInput,
   },
 ];

@@ -18,10 +18,13 @@ import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext, PreparedCall } from './types.ts';
+import type { CommandContext } from './types.ts';
+import { createMany, changeMany } from './bulk.ts';
+import type { Handler, RecordChange, RevertOf, RunResult } from './results.ts';
 import {
   checkNotLocked,
   computeAndCheck,
+  linesBefore,
   linesChange,
   linesOfRecord,
   linesOfRecords,
@@ -33,47 +36,15 @@ import {
   setValue,
   withLines,
   writeLines,
+  recordNotFound,
   writeTime,
   type LinesChange,
   type LinesOf,
 } from './documents.ts';
 import { checkActionFrom } from './workflow.ts';
 
-/**
- * What a write did to its record, in JSON values: what history, masking's bindings and the audit
- * trail are kept from. Field values are null when empty.
- */
-export interface RecordChange {
-  readonly recordId: string;
-  /** Fields the input gave (set or emptied), whether or not their value changed; every field a create stored. */
-  readonly givenFields: readonly string[];
-  /** Before the write: the changed fields (update, action), every field (delete), nothing (create). */
-  readonly before: Readonly<Record<string, unknown>>;
-  /** After the write: every field a create set, the changed fields of an update or action, nothing for a delete. */
-  readonly after: Readonly<Record<string, unknown>>;
-  /** Fields the input gave that kept the value they had, with that value (update, action). */
-  readonly kept: Readonly<Record<string, unknown>>;
-  /** What the write did to each line list it changed. */
-  readonly lines?: Readonly<Record<string, LinesChange>>;
-  /** An action's inputs that are not fields of the record, as given. */
-  readonly inputs?: Readonly<Record<string, unknown>>;
-}
-
-/** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
-export interface RevertOf {
-  readonly changeId: string;
-  readonly restored: Readonly<Record<string, { readonly value: string; readonly tokens: readonly TokenFor[] }>>;
-}
-
-export type RunResult =
-  | { readonly shape: 'record'; readonly record: StoredRecord; readonly change?: RecordChange; readonly reverts?: RevertOf }
-  | { readonly shape: 'history'; readonly entries: HistoryEntry[]; readonly total: number }
-  /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
-  | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
-  | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
-  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
-
-type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedCall) => Promise<RunResult>;
+export type { RecordChange, RevertOf, RunResult };
+export { recordNotFound };
 
 export const handlers: Record<CommandKind, Handler> = {
   async get(ctx, db, prepared) {
@@ -216,6 +187,10 @@ export const handlers: Record<CommandKind, Handler> = {
     return { ...result, reverts: { changeId, restored } };
   },
 
+  create_many: (ctx, db, prepared) => createMany(ctx, db, prepared, handlers.create),
+  update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
+  delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
+
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
@@ -285,31 +260,6 @@ async function writeChanges(
   };
 }
 
-/**
- * A line list as it was before a change, from the change and the lines now (what a revert puts
- * back): lines it added go, lines it removed come back (at the end), lines it changed get their
- * `from` values. 409 when any of it changed since.
- */
-function linesBefore(change: LinesChange, now: readonly StoredLine[], conflict: HttpError): Record<string, unknown>[] {
-  const byId = new Map(now.map((line) => [line.id, line]));
-  const added = new Set(change.added.map((line) => line.id));
-  for (const line of change.added) if (!byId.has(line.id)) throw conflict;
-  for (const line of change.removed) if (byId.has(line.id)) throw conflict;
-  const from = new Map(change.changed.map(({ id, changes }) => [id, changes]));
-  for (const [id, changes] of from) {
-    const line = byId.get(id);
-    if (!line || Object.entries(changes).some(([field, { to }]) => !sameValue(line[field], to))) throw conflict;
-  }
-  const kept = now
-    .filter((line) => !added.has(line.id))
-    .map((line) => {
-      const changes = from.get(line.id);
-      if (!changes) return { id: line.id };
-      return { id: line.id, ...Object.fromEntries(Object.entries(changes).map(([field, { from: value }]) => [field, value])) };
-    });
-  return [...kept, ...change.removed.map((line) => ({ ...line }))];
-}
-
 /** `list`/`search` with `include`: the records with the named line lists. */
 async function withIncludedLines(ctx: CommandContext, db: Knex, records: StoredRecord[], input: Readonly<Record<string, unknown>>): Promise<StoredRecord[]> {
   const include = (input.include as readonly string[] | undefined) ?? [];
@@ -349,10 +299,6 @@ function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, 
   return { recordId, givenFields: Object.keys(changes), before, after, kept };
 }
 
-/** `lead X not found`: a record id that does not exist (400, since SPEC's 404 means an unknown command). */
-export function recordNotFound(ctx: CommandContext, id: string) {
-  return badRequest(`${ctx.command.model.meta.name} ${id} not found`);
-}
 
 /**
  * Reads the record (every field, as JSON values) for a check or a change, locking the row on

@@ -13,7 +13,10 @@ import { recordChange } from '../history/record-change.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
 import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
 import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { newId } from '../ids.ts';
+import { batchAsSeen } from './batch-view.ts';
 import { handlers, type RunResult } from './handlers.ts';
+import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
 /** An approved plan being run: who proposed it, and which. */
@@ -41,12 +44,14 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
     const result = await handlers[kind](ctx, db, done);
     const own = writtenByLineId(done, result);
     let changeId: string | undefined;
+    const batchId = result.shape === 'batch' ? await keepBatch(ctx, db, result.items, options.proposal) : undefined;
     if ('change' in result && result.change) {
       // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
       changeId = await recordHistory(ctx, db, result, own, options.proposal);
       await keepBindings(ctx, db, result, own, options.proposal?.by.agentTokenId ?? undefined);
     }
-    const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined);
+    const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined, batchId);
+    if (result.shape === 'batch') return envelope(ctx, result, value);
     const executed = { outcome: 'executed', prepared: storedForm(done), recordId: recordIdOf(result), changeId } as const;
     // A write's audit row commits with it; a read's joins the next group commit, outside any
     // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
@@ -75,7 +80,7 @@ export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): P
     tried = { result, own: ctx.caller.kind === 'agent' ? writtenByLineId(done, result) : undefined };
   });
   const { result, own } = tried!;
-  const value = await present(ctx, result, service.db, own);
+  const value = await present(ctx, result, service.db, own, null);
   await writeAuditEvent(ctx, { outcome: 'executed', prepared: storedForm(prepared), recordId: recordIdOf(result) }, service.db, true);
   return envelope(ctx, result, value);
 }
@@ -139,7 +144,7 @@ function envelope(ctx: CommandContext, result: RunResult, value: unknown): Comma
 }
 
 /** The command's `value`, as the caller sees it. */
-async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined): Promise<unknown> {
+async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined, batchId: string | null | undefined): Promise<unknown> {
   const { caller, fields } = ctx;
   switch (result.shape) {
     case 'record':
@@ -152,7 +157,24 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
     case 'deleted':
       return { id: result.recordId };
+    case 'batch':
+      return batchAsSeen(db, caller, fields, result.items, batchId ?? null);
   }
+}
+
+/**
+ * A bulk command's records, each with the history entry (sharing the batch id), bindings and
+ * audit row (of the bulk command, naming the record) a single write of it gets; answers the batch id.
+ */
+async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string> {
+  const batchId = newId();
+  const nothingOwn: OwnWrite = { values: {}, tokens: {} };
+  for (const item of items) {
+    const changeId = await recordHistory(item.ctx, db, item.result, nothingOwn, proposal, { batchId, command: ctx.command.meta.id });
+    await keepBindings(item.ctx, db, item.result, nothingOwn, proposal?.by.agentTokenId ?? undefined);
+    await writeAuditEvent(ctx, { outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId }, db);
+  }
+  return batchId;
 }
 
 function recordIdOf(result: RunResult): string | null {
@@ -161,7 +183,14 @@ function recordIdOf(result: RunResult): string | null {
 }
 
 /** The history entry of the write, in its transaction (see history/record-change.ts). */
-async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposal: Proposal | undefined): Promise<string | undefined> {
+async function recordHistory(
+  ctx: CommandContext,
+  db: Knex,
+  result: RunResult,
+  own: OwnWrite,
+  proposal: Proposal | undefined,
+  batch?: { readonly batchId: string; readonly command: string },
+): Promise<string | undefined> {
   const { meta, model } = ctx.command;
   const kind = kindTraits(meta.kind).change;
   if (!kind || !('change' in result) || !result.change) return undefined;
@@ -171,12 +200,13 @@ async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, o
     personal: new Set(model.personal.keys()),
     linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
     // A revert is an update (its entry says what it reverts).
-    command: kind === 'update' ? `${model.meta.name}.update` : meta.id,
+    command: batch?.command ?? (kind === 'update' ? `${model.meta.name}.update` : meta.id),
     kind,
     change: result.change,
     by: proposal?.by ?? auditActor(ctx.caller),
     planId: proposal?.planId ?? null,
     reverts: reverts?.changeId ?? null,
+    ...(batch ? { batchId: batch.batchId } : {}),
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
   });

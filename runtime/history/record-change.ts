@@ -30,6 +30,8 @@ export interface ChangeToRecord {
   readonly by: AuditActor;
   readonly planId: string | null;
   readonly reverts: string | null;
+  /** The batch of a bulk command the change is one record of. */
+  readonly batchId?: string;
   /**
    * The writing agent's tokens for the personal values it gave, by field name or
    * `<lines>.<line id>.<field>`: fields among them are recorded even when unchanged.
@@ -82,6 +84,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     by: write.by,
     planId: write.planId,
     reverts: write.reverts,
+    ...(write.batchId ? { batchId: write.batchId } : {}),
     changes,
     ...(write.change.inputs ? { inputs: write.change.inputs } : {}),
     toTokens,

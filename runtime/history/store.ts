@@ -60,6 +60,8 @@ export interface HistoryEntry {
   readonly planId: string | null;
   /** The change a revert put back. */
   readonly reverts: string | null;
+  /** The bulk command's batch the change was one record of (every entry of one bulk call shares it). */
+  readonly batchId?: string | null;
   readonly changes: Readonly<Record<string, EntryChange>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
@@ -93,7 +95,10 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
     table.index(['model', 'record_id', 'id'], 'rms_history_record');
     table.index(['at'], 'rms_history_at');
   });
-  await addColumnsIfMissing(db, HISTORY_TABLE, { inputs: (table) => table.text('inputs').nullable() });
+  await addColumnsIfMissing(db, HISTORY_TABLE, {
+    inputs: (table) => table.text('inputs').nullable(),
+    batch_id: (table) => table.string('batch_id', 64).nullable().index('rms_history_batch'),
+  });
 }
 
 /** Stores an entry (in the caller's transaction) and returns its change id. */
@@ -114,6 +119,7 @@ export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId
     agent_label: entry.by.agentLabel ?? null,
     plan_id: entry.planId,
     reverts: entry.reverts,
+    batch_id: entry.batchId ?? null,
     changes: JSON.stringify(entry.changes),
     inputs: entry.inputs ? JSON.stringify(entry.inputs) : null,
     tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
@@ -138,6 +144,7 @@ interface HistoryRow {
   changes: string;
   tokens: string | null;
   inputs?: string | null;
+  batch_id?: string | null;
 }
 
 function entryOf(row: HistoryRow): HistoryEntry {
@@ -158,6 +165,7 @@ function entryOf(row: HistoryRow): HistoryEntry {
     },
     planId: row.plan_id,
     reverts: row.reverts,
+    ...(typeof row.batch_id === 'string' ? { batchId: row.batch_id } : {}),
     changes: JSON.parse(row.changes) as HistoryEntry['changes'],
     ...(typeof row.inputs === 'string' ? { inputs: JSON.parse(row.inputs) as Record<string, unknown> } : {}),
     toTokens: tokens.to,

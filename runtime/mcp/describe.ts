@@ -76,6 +76,11 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'delete':
       parts.push('Returns {denied, value} with {id} as value.');
       break;
+    case 'create_many':
+    case 'update_many':
+    case 'delete_many':
+      parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
+      break;
   }
   if (command.kind === 'create') {
     const neededLines = (model.lines ?? []).filter((list) => list.min > 0).map((list) => `${list.name} (at least ${list.min === 1 ? '1 line' : `${list.min} lines`})`);
@@ -88,6 +93,9 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     // A rule about a field the caller may not read is not named to it.
     const rules = (model.rules ?? []).filter((rule) => rule.fields.every((field) => lineLists.has(field) || reads(model.name, field)));
     if (rules.length > 0) parts.push(`Rules the ${phrase} must pass: ${rules.map((rule) => rule.message).join('; ')}.`);
+  }
+  if (command.kind === 'update_many' || command.kind === 'delete_many') {
+    parts.push('A filter or ids is required, and max_affected: selecting more records refuses the call.');
   }
   if (command.kind === 'list' || command.kind === 'search') {
     parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');

@@ -109,6 +109,9 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
     case 'delete':
     case 'history':
     case 'revert':
+    case 'create_many':
+    case 'update_many':
+    case 'delete_many':
       return schema;
     case 'list':
     case 'search': {
