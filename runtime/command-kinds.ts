@@ -99,6 +99,10 @@ export const COMMAND_KINDS = {
     access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: 'delete',
     needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false,
   },
+  revert_batch: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
+  },
 } as const satisfies { readonly [kind: string]: Traits<string> };
 // The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is to be one plan listing
 // every record. Until plans hold that list, agents are not given them (rights.ts).

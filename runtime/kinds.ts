@@ -275,6 +275,11 @@ export function updateManyInput(model: string) {
   );
 }
 
+/** Input of `<model>.revert_batch`: the `batch_id` of an `update_many` (from its answer or its records' history). */
+export function revertBatchInput(model: string) {
+  return z.strictObject({ batch_id: idOf('batch_id'), dry_run: dryRun }, { error: unknownFieldError(model) });
+}
+
 /** Input of `<model>.delete_many`: the selection. */
 export function deleteManyInput(model: string) {
   return z.strictObject(selection(), { error: unknownFieldError(model) });

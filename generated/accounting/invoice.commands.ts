@@ -16,6 +16,7 @@ import {
   invoiceCreateManyInput,
   invoiceUpdateManyInput,
   invoiceDeleteManyInput,
+  invoiceRevertBatchInput,
 } from './invoice.schemas.ts';
 
 /** The commands of `invoice`: the generated ones, its actions, then history and revert. */
@@ -148,5 +149,14 @@ export const invoiceCommands: readonly CommandMeta[] = [
     description: 'Delete the invoices a filter or ids select, in one transaction, all or none',
     needsApproval: true,
     input: invoiceDeleteManyInput,
+  },
+  {
+    id: 'invoice.revert_batch',
+    model: 'invoice',
+    name: 'revert_batch',
+    kind: 'revert_batch',
+    description: 'Put back what one update_many of invoices changed, every record or none',
+    needsApproval: true,
+    input: invoiceRevertBatchInput,
   },
 ];

@@ -7,6 +7,7 @@ import {
   kinds,
   listInput,
   recordId,
+  revertBatchInput,
   revertInput,
   unknownFieldError,
   updateManyInput,
@@ -121,3 +122,7 @@ export type InvoiceUpdateManyInput = z.infer<typeof invoiceUpdateManyInput>;
 /** Input of `invoice.delete_many`. */
 export const invoiceDeleteManyInput = z.lazy(() => deleteManyInput('invoice'));
 export type InvoiceDeleteManyInput = z.infer<typeof invoiceDeleteManyInput>;
+
+/** Input of `invoice.revert_batch`. */
+export const invoiceRevertBatchInput = z.lazy(() => revertBatchInput('invoice'));
+export type InvoiceRevertBatchInput = z.infer<typeof invoiceRevertBatchInput>;

@@ -16,6 +16,7 @@ import {
   leadCreateManyInput,
   leadUpdateManyInput,
   leadDeleteManyInput,
+  leadRevertBatchInput,
 } from './lead.schemas.ts';
 
 /** The commands of `lead`: the generated ones, its actions, then history and revert. */
@@ -148,5 +149,14 @@ export const leadCommands: readonly CommandMeta[] = [
     description: 'Delete the leads a filter or ids select, in one transaction, all or none',
     needsApproval: true,
     input: leadDeleteManyInput,
+  },
+  {
+    id: 'lead.revert_batch',
+    model: 'lead',
+    name: 'revert_batch',
+    kind: 'revert_batch',
+    description: 'Put back what one update_many of leads changed, every record or none',
+    needsApproval: true,
+    input: leadRevertBatchInput,
   },
 ];

@@ -7,6 +7,7 @@ import {
   kinds,
   listInput,
   recordId,
+  revertBatchInput,
   revertInput,
   unknownFieldError,
   updateManyInput,
@@ -123,3 +124,7 @@ export type LeadUpdateManyInput = z.infer<typeof leadUpdateManyInput>;
 /** Input of `lead.delete_many`. */
 export const leadDeleteManyInput = z.lazy(() => deleteManyInput('lead'));
 export type LeadDeleteManyInput = z.infer<typeof leadDeleteManyInput>;
+
+/** Input of `lead.revert_batch`. */
+export const leadRevertBatchInput = z.lazy(() => revertBatchInput('lead'));
+export type LeadRevertBatchInput = z.infer<typeof leadRevertBatchInput>;

@@ -12,6 +12,7 @@ import {
   partyCreateManyInput,
   partyUpdateManyInput,
   partyDeleteManyInput,
+  partyRevertBatchInput,
 } from './party.schemas.ts';
 
 /** The commands of `party`: the generated ones, its actions, then history and revert. */
@@ -114,5 +115,14 @@ export const partyCommands: readonly CommandMeta[] = [
     description: 'Delete the parties a filter or ids select, in one transaction, all or none',
     needsApproval: true,
     input: partyDeleteManyInput,
+  },
+  {
+    id: 'party.revert_batch',
+    model: 'party',
+    name: 'revert_batch',
+    kind: 'revert_batch',
+    description: 'Put back what one update_many of parties changed, every record or none',
+    needsApproval: true,
+    input: partyRevertBatchInput,
   },
 ];

@@ -7,6 +7,7 @@ import {
   kinds,
   listInput,
   recordId,
+  revertBatchInput,
   revertInput,
   unknownFieldError,
   updateManyInput,
@@ -98,3 +99,7 @@ export type PartyUpdateManyInput = z.infer<typeof partyUpdateManyInput>;
 /** Input of `party.delete_many`. */
 export const partyDeleteManyInput = z.lazy(() => deleteManyInput('party'));
 export type PartyDeleteManyInput = z.infer<typeof partyDeleteManyInput>;
+
+/** Input of `party.revert_batch`. */
+export const partyRevertBatchInput = z.lazy(() => revertBatchInput('party'));
+export type PartyRevertBatchInput = z.infer<typeof partyRevertBatchInput>;

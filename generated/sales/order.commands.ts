@@ -16,6 +16,7 @@ import {
   orderCreateManyInput,
   orderUpdateManyInput,
   orderDeleteManyInput,
+  orderRevertBatchInput,
 } from './order.schemas.ts';
 
 /** The commands of `order`: the generated ones, its actions, then history and revert. */
@@ -148,5 +149,14 @@ export const orderCommands: readonly CommandMeta[] = [
     description: 'Delete the orders a filter or ids select, in one transaction, all or none',
     needsApproval: true,
     input: orderDeleteManyInput,
+  },
+  {
+    id: 'order.revert_batch',
+    model: 'order',
+    name: 'revert_batch',
+    kind: 'revert_batch',
+    description: 'Put back what one update_many of orders changed, every record or none',
+    needsApproval: true,
+    input: orderRevertBatchInput,
   },
 ];

@@ -7,6 +7,7 @@ import {
   kinds,
   listInput,
   recordId,
+  revertBatchInput,
   revertInput,
   unknownFieldError,
   updateManyInput,
@@ -180,3 +181,7 @@ export type OrderUpdateManyInput = z.infer<typeof orderUpdateManyInput>;
 /** Input of `order.delete_many`. */
 export const orderDeleteManyInput = z.lazy(() => deleteManyInput('order'));
 export type OrderDeleteManyInput = z.infer<typeof orderDeleteManyInput>;
+
+/** Input of `order.revert_batch`. */
+export const orderRevertBatchInput = z.lazy(() => revertBatchInput('order'));
+export type OrderRevertBatchInput = z.infer<typeof orderRevertBatchInput>;

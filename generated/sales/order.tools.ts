@@ -986,4 +986,72 @@ export const orderTools: readonly ToolMeta[] = [
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   },
+  {
+    name: 'order__revert_batch',
+    command: 'order.revert_batch',
+    title: 'Revert batch order',
+    description: 'Put back what one update_many of orders changed, every record or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        batch_id: { type: 'string', minLength: 1, description: 'The batch_id of the order__update_many to put back.' },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['batch_id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, openWorldHint: false },
+  },
 ];

@@ -245,6 +245,11 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     if (input.kind === 'updateMany') describeProperty(properties.set, `Field values to set on every selected record, as ${model.name}__update takes them.`);
     return schema;
   }
+  if (input.kind === 'revertBatch') {
+    describeProperty(properties.batch_id, `The batch_id of the ${model.name}__update_many to put back.`);
+    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    return schema;
+  }
   if (input.kind === 'revert') {
     describeProperty(properties.id, `Id of the ${inSentence(model.label)}.`);
     describeProperty(properties.change_id, `The change_id of the update to put back, from ${model.name}__history.`);

@@ -184,6 +184,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     create_many: `Create up to 1000 ${plural(phrase)} in one transaction, all or none`,
     update_many: `Set the same fields on the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
     delete_many: `Delete the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
+    revert_batch: `Put back what one update_many of ${plural(phrase)} changed, every record or none`,
   };
   const generated = (name: GeneratedCommand): GeneratedCommandIR => ({
     id: `${model}.${name}`,

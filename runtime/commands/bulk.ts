@@ -6,7 +6,8 @@
  * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
  */
 import type { Knex } from 'knex';
-import { HttpError } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
+import { findBatch } from '../history/store.ts';
 import type { BatchItem, Handler, RunResult } from './results.ts';
 import { prepareCommand } from './prepare.ts';
 import { namingRecord, singleContext } from './single.ts';
@@ -53,6 +54,31 @@ export async function changeMany(ctx: CommandContext, db: Knex, prepared: Prepar
       items.push({ ctx: single, prepared: one, result: (await change(single, db, one)) as BatchItem['result'] });
     } catch (error) {
       throw namingRecord(ctx, `record ${id}`, error);
+    }
+  }
+  return { shape: 'batch', items };
+}
+
+/**
+ * `revert_batch`: each entry of an `update_many`'s batch reverted as `<model>.revert` reverts it
+ * (its checks: unchanged since, fields the caller reads), in the order they were written. A batch
+ * of another model, of another command (create_many, delete_many), or one any of whose entries the
+ * caller may not see, is refused as `revert` refuses such a change.
+ */
+export async function revertBatch(ctx: CommandContext, db: Knex, prepared: PreparedCall, revert: Handler): Promise<RunResult> {
+  const single = singleContext(ctx, 'revert');
+  const model = ctx.command.model.meta.name;
+  const batchId = prepared.input.batch_id as string;
+  const entries = await findBatch(db, batchId);
+  if (entries.length === 0 || entries.some((entry) => entry.model !== model)) throw badRequest(`batch ${batchId} not found`);
+  if (entries.some((entry) => entry.command !== `${model}.update_many`)) throw badRequest(`batch ${batchId} cannot be reverted`);
+  const items: BatchItem[] = [];
+  for (const entry of entries) {
+    const one: PreparedCommand = { command: single.command.meta.id, input: { id: entry.recordId, change_id: entry.changeId }, actions: [], recordId: entry.recordId, needsApproval: true };
+    try {
+      items.push({ ctx: single, prepared: one, result: (await revert(single, db, one)) as BatchItem['result'] });
+    } catch (error) {
+      throw namingRecord(ctx, `record ${entry.recordId}`, error);
     }
   }
   return { shape: 'batch', items };

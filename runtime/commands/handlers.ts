@@ -19,7 +19,7 @@ import type { CompiledList } from '../query/compiled-list.ts';
 import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
 import type { CommandContext } from './types.ts';
-import { createMany, changeMany } from './bulk.ts';
+import { changeMany, createMany, revertBatch } from './bulk.ts';
 import type { Handler, RecordChange, RevertOf, RunResult } from './results.ts';
 import {
   checkNotLocked,
@@ -190,6 +190,7 @@ export const handlers: Record<CommandKind, Handler> = {
   create_many: (ctx, db, prepared) => createMany(ctx, db, prepared, handlers.create),
   update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
   delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
+  revert_batch: (ctx, db, prepared) => revertBatch(ctx, db, prepared, handlers.revert),
 
   async action(ctx, db, prepared) {
     const model = ctx.command.model;

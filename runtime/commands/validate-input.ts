@@ -37,6 +37,7 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'delete':
     case 'history':
     case 'revert':
+    case 'revert_batch':
       return { input: parseOr400(meta.input, raw) as Record<string, unknown> };
     case 'list':
     case 'search': {

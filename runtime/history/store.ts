@@ -211,6 +211,11 @@ export async function findChange(db: Knex, changeId: string): Promise<HistoryEnt
   return row ? entryOf(row) : undefined;
 }
 
+/** The entries of a bulk command's batch, in the order they were written. */
+export async function findBatch(db: Knex, batchId: string): Promise<HistoryEntry[]> {
+  return ((await db<HistoryRow>(HISTORY_TABLE).where({ batch_id: batchId }).orderBy('id')) as HistoryRow[]).map(entryOf);
+}
+
 /** Whether a later entry of the record changed any of these fields. */
 export async function changedSince(db: Knex, entry: HistoryEntry, fields: readonly string[]): Promise<boolean> {
   const later = (await db<HistoryRow>(HISTORY_TABLE)

@@ -79,6 +79,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'create_many':
     case 'update_many':
     case 'delete_many':
+    case 'revert_batch':
       parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
       break;
   }

@@ -112,6 +112,7 @@ function fitInputSchema(registry: Registry, command: CommandMeta, fields: ModelR
     case 'create_many':
     case 'update_many':
     case 'delete_many':
+    case 'revert_batch':
       return schema;
     case 'list':
     case 'search': {

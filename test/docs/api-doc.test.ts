@@ -462,6 +462,12 @@ describe('error texts', () => {
     '<model>.<command> record <id>.<rest>': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { stage: 'won' }, max_affected: 1 }),
     'dry_run must be true or false': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }], dry_run: 'yes' }),
     '<model>.<command> would change <n> records, more than max_affected <max>': () => t.command(admin, 'lead.delete_many', { ids: [lead.id, party.id], max_affected: 1 }),
+    'batch_id is required': () => t.command(admin, 'lead.revert_batch', {}),
+    'batch <batch_id> not found': () => t.command(admin, 'lead.revert_batch', { batch_id: 'NOPE' }),
+    'batch <batch_id> cannot be reverted': async () => {
+      const created = await ok(admin, 'lead.create_many', { records: [{ title: 'Doc bulk' }] });
+      return t.command(admin, 'lead.revert_batch', { batch_id: created.batch_id });
+    },
 
     // Plans and the audit trail
     'plan <plan_id> is already <status>': async () => {

@@ -82,7 +82,7 @@ describe('test/fixtures/generated/ for the fixture modules', () => {
   it('imports the runtime relative to the output folder', () => {
     const elsewhere = generate(ir, '/tmp/somewhere/out');
     expect(elsewhere.get('crm/lead.schemas.ts')).toContain(`from '${relative('/tmp/somewhere/out/crm', join(ROOT, 'runtime/kinds.ts'))}'`);
-    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import {\n  createManyInput,\n  deleteManyInput,\n  historyInput,\n  kinds,\n  listInput,\n  recordId,\n  revertInput,\n  unknownFieldError,\n  updateManyInput,\n} from '../../runtime/kinds.ts';");
+    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import {\n  createManyInput,\n  deleteManyInput,\n  historyInput,\n  kinds,\n  listInput,\n  recordId,\n  revertBatchInput,\n  revertInput,\n  unknownFieldError,\n  updateManyInput,\n} from '../../runtime/kinds.ts';");
     expect(emit(ir).get('registry.ts')).toContain("import type { Registry } from '../runtime/registry.ts';");
     expect(emit(ir).get('crm/lead.queries.ts')).toContain("import { fromDb, toDb } from '../../runtime/query/values.ts';");
     expect(generate(ir, FIXTURE_GENERATED_DIR).get('registry.ts')).toContain("import type { Registry } from '../../../runtime/registry.ts';");
@@ -115,19 +115,19 @@ describe('the registry generated for the fixture modules', () => {
   it('has every command in catalogue order, with approval rules', () => {
     const ids = Object.keys(registry.commands);
     expect(ids).toEqual([
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert', 'create_many', 'update_many', 'delete_many'].map((name) => `party.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many'].map((name) => `lead.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many'].map((name) => `invoice.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert', 'create_many', 'update_many', 'delete_many'].map((name) => `order.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `party.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `lead.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `order.${name}`),
     ]);
     const needsApproval = Object.values(registry.commands)
       .filter((command) => command.needsApproval)
       .map((command) => command.id);
     expect(needsApproval).toEqual([
-      ...['party.delete', 'party.revert', 'party.create_many', 'party.update_many', 'party.delete_many'],
-      ...['lead.delete', 'lead.revert', 'lead.create_many', 'lead.update_many', 'lead.delete_many'],
-      ...['invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.revert', 'invoice.create_many', 'invoice.update_many', 'invoice.delete_many'],
-      ...['order.delete', 'order.cancel', 'order.revert', 'order.create_many', 'order.update_many', 'order.delete_many'],
+      ...['party.delete', 'party.revert', 'party.create_many', 'party.update_many', 'party.delete_many', 'party.revert_batch'],
+      ...['lead.delete', 'lead.revert', 'lead.create_many', 'lead.update_many', 'lead.delete_many', 'lead.revert_batch'],
+      ...['invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.revert', 'invoice.create_many', 'invoice.update_many', 'invoice.delete_many', 'invoice.revert_batch'],
+      ...['order.delete', 'order.cancel', 'order.revert', 'order.create_many', 'order.update_many', 'order.delete_many', 'order.revert_batch'],
     ]);
     expect(registry.commands['lead.qualify']).toMatchObject({ kind: 'action', description: 'Mark a new lead as qualified', action: { field: 'stage', from: ['new'], to: 'qualified' } });
     expect(registry.commands['lead.lose']?.action?.required).toEqual(['lost_reason']);
@@ -144,10 +144,10 @@ describe('the registry generated for the fixture modules', () => {
     const of = (model: string) => commands.filter((id) => id.startsWith(`${model}.`));
     expect(roles.sales).toEqual([...of('party'), ...of('lead'), 'invoice.get', 'invoice.list', 'invoice.search', 'invoice.history', ...of('order')]);
     expect(roles.accountant).toEqual([
-      ...['get', 'list', 'search', 'create', 'update', 'history', 'revert', 'create_many', 'update_many'].map((name) => `party.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'history', 'revert', 'create_many', 'update_many', 'revert_batch'].map((name) => `party.${name}`),
       ...['get', 'list', 'search', 'history'].map((name) => `lead.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many'].map((name) => `invoice.${name}`),
-      ...['get', 'list', 'search', 'update', 'history', 'revert', 'update_many'].map((name) => `order.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'update', 'history', 'revert', 'update_many', 'revert_batch'].map((name) => `order.${name}`),
     ]);
   });
 

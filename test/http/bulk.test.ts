@@ -4,7 +4,7 @@
  * single-record command in one transaction — all or nothing —, refuse a missing selection, a
  * selection over `max_affected` (409) and every bad record naming it by index or id, answer a dry
  * run without writing, and leave one history entry and one audit row per record, the entries
- * sharing one batch id. Agents do not have them.
+ * sharing one batch id; `revert_batch` puts back an update_many's batch as one. Agents do not have them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -136,7 +136,8 @@ describe('update_many', () => {
       ids,
       changes: ids.map((id) => ({ id, changes: { probability: { from: null, to: 40 }, hot: { from: null, to: true } } })),
     });
-    expect(rows(`select probability, hot from lead where lost_reason = ?`, tag)).toEqual(Array(3).fill({ probability: 40, hot: 1 }).map((row) => (t.dialect === 'postgres' ? { ...row, hot: true } : row)));
+    // The inspector shapes PostgreSQL's values as SQLite's: a bool is 1.
+    expect(rows(`select probability, hot from lead where lost_reason = ?`, tag)).toEqual(Array(3).fill({ probability: 40, hot: 1 }));
     const entries = rows('select record_id, kind, command from rms_history where batch_id = ? order by record_id', res.body.value.batch_id);
     expect(entries).toEqual(ids.map((id) => ({ record_id: id, kind: 'update', command: 'lead.update_many' })));
   });
@@ -252,9 +253,71 @@ describe('delete_many', () => {
   });
 });
 
+describe('revert_batch', () => {
+  it('puts back every record an update_many changed, as one batch of reverts; a second time is a conflict', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2, { probability: 10 });
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 80, hot: true }, max_affected: 2 });
+    const entries = rows('select id from rms_history where batch_id = ? order by id', updated.body.value.batch_id).map((row) => row.id);
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.value).toEqual({
+      batch_id: expect.any(String),
+      count: 2,
+      ids,
+      changes: ids.map((id) => ({ id, changes: { probability: { from: 80, to: 10 }, hot: { from: true, to: null } } })),
+    });
+    expect(rows('select probability, hot from lead where lost_reason = ? order by id', tag)).toEqual([
+      { probability: 10, hot: null },
+      { probability: 10, hot: null },
+    ]);
+    expect(rows('select record_id, command, reverts from rms_history where batch_id = ? order by id', res.body.value.batch_id)).toEqual(
+      ids.map((id, i) => ({ record_id: id, command: 'lead.revert_batch', reverts: entries[i] })),
+    );
+    const again = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 409, body: { error: `lead.revert_batch record ${ids[0]}: lead ${ids[0]} changed since change ${entries[0]}` } });
+  });
+
+  it('a dry run answers the reverts and puts nothing back', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 1);
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 55 }, max_affected: 1 });
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id, dry_run: true });
+    expect(res.body).toEqual({ dry_run: true, denied: [], value: { batch_id: null, count: 1, ids, changes: [{ id: ids[0], changes: { probability: { from: 55, to: null } } }] } });
+    expect(rows('select probability from lead where id = ?', ids[0])).toEqual([{ probability: 55 }]);
+  });
+
+  it('a record changed since undoes the reverts before it', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2);
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 30 }, max_affected: 2 });
+    await t.command(admin, 'lead.update', { id: ids[1], probability: 31 });
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatch(new RegExp(`^lead.revert_batch record ${ids[1]}: lead ${ids[1]} changed since change `));
+    expect(rows('select probability from lead where lost_reason = ? order by id', tag)).toEqual([{ probability: 30 }, { probability: 31 }]);
+  });
+
+  it.each([
+    ['no batch_id', {}, 400, 'batch_id is required'],
+    ['an unknown batch', { batch_id: 'NOPE' }, 400, 'batch NOPE not found'],
+  ])('refuses %s', async (_case, input, status, error) => {
+    const res = await t.command(admin, 'lead.revert_batch', input);
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error } });
+  });
+
+  it("refuses a batch of create_many or delete_many, and another model's batch", async () => {
+    const created = await t.command(admin, 'lead.create_many', { records: [{ title: 'Not undone' }] });
+    const batch = created.body.value.batch_id as string;
+    expect((await t.command(admin, 'lead.revert_batch', { batch_id: batch })).body).toEqual({ error: `batch ${batch} cannot be reverted` });
+    const other = await t.command(admin, 'party.revert_batch', { batch_id: batch });
+    expect({ status: other.status, body: other.body }).toEqual({ status: 400, body: { error: `batch ${batch} not found` } });
+  });
+});
+
 describe('agents', () => {
   it('have no bulk commands: each is 404, as a command they may not use', async () => {
-    for (const name of ['create_many', 'update_many', 'delete_many']) {
+    for (const name of ['create_many', 'update_many', 'delete_many', 'revert_batch']) {
       const res = await t.command(agent, `lead.${name}`, { records: [{ title: 'x' }], ids: ['x'], max_affected: 1 });
       expect({ status: res.status, body: res.body }, name).toEqual({ status: 404, body: { error: 'not found' } });
     }

@@ -69,6 +69,13 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
       const id = await makeRecord(t, admin, model, refs);
       return { input: { ids: [id], max_affected: 1 }, recordId: id };
     }
+    case 'revert_batch': {
+      const id = await makeRecord(t, admin, model, refs);
+      const field = updatableField(model)!;
+      const res = await t.command(admin, `${model.name}.update_many`, { ids: [id], set: { [field.name]: sampleValue(field, refs) }, max_affected: 1 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { input: { batch_id: res.body.value.batch_id }, recordId: id };
+    }
   }
 }
 
