@@ -5,11 +5,12 @@
  */
 import type { Knex } from 'knex';
 import type { RecordValue } from '../api-shapes.ts';
-import { writeAuditEvent } from '../audit/events.ts';
+import { writeAuditEvent, writeAuditEvents, type AuditEvent } from '../audit/events.ts';
 import { auditActor, type AuditActor } from '../audit/store.ts';
 import type { Caller } from '../caller.ts';
 import { kindTraits } from '../command-kinds.ts';
-import { recordChange } from '../history/record-change.ts';
+import { historyEntryOf, recordChange, type ChangeToRecord } from '../history/record-change.ts';
+import { writeHistoryEntries } from '../history/store.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
 import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
 import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
@@ -169,11 +170,23 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
 async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string> {
   const batchId = newId();
   const nothingOwn: OwnWrite = { values: {}, tokens: {} };
+  // Entries first (they read the tokens bound to the values replaced, which rebinding drops), then
+  // written together: a statement per record would be most of the command's time.
+  const entries = [];
   for (const item of items) {
-    const changeId = await recordHistory(item.ctx, db, item.result, nothingOwn, proposal, { batchId, command: ctx.command.meta.id });
-    await keepBindings(item.ctx, db, item.result, nothingOwn, proposal?.by.agentTokenId ?? undefined);
-    await writeAuditEvent(ctx, { outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId }, db);
+    const write = changeToRecord(item.ctx, item.result, nothingOwn, proposal, { batchId, command: ctx.command.meta.id });
+    entries.push(write && (await historyEntryOf(db, write)));
   }
+  const written = await writeHistoryEntries(db, entries.filter((entry) => entry !== undefined));
+  const agentTokenId = proposal?.by.agentTokenId ?? undefined;
+  const events: AuditEvent[] = [];
+  for (const [index, item] of items.entries()) {
+    // A record just created has no bindings to drop, and a person's write binds nothing.
+    if (agentTokenId !== undefined || item.ctx.command.meta.kind !== 'create') await keepBindings(item.ctx, db, item.result, nothingOwn, agentTokenId);
+    const changeId = entries[index] ? written.shift() : undefined;
+    events.push({ outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId });
+  }
+  await writeAuditEvents(ctx, events, db);
   return batchId;
 }
 
@@ -191,11 +204,23 @@ async function recordHistory(
   proposal: Proposal | undefined,
   batch?: { readonly batchId: string; readonly command: string },
 ): Promise<string | undefined> {
+  const write = changeToRecord(ctx, result, own, proposal, batch);
+  return write && recordChange(db, write);
+}
+
+/** What the history entry of the write records; undefined for a command that changes no record. */
+function changeToRecord(
+  ctx: CommandContext,
+  result: RunResult,
+  own: OwnWrite,
+  proposal: Proposal | undefined,
+  batch?: { readonly batchId: string; readonly command: string },
+): ChangeToRecord | undefined {
   const { meta, model } = ctx.command;
   const kind = kindTraits(meta.kind).change;
   if (!kind || !('change' in result) || !result.change) return undefined;
   const reverts = result.shape === 'record' ? result.reverts : undefined;
-  return recordChange(db, {
+  return {
     model: model.meta.name,
     personal: new Set(model.personal.keys()),
     linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
@@ -209,7 +234,7 @@ async function recordHistory(
     ...(batch ? { batchId: batch.batchId } : {}),
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
-  });
+  };
 }
 
 /**

@@ -43,6 +43,12 @@ export interface ChangeToRecord {
 
 /** Writes the entry in the write's transaction; answers its change id, or undefined when there is nothing to record. */
 export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
+  const entry = await historyEntryOf(db, write);
+  return entry && writeHistory(db, entry);
+}
+
+/** The entry of the write, with the tokens bound to the values it replaces (read in `db`); undefined when there is nothing to record. */
+export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<Omit<HistoryEntry, 'changeId' | 'at'> | undefined> {
   const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})));
   const fields = Object.keys(changes);
   if (fields.length === 0 && !write.change.inputs) return undefined;
@@ -76,7 +82,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     if (restored && restored.length > 0) toTokens[field] = restored;
     else if (known !== undefined && write.by.agentTokenId) toTokens[field] = [{ agent: write.by.agentTokenId, token: known }];
   }
-  return writeHistory(db, {
+  return {
     model: write.model,
     recordId: write.change.recordId,
     command: write.command,
@@ -89,7 +95,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     ...(write.change.inputs ? { inputs: write.change.inputs } : {}),
     toTokens,
     fromTokens,
-  });
+  };
 }
 
 /** Field → from and to, of the fields the entry records; `alwaysRecorded` are kept even where unchanged; each line list changed. */

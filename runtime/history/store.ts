@@ -103,10 +103,28 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
 
 /** Stores an entry (in the caller's transaction) and returns its change id. */
 export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
-  const changeId = newId();
+  const row = historyRow(entry);
+  await db(HISTORY_TABLE).insert(row);
+  return row.id;
+}
+
+/** Rows of one multi-row insert of a bulk command's entries: within every database's limit of bound values. */
+const ENTRIES_PER_INSERT = 500;
+
+/**
+ * Stores a bulk command's entries (in its transaction) a few hundred rows a statement, and returns
+ * their change ids in order: one statement per record would be most of the command's time.
+ */
+export async function writeHistoryEntries(db: Knex, entries: readonly Omit<HistoryEntry, 'changeId' | 'at'>[]): Promise<string[]> {
+  const rows = entries.map(historyRow);
+  for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) await db(HISTORY_TABLE).insert(rows.slice(start, start + ENTRIES_PER_INSERT));
+  return rows.map((row) => row.id);
+}
+
+function historyRow(entry: Omit<HistoryEntry, 'changeId' | 'at'>) {
   const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
-  await db(HISTORY_TABLE).insert({
-    id: changeId,
+  return {
+    id: newId(),
     at: new Date().toISOString(),
     model: entry.model,
     record_id: entry.recordId,
@@ -123,8 +141,7 @@ export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId
     changes: JSON.stringify(entry.changes),
     inputs: entry.inputs ? JSON.stringify(entry.inputs) : null,
     tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
-  });
-  return changeId;
+  };
 }
 
 interface HistoryRow {

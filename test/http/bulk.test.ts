@@ -83,6 +83,19 @@ describe('create_many', () => {
     expect(history.body.value.rows[0]).toMatchObject({ command: 'lead.create_many', batch_id });
   });
 
+  it('takes 1,000 records, the limit: every one with its history entry and audit row (written a few hundred a statement)', async () => {
+    const tag = freshTag();
+    const res = await t.command(admin, 'lead.create_many', { records: Array.from({ length: 1000 }, (_, i) => ({ title: `${tag} ${i}`, lost_reason: tag, notes: `note ${i}` })) });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+    const { batch_id, ids } = res.body.value;
+    expect(ids).toHaveLength(1000);
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(1000);
+    expect(count('select count(distinct record_id) as n from rms_history where batch_id = ?', batch_id)).toBe(1000);
+    expect(count("select count(*) as n from rms_audit a join rms_history h on h.id = a.change_id where h.batch_id = ? and a.record_id = h.record_id and a.command = 'lead.create_many'", batch_id)).toBe(1000);
+    const [last] = rows('select record_id from rms_history where batch_id = ? order by id desc limit 1', batch_id);
+    expect(last!.record_id).toBe(ids[999]);
+  });
+
   it.each([
     ['a required field missing', [{ title: 'ok' }, { title: 'ok' }, { title: 'ok' }, { probability: 5 }], 400, 'lead.create_many records[3].title is required'],
     ['a wrong value', [{ title: 'ok', probability: 'many' }], 400, 'lead.create_many records[0].probability must be an integer'],
