@@ -116,6 +116,8 @@ describe.each(models.map((model) => [model.name, model] as const))('%s', (_name,
         if (last && view.get(name) === 'masked') expect(last.changes[name]!.to).toBe(shown);
       }
       noClearValues([get.body, list.body, search.body, result, history], model, view, values, model.name);
+      // Bulk commands are not an agent's (docs/api.md, Bulk commands).
+      expect((await t.command(agent, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true })).status).toBe(404);
     } finally {
       await mcp.close();
     }
@@ -164,6 +166,16 @@ describe.each(models.map((model) => [model.name, model] as const))('%s', (_name,
       expect(Object.keys(row.changes).length).toBeGreaterThan(0);
       for (const name of Object.keys(row.changes)) expect(view.has(name), `history shows ${name}`).toBe(true);
     }
-    noClearValues([get.body, search.body, history.body], model, view, values, `${role} on ${model.name}`);
+    // A bulk command's answer shows each record's changes by the same view: a delete_many's dry run
+    // lists every field the role reads (from what the record holds), and no other.
+    const bulk = await t.command(person, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true });
+    expect([200, 404], JSON.stringify(bulk.body)).toContain(bulk.status);
+    if (bulk.status === 200) {
+      expect(bulk.body.denied).toEqual(denied);
+      const changes = bulk.body.value.changes[0].changes as Record<string, { from: unknown; to: unknown }>;
+      expect(Object.keys(changes).sort()).toEqual([...view.keys()].sort());
+      for (const [name, change] of Object.entries(changes)) expect(change, name).toEqual({ from: seen[name], to: null });
+    }
+    noClearValues([get.body, search.body, history.body, bulk.body], model, view, values, `${role} on ${model.name}`);
   });
 });
