@@ -1,8 +1,8 @@
 /**
- * Bulk commands (`create_many`, `update_many`, `delete_many`): each record goes through the
- * single-record command of its kind — the same handler, with its rules, computed fields, line
- * lists, refs, locks and write rights — inside the bulk command's one transaction, so that a
- * record that fails undoes them all. run.ts then keeps a history entry and an audit row per record
+ * Bulk commands (`create_many`, `update_many`, `delete_many`, `revert_batch`): each record goes
+ * through the single-record command of its kind — the same handler, with its rules, computed
+ * fields, line lists, refs, uniques, locks and write rights — inside the bulk command's one
+ * transaction, so that a record that fails undoes them all. run.ts then keeps a history entry and an audit row per record
  * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
  */
 import type { Knex } from 'knex';
