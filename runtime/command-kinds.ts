@@ -104,8 +104,8 @@ export const COMMAND_KINDS = {
     needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
   },
 } as const satisfies { readonly [kind: string]: Traits<string> };
-// The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is to be one plan listing
-// every record. Until plans hold that list, agents are not given them (rights.ts).
+// The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is one plan listing every
+// record. Of them agents have delete_many only, for now (rights.ts says why).
 
 /** SPEC 2.5's generated commands, their record history, and `action` for a model's workflow actions. */
 export type CommandKind = keyof typeof COMMAND_KINDS;

@@ -236,7 +236,7 @@ export function revertInput(model: string) {
 }
 
 /** The most records one bulk command takes: `create_many`'s records, and those `update_many`, `delete_many` change. */
-export const BULK_LIMITS = { createMany: 1_000, changeMany: 10_000 } as const;
+export const BULK_LIMITS = { createMany: 1_000, changeMany: 10_000, agentMaxAffected: 100 } as const;
 
 const dryRun = z.boolean({ error: 'dry_run must be true or false' }).optional();
 

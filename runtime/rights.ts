@@ -120,8 +120,8 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
     caller.kind === 'person'
       ? personCommands
       : withImpliedCommands(
-          [...personCommands].filter((id) => !isBulk(registry, id) && caller.scopes.some((scope) => scopeMatches(scope, id))),
-          (id) => personCommands.has(id) && !isBulk(registry, id),
+          [...personCommands].filter((id) => !notAnAgents(registry, id) && caller.scopes.some((scope) => scopeMatches(scope, id))),
+          (id) => personCommands.has(id) && !notAnAgents(registry, id),
         );
   const models: Record<string, ModelRights> = {};
   for (const model of Object.values(registry.models)) {
@@ -131,12 +131,14 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
 }
 
 /**
- * Bulk commands are not an agent's: an agent's bulk call would be one plan listing every record,
- * which plans do not hold yet (docs/api.md, Bulk commands).
+ * The bulk commands an agent does not have: those whose input carries field values
+ * (`create_many`'s records, `update_many`'s set), whose masking in a plan of many records is not
+ * built yet, and `revert_batch`. An agent's `delete_many` is a plan listing every record it deletes
+ * (docs/api.md, Bulk commands).
  */
-function isBulk(registry: Registry, id: string): boolean {
+function notAnAgents(registry: Registry, id: string): boolean {
   const kind = registry.commands[id]?.kind;
-  return kind !== undefined && kindTraits(kind).result === 'batch';
+  return kind !== undefined && kindTraits(kind).result === 'batch' && kind !== 'delete_many';
 }
 
 function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<string> {

@@ -6,17 +6,12 @@
  * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
  */
 import type { Knex } from 'knex';
-import { HttpError, badRequest } from '../errors.ts';
+import { badRequest } from '../errors.ts';
 import { findBatch } from '../history/store.ts';
 import type { BatchItem, Handler, RunResult } from './results.ts';
 import { prepareCommand } from './prepare.ts';
-import { namingRecord, singleContext } from './single.ts';
+import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
-
-/** `lead.update_many would change 12 records, more than max_affected 10` (409). */
-function moreThanAllowed(ctx: CommandContext, count: number, max: number): HttpError {
-  return new HttpError(409, `${ctx.command.meta.id} would change ${count} records, more than max_affected ${max}`);
-}
 
 /** `create_many`: each of `records` (validated as `create` validates its input) created in turn. */
 export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, create: Handler): Promise<RunResult> {

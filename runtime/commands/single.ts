@@ -24,3 +24,8 @@ export function namingRecord(ctx: CommandContext, where: string, error: unknown)
   const named = at >= 0 ? `${error.message.slice(0, at)}${ctx.command.meta.id} ${where}.${error.message.slice(at + model.length)}` : `${ctx.command.meta.id} ${where}: ${error.message}`;
   return new HttpError(error.status, named);
 }
+
+/** `lead.update_many would change 12 records, more than max_affected 10` (409). */
+export function moreThanAllowed(ctx: CommandContext, count: number, max: number): HttpError {
+  return new HttpError(409, `${ctx.command.meta.id} would change ${count} records, more than max_affected ${max}`);
+}

@@ -9,12 +9,12 @@
  */
 import { HttpError, badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
-import type { ListInput } from '../kinds.ts';
+import { BULK_LIMITS, type ListInput } from '../kinds.ts';
 import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
 import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
 import { parseOr400 } from '../query/values.ts';
 import { newId } from '../ids.ts';
-import { namingRecord, singleContext } from './single.ts';
+import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
 import type { CommandContext } from './types.ts';
 
 export interface ValidInput {
@@ -93,10 +93,24 @@ async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknow
       throw namingRecord(ctx, 'set', error);
     }
   }
+  const max = input.max_affected as number;
+  if (ctx.caller.kind === 'agent' && max > BULK_LIMITS.agentMaxAffected) throw badRequest(`max_affected may be at most ${BULK_LIMITS.agentMaxAffected} for an agent`);
   if (!hasFilter) return { input };
   const lineClear = new Map(Object.entries(ctx.fields.lines).map(([name, line]) => [name, line.clearNames]));
-  const list = compileList(model.query, ctx.fields.clearNames, { filter, order: [{ field: 'id' }] }, undefined, lineClear);
-  return { input, list };
+  const list = compileList(model.query, ctx.fields.clearNames, { filter, order: [{ field: 'id' }] }, await maskedFilters(ctx, { filter }), lineClear);
+  if (ctx.caller.kind !== 'agent') return { input, list };
+  // An agent's call is a plan: it names the records the filter selects now, so that what a person
+  // approves is the list they see, not whatever the filter selects later.
+  const { filter: _filter, ...rest } = input;
+  return { input: { ...rest, ids: await selectedNow(ctx, list, max) } };
+}
+
+/** The ids a filter selects now (in id order); 409 when they are more than `max`. */
+async function selectedNow(ctx: CommandContext, list: CompiledList, max: number): Promise<string[]> {
+  const { queries } = ctx.command.model;
+  const count = await queries.count(ctx.service.db, list);
+  if (count > max) throw moreThanAllowed(ctx, count, max);
+  return (await queries.list(ctx.service.db, list)).map((record) => record.id);
 }
 
 /** An agent's filters on its masked fields: the tokens they name, resolved (400 `invalid token` for one it was not issued). */

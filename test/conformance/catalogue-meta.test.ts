@@ -73,7 +73,7 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
     expect(ids).toEqual(
       [
-        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((c) => `lead.${c}`),
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'delete_many'].map((c) => `lead.${c}`),
         'party.get',
         'party.history',
       ].sort(),

@@ -463,6 +463,7 @@ describe('error texts', () => {
     'dry_run must be true or false': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }], dry_run: 'yes' }),
     '<model>.<command> would change <n> records, more than max_affected <max>': () => t.command(admin, 'lead.delete_many', { ids: [lead.id, party.id], max_affected: 1 }),
     'batch_id is required': () => t.command(admin, 'lead.revert_batch', {}),
+    'max_affected may be at most 100 for an agent': () => t.command(agent, 'lead.delete_many', { ids: [lead.id], max_affected: 101 }),
     'batch <batch_id> not found': () => t.command(admin, 'lead.revert_batch', { batch_id: 'NOPE' }),
     'batch <batch_id> cannot be reverted': async () => {
       const created = await ok(admin, 'lead.create_many', { records: [{ title: 'Doc bulk' }] });

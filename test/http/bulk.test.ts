@@ -328,12 +328,26 @@ describe('revert_batch', () => {
 });
 
 describe('agents', () => {
-  it('have no bulk commands: each is 404, as a command they may not use', async () => {
-    for (const name of ['create_many', 'update_many', 'delete_many', 'revert_batch']) {
+  it('have delete_many only: the bulk commands carrying field values are 404, as commands they may not use', async () => {
+    for (const name of ['create_many', 'update_many', 'revert_batch']) {
       const res = await t.command(agent, `lead.${name}`, { records: [{ title: 'x' }], ids: ['x'], max_affected: 1 });
       expect({ status: res.status, body: res.body }, name).toEqual({ status: 404, body: { error: 'not found' } });
     }
     const listed = await t.request('GET', '/api/commands', undefined, agent);
-    expect((listed.body.commands as { id: string }[]).map((command) => command.id).filter((id) => id.endsWith('_many'))).toEqual([]);
+    expect((listed.body.commands as { id: string }[]).map((command) => command.id).filter((id) => /_(many|batch)$/.test(id))).toEqual(['party.delete_many', 'lead.delete_many']);
+  });
+
+  it("an agent's delete_many is a plan of the ids its filter selects, capped at 100 records", async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2);
+    const capped = await t.command(agent, 'lead.delete_many', { filter: byTag(tag), max_affected: 101 });
+    expect({ status: capped.status, body: capped.body }).toEqual({ status: 400, body: { error: 'max_affected may be at most 100 for an agent' } });
+    const proposed = await t.command(agent, 'lead.delete_many', { filter: byTag(tag), max_affected: 2 });
+    expect(proposed.status).toBe(202);
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, admin);
+    expect(plan.body.plan.input).toEqual({ ids, max_affected: 2 });
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(2);
+    expect((await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(0);
   });
 });

@@ -116,8 +116,16 @@ describe.each(models.map((model) => [model.name, model] as const))('%s', (_name,
         if (last && view.get(name) === 'masked') expect(last.changes[name]!.to).toBe(shown);
       }
       noClearValues([get.body, list.body, search.body, result, history], model, view, values, model.name);
-      // Bulk commands are not an agent's (docs/api.md, Bulk commands).
-      expect((await t.command(agent, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true })).status).toBe(404);
+      // A bulk command's changes show the same fields and tokens (a delete_many's dry run: every
+      // field the agent reads, from what the record holds); those carrying field values are not an agent's.
+      const bulk = await t.command(agent, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true });
+      expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
+      expect(bulk.body.denied).toEqual(denied);
+      const changes = bulk.body.value.changes[0].changes as Record<string, { from: unknown; to: unknown }>;
+      expect(Object.keys(changes).sort()).toEqual([...view.keys()].sort());
+      for (const [name, change] of Object.entries(changes)) expect(change, name).toEqual({ from: seen[name], to: null });
+      noClearValues([bulk.body], model, view, values, `${model.name}.delete_many`);
+      expect((await t.command(agent, `${model.name}.create_many`, { records: [{}] })).status).toBe(404);
     } finally {
       await mcp.close();
     }

@@ -79,8 +79,8 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
   }
 }
 
-/** Bulk commands are not an agent's (docs/api.md, Bulk commands). */
-const isBulk = (command: CommandMeta) => kindTraits(command.kind).result === 'batch';
+/** The bulk commands an agent does not have: all but delete_many (docs/api.md, Bulk commands). */
+const isBulk = (command: CommandMeta) => kindTraits(command.kind).result === 'batch' && command.kind !== 'delete_many';
 
 const commands = Object.values(registry.commands);
 
