@@ -139,3 +139,39 @@ export async function createManyLeads(baseUrl: string, token: string, count: num
   }
   return perSecond;
 }
+
+/**
+ * An order of `lines` items as `order.create` takes it (the demo's sales module): number `number`
+ * (a string, so that a wrk body can hold `{{n}}` there), for the party `customer`. `withComputed`
+ * also gives each line's amount and the total, as a model where they are plain fields takes them.
+ */
+export function orderBody(number: string | number, customer: string, lines: number, withComputed = false): Record<string, unknown> {
+  const items = Array.from({ length: lines }, (_, i) => {
+    const quantity = (i % 5) + 1;
+    const unit_price = 500 + ((i * 7919) % 20_000);
+    return { description: `Item ${i + 1} of the order`, quantity, unit_price, ...(withComputed ? { amount: quantity * unit_price } : {}) };
+  });
+  const total = items.reduce((sum, item) => sum + item.quantity * item.unit_price, 0);
+  return { number: `BN-${number}`, customer, ordered_on: '2027-01-15', deliver_by: '2027-02-15', items, ...(withComputed ? { total } : {}) };
+}
+
+/** Creates one party to be the customer of orders; answers its id. */
+export async function createCustomer(baseUrl: string, token: string): Promise<string> {
+  const created = await expectOk(`${baseUrl}/api/party/create`, { name: 'Bench Customer', kind: 'company' }, token);
+  return (created.value as { id: string }).id;
+}
+
+/** Creates `count` orders of `lines` lines each for `customer`, `concurrency` calls at a time; answers their ids. */
+export async function createOrders(baseUrl: string, token: string, customer: string, count: number, lines: number, concurrency = 8): Promise<string[]> {
+  const ids: string[] = new Array<string>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const created = await expectOk(`${baseUrl}/api/order/create`, orderBody(String(1000 + i), customer, lines), token);
+      ids[i] = (created.value as { id: string }).id;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ids;
+}

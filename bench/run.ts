@@ -9,12 +9,14 @@
  * are the median of the per-round ratios, so a slow patch on a shared machine affects both sides
  * of a ratio alike.
  *
- *   npm run bench                      # the full run (about 6 minutes)
+ *   npm run bench                      # the full run (about 8 minutes)
  *   npm run bench -- --smoke           # seconds: checks the harness, its figures mean nothing
  *   npm run bench -- --only sqlite     # or postgres; --no-pg is the same as --only sqlite
  *   npm run bench -- --before <dir>    # also lead.get of another checkout (built, node_modules
  *                                      # linked), on the same database: a change side by side
  *   npm run bench -- --rows 1000000    # the service at a million leads instead (bench/scale.ts)
+ *   npm run bench -- --orders 1000000  # orders of 10 lines from rmsgen seed instead (bench/order-scale.ts;
+ *                                      # issue 21's target scale, 10 minutes or more; 100000 for a quick look)
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -27,8 +29,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildServeOutputs } from '../bin/compile.ts';
-import { agentToken, closeConnections, createLeads, createManyLeads, login, post, type SeededLeads } from './api.ts';
+import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
 import { createModelProject, type ModelProject } from './model-project.ts';
+import { runOrderScaleBench } from './order-scale.ts';
+import { createPlainOrderProject, type PlainOrderProject } from './plain-order-project.ts';
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
 import { runScaleBench } from './scale.ts';
@@ -46,6 +50,7 @@ const { values: flags } = parseArgs({
     'no-pg': { type: 'boolean', default: false },
     before: { type: 'string' },
     rows: { type: 'string' },
+    orders: { type: 'string' },
   },
 });
 
@@ -56,6 +61,8 @@ interface Settings {
   readonly warmupSeconds: number;
   readonly connections: number;
   readonly leads: number;
+  /** Orders of `ORDER_LINES` lines created through the API for `order.get`. */
+  readonly orders: number;
   /** Starts measured per project (start-up and idle memory are their medians). */
   readonly starts: number;
   /** How long a started server sits before its idle memory is read. */
@@ -65,8 +72,8 @@ interface Settings {
 }
 
 const SETTINGS: Settings = flags.smoke
-  ? { mode: 'smoke', rounds: 1, seconds: 1, warmupSeconds: 0, connections: 32, leads: 100, starts: 1, idleSettleMs: 500, buildSizes: [3] }
-  : { mode: 'full', rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32, leads: 10_000, starts: 3, idleSettleMs: 2000, buildSizes: [50, 100, 200] };
+  ? { mode: 'smoke', rounds: 1, seconds: 1, warmupSeconds: 0, connections: 32, leads: 100, orders: 20, starts: 1, idleSettleMs: 500, buildSizes: [3] }
+  : { mode: 'full', rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32, leads: 10_000, orders: 1000, starts: 3, idleSettleMs: 2000, buildSizes: [50, 100, 200] };
 
 const dialects: Dialect[] = flags.only === 'postgres' ? ['postgres'] : flags.only === 'sqlite' || flags['no-pg'] ? ['sqlite'] : ['sqlite', 'postgres'];
 if (flags.only !== undefined && flags.only !== 'sqlite' && flags.only !== 'postgres') {
@@ -75,6 +82,9 @@ if (flags.only !== undefined && flags.only !== 'sqlite' && flags.only !== 'postg
 }
 
 const log = (line: string) => console.log(`[bench] ${line}`);
+
+/** Lines of each order `order.get` reads and `order.create` writes (issue 21's targets). */
+const ORDER_LINES = 20;
 
 const wrk = wrkVersion();
 if (wrk === undefined) {
@@ -101,6 +111,24 @@ const report: BenchReport = {
   dialects: {},
 };
 
+if (flags.orders !== undefined) {
+  // Orders with their lines at scale (issue 21): a mode of its own, see bench/order-scale.ts.
+  const orders = /^\d+$/.test(flags.orders) ? Number(flags.orders) : Number.NaN;
+  if (!Number.isInteger(orders) || orders < 100 || orders > 10_000_000) {
+    console.error(`--orders takes a whole number from 100 to 10000000, not ${flags.orders}`);
+    process.exit(2);
+  }
+  try {
+    await buildServeOutputs({ log });
+    await runOrderScaleBench({ orders, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
 if (flags.rows !== undefined) {
   // At scale (issue 13): a mode of its own, see bench/scale.ts.
   const rows = /^\d+$/.test(flags.rows) ? Number(flags.rows) : Number.NaN;
@@ -122,12 +150,16 @@ if (flags.rows !== undefined) {
 try {
   await buildServeOutputs({ log });
   const largest = await measureBuilds(report);
+  let plainOrder: PlainOrderProject | undefined;
   try {
+    log('rmsgen build: the demo with an order without rules and computed fields');
+    plainOrder = await createPlainOrderProject();
     for (const dialect of dialects) {
-      report.dialects[dialect] = await measureDialect(dialect, largest);
+      report.dialects[dialect] = await measureDialect(dialect, largest, plainOrder);
     }
   } finally {
     largest?.remove();
+    plainOrder?.remove();
   }
   report.machine.loadAverageAtEnd = loadavg();
   report.finishedAt = new Date().toISOString();
@@ -166,7 +198,7 @@ async function measureBuilds(into: BenchReport): Promise<ModelProject | undefine
   return largest;
 }
 
-async function measureDialect(dialect: Dialect, modelProject: ModelProject | undefined): Promise<DialectReport> {
+async function measureDialect(dialect: Dialect, modelProject: ModelProject | undefined, plainOrder: PlainOrderProject): Promise<DialectReport> {
   const database = await openBenchDatabase(dialect, 'demo');
   if (typeof database === 'string') {
     log(`${dialect}: not run (${database})`);
@@ -174,7 +206,8 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
   }
   const cleanups: (() => Promise<void>)[] = [database.drop];
   try {
-    const serveArgs = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url];
+    // Without request lines: every row but the observability row measures the service, not its log (see startObservedServer).
+    const serveArgs = ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url, '--no-request-log'];
     const env = { RMS_ADMIN_PASSWORD: PASSWORD };
 
     // Seeding: a server of its own, so that the measured one has served nothing but the load.
@@ -185,6 +218,9 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     const seedStarted = performance.now();
     const leads = await createLeads(seeder.url, personToken, SETTINGS.leads);
     const seedMs = performance.now() - seedStarted;
+    log(`${dialect}: creating ${SETTINGS.orders} orders of ${ORDER_LINES} lines through the API`);
+    const customer = await createCustomer(seeder.url, personToken);
+    const orders = { customer, ids: await createOrders(seeder.url, personToken, customer, SETTINGS.orders, ORDER_LINES) };
     const agent = await agentToken(seeder.url, personToken);
     closeConnections();
     await seeder.stop();
@@ -200,13 +236,23 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     cleanups.push(bareHttp.stop);
     const bareExpress = await startNode('bare Express', ['--import', 'tsx', 'bench/baseline-server.ts', 'express', baselineUrl, String(expressPort)], { cwd: ROOT });
     cleanups.push(bareExpress.stop);
+    // The same orders created on the demo without rules and computed fields, on a database of its own.
+    const plainDatabase = await openBenchDatabase(dialect, 'plainorder');
+    if (typeof plainDatabase === 'string') throw new Error(plainDatabase);
+    cleanups.push(plainDatabase.drop);
+    const plain = await startNode('rmsgen (order without rules and computed fields)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', plainDatabase.url], { cwd: plainOrder.dir, env });
+    cleanups.push(plain.stop);
+    const plainToken = await login(plain.url, PASSWORD);
+    const plainOrders = { url: plain.url, token: plainToken, customer: await createCustomer(plain.url, plainToken) };
+    const observed = await startObservedServer(database.url, env);
+    cleanups.push(observed.stop);
     let before: StartedProcess | undefined;
     if (flags.before !== undefined) {
       before = await startNode('rmsgen (before)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url], { cwd: flags.before, env });
       cleanups.push(before.stop);
     }
 
-    const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before }, leads, personToken, agent);
+    const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before, observed }, leads, personToken, agent, orders, plainOrders);
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
     log(`${dialect}: lead.get load on a fresh server for its peak memory`);
@@ -246,6 +292,8 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     return {
       leads: SETTINGS.leads,
       won: leads.won,
+      orders: SETTINGS.orders,
+      orderLines: ORDER_LINES,
       seedMs,
       firstStartMs,
       startMs: demoStarts.startMs,
@@ -309,10 +357,30 @@ interface Servers {
   readonly bareHttp: StartedProcess;
   readonly bareExpress: StartedProcess;
   readonly before: StartedProcess | undefined;
+  /** The observability row's server (startObservedServer). */
+  readonly observed: StartedProcess;
+}
+
+/**
+ * What metrics and JSON request lines cost (docs/operations.md; target: under 5 % on lead.get): a
+ * second server on the same database that keeps metrics (`--metrics-port`) and writes a JSON line
+ * per request to its stdout (a pipe the bench reads, as a log collector would), measured side by
+ * side with the main server, which keeps neither (`--no-request-log`, no metrics port).
+ */
+function startObservedServer(dbUrl: string, env: Record<string, string>): Promise<StartedProcess> {
+  return startNode('rmsgen (metrics and JSON request lines)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', dbUrl, '--metrics-port', '0', '--log-format', 'json'], { cwd: ROOT, env });
 }
 
 /** Every target's requests, each checked once to answer what it should before it is loaded. */
-async function prepareTargets(dialect: Dialect, servers: Servers, leads: SeededLeads, personToken: string, agent: string): Promise<Record<string, WrkTarget>> {
+async function prepareTargets(
+  dialect: Dialect,
+  servers: Servers,
+  leads: SeededLeads,
+  personToken: string,
+  agent: string,
+  orders: { readonly customer: string; readonly ids: readonly string[] },
+  plainOrders: { readonly url: string; readonly token: string; readonly customer: string },
+): Promise<Record<string, WrkTarget>> {
   const dir = join(workDir, dialect);
   mkdirSync(dir, { recursive: true });
   const ids = leads.ids;
@@ -334,8 +402,15 @@ async function prepareTargets(dialect: Dialect, servers: Servers, leads: SeededL
     agent: prepareTarget(dir, 'agent', `${servers.rms.url}/api/lead/get`, getBodies, asAgent),
     mcp: prepareTarget(dir, 'mcp', `${servers.rms.url}/mcp`, mcpBodies, mcpHeaders),
     search: prepareTarget(dir, 'search', `${servers.rms.url}/api/lead/search`, [searchBody], person),
+    orderGet: prepareTarget(dir, 'order-get', `${servers.rms.url}/api/order/get`, orders.ids.map((id) => ({ id })), person),
+    // Every request a new order (`{{n}}`: a number no other request has, see bench/wrk/post.lua).
+    orderCreate: prepareTarget(dir, 'order-create', `${servers.rms.url}/api/order/create`, [orderBody('{{n}}', orders.customer, ORDER_LINES)], person),
+    orderCreatePlain: prepareTarget(dir, 'order-create-plain', `${plainOrders.url}/api/order/create`, [orderBody('{{n}}', plainOrders.customer, ORDER_LINES, true)], {
+      authorization: `Bearer ${plainOrders.token}`,
+    }),
   };
   if (servers.before) targets.before = prepareTarget(dir, 'before', `${servers.before.url}/api/lead/get`, getBodies, person);
+  targets.observed = prepareTarget(dir, 'observed', `${servers.observed.url}/api/lead/get`, getBodies, person);
 
   const id = ids[1]!;
   const value = (answer: { json: unknown }) => (answer.json as { value?: Record<string, unknown> }).value;
@@ -343,6 +418,7 @@ async function prepareTargets(dialect: Dialect, servers: Servers, leads: SeededL
     ['bare node:http', post(`${servers.bareHttp.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
     ['bare Express', post(`${servers.bareExpress.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
     ['lead.get as a person', post(`${servers.rms.url}/api/lead/get`, { id }, person).then((a) => a.status === 200 && String(value(a)?.notes).startsWith('Call back'))],
+    ['lead.get with metrics and JSON request lines', post(`${servers.observed.url}/api/lead/get`, { id }, person).then((a) => a.status === 200 && String(value(a)?.notes).startsWith('Call back'))],
     ['lead.get as an agent', post(`${servers.rms.url}/api/lead/get`, { id }, asAgent).then((a) => a.status === 200 && /^NOTES_\d+$/.test(String(value(a)?.notes)))],
     [
       'MCP lead__get',
@@ -357,6 +433,23 @@ async function prepareTargets(dialect: Dialect, servers: Servers, leads: SeededL
         const page = value(a) as { rows?: unknown[]; total?: number } | undefined;
         return a.status === 200 && page?.total === leads.won && page.rows?.length === Math.min(50, leads.won);
       }),
+    ],
+    [
+      `order.get of ${ORDER_LINES} lines`,
+      post(`${servers.rms.url}/api/order/get`, { id: orders.ids[1] }, person).then((a) => {
+        const order = value(a) as { items?: { amount: number }[]; total?: number } | undefined;
+        return a.status === 200 && order?.items?.length === ORDER_LINES && order.total === order.items.reduce((sum, item) => sum + item.amount, 0);
+      }),
+    ],
+    [
+      `order.create of ${ORDER_LINES} lines`,
+      post(`${servers.rms.url}/api/order/create`, orderBody('9000001', orders.customer, ORDER_LINES), person).then((a) => a.status === 200 && (value(a)?.items as unknown[] | undefined)?.length === ORDER_LINES),
+    ],
+    [
+      `order.create of ${ORDER_LINES} lines, without rules and computed fields`,
+      post(`${plainOrders.url}/api/order/create`, orderBody('9000001', plainOrders.customer, ORDER_LINES, true), { authorization: `Bearer ${plainOrders.token}` }).then(
+        (a) => a.status === 200 && (value(a)?.items as unknown[] | undefined)?.length === ORDER_LINES,
+      ),
     ],
   ];
   for (const [name, check] of checks) {

@@ -244,7 +244,8 @@ class DevSession {
 
   /** A new `rmsgen serve` on a free loopback port; resolves once it listens. */
   private startServer(): Promise<Served> {
-    const child = spawn(process.execPath, [RMSGEN, 'serve', '--host', HOST, '--port', '0', ...this.options.serveArgs], {
+    // Errors as text for the terminal, and no line per request: dev's output is about the build.
+    const child = spawn(process.execPath, [RMSGEN, 'serve', '--host', HOST, '--port', '0', '--log-format', 'text', '--no-request-log', ...this.options.serveArgs], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -16,10 +16,11 @@ import { orderCommands } from './sales/order.commands.ts';
 import { orderModel } from './sales/order.model.ts';
 import { orderQueries } from './sales/order.queries.ts';
 import { orderTools } from './sales/order.tools.ts';
+import openapi from './openapi.json' with { type: 'json' };
 import { logic } from './logic.ts';
 import { roles } from './roles.ts';
 
-/** Everything the runtime serves: modules and models in dependency order with their queries and logic, commands in catalogue order, roles and MCP tools. */
+/** Everything the runtime serves: modules and models in dependency order with their queries and logic, commands in catalogue order, roles, MCP tools and the OpenAPI document. */
 export const registry: Registry = {
   modules: [
     {
@@ -50,4 +51,5 @@ export const registry: Registry = {
   commands: Object.fromEntries([...partyCommands, ...leadCommands, ...invoiceCommands, ...orderCommands].map((command) => [command.id, command])),
   roles,
   tools: Object.fromEntries([...partyTools, ...leadTools, ...invoiceTools, ...orderTools].map((tool) => [tool.name, tool])),
+  openapi,
 };

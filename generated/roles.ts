@@ -14,6 +14,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'party.update_many',
     'party.delete_many',
     'party.revert_batch',
+    'party.erase',
     'lead.get',
     'lead.list',
     'lead.search',
@@ -29,6 +30,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'lead.update_many',
     'lead.delete_many',
     'lead.revert_batch',
+    'lead.erase',
     'invoice.get',
     'invoice.list',
     'invoice.search',
@@ -59,6 +61,7 @@ export const roles: Readonly<Record<string, readonly string[]>> = {
     'order.update_many',
     'order.delete_many',
     'order.revert_batch',
+    'order.erase',
   ],
   accountant: [
     'party.get',

@@ -4,6 +4,9 @@
  * Everything in it is deeply frozen.
  */
 import type { ActionSet, CommandKind, FieldDefault, FieldKind } from '../runtime/api-shapes.ts';
+import type { ReferringField } from '../runtime/registry.ts';
+
+export type { ReferringField };
 
 // Declared once, with the API's shapes (runtime/api-shapes.ts), which the runtime and the web app import too.
 export type { ActionSet, CommandKind, FieldDefault, FieldKind };
@@ -260,8 +263,8 @@ export interface ModelIR {
   readonly actions: readonly ActionIR[];
   /** get, list, search, create, update, delete, then the actions. */
   readonly commands: readonly CommandIR[];
-  /** Ref fields (of any model) pointing at this model, in model then field order. */
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields (of any model or its lines) pointing at this model, in model then field order. */
+  readonly referencedBy: readonly ReferringField[];
   /** Indexes over several fields (`indexes`), each in index order. */
   readonly indexes: readonly (readonly string[])[];
   /** The fields a list shows by default besides the title (`list`); empty: the web app chooses. */

@@ -70,6 +70,7 @@ export type ProblemCode =
   | 'index-not-for-kind'
   | 'unique-not-for-kind'
   | 'unique-personal'
+  | 'required-personal-not-erasable'
   | 'unknown-index-field'
   | 'empty-index'
   | 'duplicate-index'
@@ -97,6 +98,7 @@ export type ProblemCode =
   | 'set-and-input'
   // Role grants.
   | 'admin-grant'
+  | 'admin-only-grant'
   | 'unknown-grant-model'
   | 'grant-outside-module'
   | 'invalid-grant'

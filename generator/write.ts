@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { BANNER_PREFIX, type FileMap } from './emit/index.ts';
+import { looksGenerated as isGeneratedText, type FileMap } from './emit/index.ts';
 import { RmsgenError } from './errors.ts';
 
 export interface OutputDiff {
@@ -34,7 +34,7 @@ export function listFiles(dir: string): string[] {
 }
 
 function looksGenerated(path: string): boolean {
-  return readFileSync(path, 'utf8').startsWith(BANNER_PREFIX);
+  return isGeneratedText(readFileSync(path, 'utf8'));
 }
 
 /** Throws when `outDir` exists and holds anything rmsgen did not generate. */

@@ -9,6 +9,8 @@ export interface PersonCaller {
   readonly roles: readonly string[];
   /** Id of the session token row, for logout. */
   readonly tokenId: string;
+  /** The request this caller was resolved for (`X-Request-Id`): its audit rows carry it. */
+  readonly requestId?: string;
 }
 
 export interface AgentCaller {
@@ -24,4 +26,6 @@ export interface AgentCaller {
   readonly creatorRoles: readonly string[];
   /** The token's own rate limits (per minute; 0 unlimited); null where the server's apply. */
   readonly limits: { readonly requestsPerMinute: number | null; readonly writesPerMinute: number | null };
+  /** The request this caller was resolved for (`X-Request-Id`): its audit rows carry it. */
+  readonly requestId?: string;
 }

@@ -1,43 +1,63 @@
 /**
- * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, and the auth side's `user …`.
+ * The runtime's subcommands: `serve`, `migrate`, `seed`, `history prune`, `audit prune`, `backup`, `restore`, and the auth side's `user …`.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import express from 'express';
 import { registerUserCommands } from './auth/index.ts';
-import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
-import { DEFAULT_DB_URL, openDatabase, type OpenOptions } from './db/connect.ts';
+import { DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
+import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
+import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
 import { HttpError, logUnexpectedError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
+import { progressBar } from './cli-progress.ts';
 import type { Registry } from './registry.ts';
+import {
+  AGENT_REQUESTS_ENV,
+  AGENT_WRITES_ENV,
+  agentLimits,
+  databaseOptions,
+  databaseUrl,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  env,
+  failStartup,
+  KEEP_ALIVE_TIMEOUT_ENV,
+  LOCALE_ENV,
+  LOG_FORMAT_ENV,
+  METRICS_HOST_ENV,
+  METRICS_PORT_ENV,
+  observabilityOptions,
+  parseDay,
+  parseLineCount,
+  parsePort,
+  parseWhole,
+  POOL_SIZE_ENV,
+  publicUrlOption,
+  REQUEST_LOG_ENV,
+  REQUEST_TIMEOUT_ENV,
+  RETAIN_AGENT_ENV,
+  RETAIN_AUDIT_ENV,
+  RETAIN_AUDIT_READS_ENV,
+  RETAIN_HISTORY_ENV,
+  retentionPolicy,
+  type ServeOptions,
+  SERVICE_COLOUR_ENV,
+  SERVICE_NAME_ENV,
+  serviceIdentityOption,
+  SHUTDOWN_TIMEOUT_ENV,
+  STATEMENT_TIMEOUT_ENV,
+  timeouts,
+  TRUST_PROXY_ENV,
+  trustProxyOption,
+} from './cli-options.ts';
+import { DEFAULT_RETENTION_DAYS } from './retention/policy.ts';
+import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
-import { DEFAULT_SERVICE_INFO, serviceInfo, ServiceSettingError } from './service-identity.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type HttpTimeouts, type RunningServer } from './server.ts';
-
-interface ServeOptions extends DatabaseOptions {
-  readonly port?: string;
-  readonly host?: string;
-  readonly db?: string;
-  readonly publicUrl?: string;
-  readonly agentRequestsPerMinute?: string;
-  readonly agentWritesPerMinute?: string;
-  readonly trustProxy?: string;
-  readonly adminPasswordFile?: string;
-  readonly name?: string;
-  readonly colour?: string;
-  readonly locale?: string;
-  readonly requestTimeout?: string;
-  readonly keepAliveTimeout?: string;
-}
-
-/** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
-interface DatabaseOptions {
-  readonly poolSize?: string;
-  readonly statementTimeout?: string;
-}
+import { DEFAULT_SERVICE_INFO } from './service-identity.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 export function registerRuntimeCommands(program: Command, loadRegistry: () => Promise<Registry>): void {
   const dbHelp = `database URL: sqlite:<file> or postgres://user:pass@host:port/db (default: env RMS_DB, else ${DEFAULT_DB_URL})`;
@@ -57,6 +77,15 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--trust-proxy <value>', `behind a load balancer: which proxies' X-Forwarded-For names the client, for the sign-in throttle: the proxies' addresses/subnets such as loopback,10.0.0.0/8, or a hop count; true trusts any sender, so only when nothing reaches the server but through the proxy (default: env ${TRUST_PROXY_ENV}, else none)`)
     .option('--request-timeout <ms>', `how long a client may take to send a whole request, body included, before it is answered 408 and its connection closed; 0 for none (default: env ${REQUEST_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.requestMs})`)
     .option('--keep-alive-timeout <ms>', `how long an idle keep-alive connection is kept; behind a load balancer, longer than its idle timeout (default: env ${KEEP_ALIVE_TIMEOUT_ENV}, else ${DEFAULT_TIMEOUTS.keepAliveMs})`)
+    .option('--shutdown-timeout <ms>', `on SIGTERM, how long the server may take to drain (in-flight requests finish, connections close after their answers) before it cuts what is left (default: env ${SHUTDOWN_TIMEOUT_ENV}, else ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`)
+    .option('--log-format <format>', `json or text: the format of the line logged per request and of error lines (default: env ${LOG_FORMAT_ENV}, else text on a terminal, json otherwise)`)
+    .option('--no-request-log', `log no line per request (errors and start-up lines still); env ${REQUEST_LOG_ENV}=off`)
+    .option('--metrics-port <port>', `serve GET /metrics (Prometheus) on this port; 0 picks a free one (default: env ${METRICS_PORT_ENV}, else no metrics)`)
+    .option('--metrics-host <host>', `address the metrics port listens on (default: env ${METRICS_HOST_ENV}, else 127.0.0.1)`)
+    .option('--retain-audit-days <n>', `days the audit trail is kept, then removed in the background (decided plans with it); 0 keeps it for ever (default: env ${RETAIN_AUDIT_ENV}, else ${DEFAULT_RETENTION_DAYS.audit})`)
+    .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
+    .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
+    .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -75,7 +104,11 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      const observability = observabilityOptions(options);
+      const retention = retentionPolicy(options);
       server = await startServer({
+        retention,
+        ...observability,
         registry,
         dbUrl: databaseUrl(options.db),
         host: options.host ?? env('HOST') ?? '127.0.0.1',
@@ -89,6 +122,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         serviceInfo: identity,
         timeouts: timeouts(options),
       }).catch(failStartup);
+      process.once('exit', observability.flushLog);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
     });
 
@@ -129,16 +163,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
 
   program
     .command('seed')
-    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them')
+    .description('Fill a model with plausible records to try the service at size, each value by its field\'s kind and name: the same --seed (and --today) gives the same values; refs spread over the records of their targets (seeded first when there are none); governed states only as the actions reach them; lines of each line list (1 to 10 per record unless --lines says), computed fields worked out by the model\'s own functions, its checks, rules and uniques kept')
     .requiredOption('--model <name>', 'model to fill, e.g. lead')
     .requiredOption('--count <n>', `how many records, 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`)
     .option('--seed <n>', 'picks the values (default 1)')
     .option('--today <YYYY-MM-DD>', 'the day dates are spread around, a year either side (default: today, UTC)')
+    .option('--lines <n|min-max>', `lines per record in each line list, within the list's own min and max (default 1-10)`)
     .option('--db <url>', dbHelp)
-    .action(async (options: { model: string; count: string; seed?: string; today?: string; db?: string }) => {
+    .action(async (options: { model: string; count: string; seed?: string; today?: string; lines?: string; db?: string }) => {
       const count = parseWhole(options.count, '--count', 1, MAX_SEED_COUNT);
       const seed = options.seed === undefined ? 1 : parseWhole(options.seed, '--seed', 0, 2_147_483_647);
       const today = options.today === undefined ? undefined : parseDay(options.today, '--today');
+      const lines = options.lines === undefined ? undefined : parseLineCount(options.lines);
       const registry = await loadRegistry();
       if (!registry.models[options.model]) {
         throw new CliError(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
@@ -154,14 +190,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
           count,
           seed,
           ...(today === undefined ? {} : { today }),
+          ...(lines === undefined ? {} : { lines }),
           onProgress: progress.update,
           log: (line) => progress.print(line),
         });
         progress.done();
         const seconds = (performance.now() - started) / 1000;
         const total = seeded.reduce((sum, step) => sum + step.count, 0);
-        const what = seeded.map((step) => `${step.count.toLocaleString('en-US')} ${step.model}`).join(', ');
-        console.log(`seeded ${what} in ${seconds.toFixed(1)} s (${Math.round(total / seconds).toLocaleString('en-US')} records/s)`);
+        const lineCount = seeded.reduce((sum, step) => sum + (step.lines ?? 0), 0);
+        const what = seeded.map((step) => `${step.count.toLocaleString('en-US')} ${step.model}${step.lines === undefined ? '' : ` with ${step.lines.toLocaleString('en-US')} lines`}`).join(', ');
+        const rate = (n: number) => Math.round(n / seconds).toLocaleString('en-US');
+        const lineRate = seeded.some((step) => step.lines !== undefined) ? `, ${rate(lineCount)} lines/s` : '';
+        console.log(`seeded ${what} in ${seconds.toFixed(1)} s (${rate(total)} records/s${lineRate})`);
       } catch (error) {
         progress.done();
         if (!(error instanceof SeedRefusedError || error instanceof MigrationRefusedError || error instanceof HttpError)) throw error;
@@ -194,35 +234,84 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       }
     });
 
-  registerUserCommands(program, loadRegistry);
-}
+  const auditCommand = program.command('audit').description("Operators' upkeep of the audit trail");
+  auditCommand
+    .command('prune')
+    .description('Remove audit rows made before a day (UTC), and plans decided before it with theirs; a pending plan keeps its rows. With --reads-only, only the rows of reads (get, list, search, history)')
+    .requiredOption('--before <YYYY-MM-DD>', 'remove the rows made before this day (UTC); not after today')
+    .option('--reads-only', 'remove only the rows of reads')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { before: string; readsOnly?: boolean; db?: string }) => {
+      const before = parseDay(options.before, '--before');
+      const today = new Date().toISOString().slice(0, 10);
+      if (before > today) {
+        throw new CliError(`--before ${before} is after today (${today}): that would remove rows not yet made; use today or an earlier day`);
+      }
+      const registry = await loadRegistry();
+      const db = openDatabase(databaseUrl(options.db));
+      try {
+        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        const cutoff = `${before}T00:00:00.000Z`;
+        const report = await prune(db, options.readsOnly ? { auditReadsBefore: cutoff } : { auditBefore: cutoff });
+        const rows = report.auditReads + report.audit;
+        const what = `${rows.toLocaleString('en-US')} audit ${rows === 1 ? 'row' : 'rows'}${options.readsOnly ? ' of reads' : ''} made before ${before}`;
+        const plans = options.readsOnly ? '' : `, and ${report.plans.toLocaleString('en-US')} ${report.plans === 1 ? 'plan' : 'plans'} decided before then`;
+        console.log(`removed ${what}${plans}`);
+      } finally {
+        await db.destroy();
+      }
+    });
 
-/**
- * A progress bar with the rate, redrawn in place on a terminal; elsewhere (a log, CI) silent, since
- * the summary line says what was done.
- */
-function progressBar(out: NodeJS.WriteStream): { update(done: number, total: number): void; print(line: string): void; done(): void } {
-  const started = performance.now();
-  let drawn = false;
-  return {
-    update(done, total) {
-      if (!out.isTTY) return;
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
-      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records, ${Math.round(rate).toLocaleString('en-US')} records/s `);
-      drawn = true;
-    },
-    print(line) {
-      if (drawn) out.write('\n');
-      drawn = false;
-      console.log(line);
-    },
-    done() {
-      if (drawn) out.write('\n');
-      drawn = false;
-    },
-  };
+  program
+    .command('backup')
+    .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
+    .requiredOption('--to <file>', 'the backup file to write; must not exist')
+    .option('--db <url>', dbHelp)
+    .action(async (options: { to: string; db?: string }) => {
+      try {
+        const source = sqliteFileOf(databaseUrl(options.db));
+        const started = performance.now();
+        const result = await backupDatabase(source, resolve(options.to));
+        const seconds = (performance.now() - started) / 1000;
+        console.log(`backed up ${source} to ${result.file}: ${result.tables} tables, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s`);
+      } catch (error) {
+        if (!(error instanceof BackupRefusedError)) throw error;
+        throw new CliError(error.message);
+      }
+    });
+
+  program
+    .command('restore')
+    .description('Replace a SQLite database with a backup, its schema brought to this build as serve would (additively); a database that holds tables only with --force')
+    .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
+    .option('--db <url>', dbHelp)
+    .option('--force', 'replace a database that holds tables (stop every server using it first)')
+    .action(async (options: { from: string; db?: string; force?: boolean }) => {
+      const registry = await loadRegistry();
+      try {
+        const target = sqliteFileOf(databaseUrl(options.db));
+        const result = await restoreDatabase(resolve(options.from), target, {
+          force: options.force === true,
+          async migrate(copyUrl) {
+            const db = openDatabase(copyUrl);
+            try {
+              const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+              return [...changes, ...leftInPlace];
+            } finally {
+              await db.destroy();
+            }
+          },
+        });
+        for (const line of result.schemaChanges) console.log(line);
+        console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
+      } catch (error) {
+        if (error instanceof BackupRefusedError) throw new CliError(error.message);
+        if (error instanceof MigrationRefusedError) throw new CliError(new MigrationRefusedError(error.problems, "the backup's schema does not fit this build; nothing was restored").message);
+        throw error;
+      }
+    });
+
+  registerUserCommands(program, loadRegistry);
 }
 
 /**
@@ -235,135 +324,4 @@ function shutDown(server: RunningServer, signal: string): void {
     logUnexpectedError(error);
     process.exitCode = 1;
   });
-}
-
-function databaseUrl(option: string | undefined): string {
-  return option ?? env('RMS_DB') ?? DEFAULT_DB_URL;
-}
-
-const POOL_SIZE_ENV = 'RMS_DB_POOL_SIZE';
-const STATEMENT_TIMEOUT_ENV = 'RMS_DB_STATEMENT_TIMEOUT_MS';
-
-/** Pool size and statement timeout from the options, else the environment, else openDatabase's defaults. */
-function databaseOptions(options: DatabaseOptions): OpenOptions {
-  const poolSize = options.poolSize ?? env(POOL_SIZE_ENV);
-  const statementTimeout = options.statementTimeout ?? env(STATEMENT_TIMEOUT_ENV);
-  return {
-    ...(poolSize !== undefined ? { poolSize: parseWhole(poolSize, `--pool-size / ${POOL_SIZE_ENV}`, 1, 1000) } : {}),
-    ...(statementTimeout !== undefined
-      ? { statementTimeoutMs: parseWhole(statementTimeout, `--statement-timeout / ${STATEMENT_TIMEOUT_ENV}`, 0, 2_147_483_647) }
-      : {}),
-  };
-}
-
-const AGENT_REQUESTS_ENV = 'RMS_AGENT_REQUESTS_PER_MINUTE';
-const AGENT_WRITES_ENV = 'RMS_AGENT_WRITES_PER_MINUTE';
-const TRUST_PROXY_ENV = 'RMS_TRUST_PROXY';
-
-/** The server's limits for agent tokens without their own: options, else the environment, else the defaults. */
-function agentLimits(options: ServeOptions): RateLimits {
-  const requests = options.agentRequestsPerMinute ?? env(AGENT_REQUESTS_ENV);
-  const writes = options.agentWritesPerMinute ?? env(AGENT_WRITES_ENV);
-  return {
-    requestsPerMinute: requests === undefined ? DEFAULT_AGENT_LIMITS.requestsPerMinute : parseWhole(requests, `--agent-requests-per-minute / ${AGENT_REQUESTS_ENV}`, 0, 1_000_000),
-    writesPerMinute: writes === undefined ? DEFAULT_AGENT_LIMITS.writesPerMinute : parseWhole(writes, `--agent-writes-per-minute / ${AGENT_WRITES_ENV}`, 0, 1_000_000),
-  };
-}
-
-const REQUEST_TIMEOUT_ENV = 'RMS_REQUEST_TIMEOUT_MS';
-const KEEP_ALIVE_TIMEOUT_ENV = 'RMS_KEEP_ALIVE_TIMEOUT_MS';
-
-/** The HTTP timeouts from the options, else the environment, else the server's defaults. */
-function timeouts(options: ServeOptions): Partial<HttpTimeouts> {
-  const request = options.requestTimeout ?? env(REQUEST_TIMEOUT_ENV);
-  const keepAlive = options.keepAliveTimeout ?? env(KEEP_ALIVE_TIMEOUT_ENV);
-  return {
-    ...(request !== undefined ? { requestMs: parseWhole(request, `--request-timeout / ${REQUEST_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
-    ...(keepAlive !== undefined ? { keepAliveMs: parseWhole(keepAlive, `--keep-alive-timeout / ${KEEP_ALIVE_TIMEOUT_ENV}`, 0, 2_147_483_647) } : {}),
-  };
-}
-
-/** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
-function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
-  if (value === undefined) return {};
-  const trimmed = value.trim();
-  const trustProxy = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
-  try {
-    // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
-    express().set('trust proxy', trustProxy);
-  } catch (error) {
-    throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use the proxies' addresses and subnets such as loopback,10.0.0.0/8, a hop count, or true)`);
-  }
-  return { trustProxy };
-}
-
-const SERVICE_NAME_ENV = 'RMS_SERVICE_NAME';
-const SERVICE_COLOUR_ENV = 'RMS_SERVICE_COLOUR';
-const LOCALE_ENV = 'RMS_LOCALE';
-
-/** The service's name, colour and locale: options, else the environment, else the defaults; a wrong one stops the start. */
-function serviceIdentityOption(options: ServeOptions) {
-  try {
-    return serviceInfo(
-      { name: options.name ?? env(SERVICE_NAME_ENV), colour: options.colour ?? env(SERVICE_COLOUR_ENV), locale: options.locale ?? env(LOCALE_ENV) },
-      { name: `--name / ${SERVICE_NAME_ENV}`, colour: `--colour / ${SERVICE_COLOUR_ENV}`, locale: `--locale / ${LOCALE_ENV}` },
-    );
-  } catch (error) {
-    if (!(error instanceof ServiceSettingError)) throw error;
-    throw new CliError(error.message);
-  }
-}
-
-
-/** A real calendar date `YYYY-MM-DD`. */
-function parseDay(value: string, name: string): string {
-  const day = value.trim();
-  const date = new Date(`${day}T00:00:00.000Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) {
-    throw new CliError(`invalid ${name} ${value}: use a real calendar date YYYY-MM-DD`);
-  }
-  return day;
-}
-
-function parseWhole(value: string, name: string, min: number, max: number): number {
-  const number = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new CliError(`invalid ${name} ${value}: use a whole number from ${min} to ${max}`);
-  }
-  return number;
-}
-
-/** An environment variable, unset when empty. */
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function publicUrlOption(value: string | undefined): { publicUrl?: string } {
-  if (value === undefined) return {};
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new CliError(`invalid --public-url / RMS_PUBLIC_URL ${value}: write it like https://rms.example.com`);
-  }
-  return { publicUrl: url.origin };
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CliError(`invalid port ${value}: use a number from 0 to 65535`);
-  }
-  return port;
-}
-
-/** A start refused for a reason the person can act on is a CliError; anything else stays what it is, a bug. */
-function failStartup(error: unknown): never {
-  if (error instanceof MigrationRefusedError) throw new CliError(error.message);
-  if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new CliError(`cannot listen: ${(error as Error).message}`);
-  throw error;
 }

@@ -1,6 +1,7 @@
 /**
  * The time as the server's time-dependent rules read it: agents' rate-limit windows, the sign-in
- * lockout and per-address throttle, and the expiry of sessions and agent tokens. One seam, so that
+ * lockout and per-address throttle, the expiry of sessions and agent tokens, and the day and time
+ * a write gives `'today'` and `'now'` (defaults, actions' sets). One seam, so that
  * tests move time instead of waiting for it (test/README.md).
  *
  * The server reads `systemClock` unless code that embeds it passes another to

@@ -7,17 +7,18 @@
  * answer from the traits below gets it at once.
  *
  * This module imports nothing: the web app's bundle takes `CommandKind` from here through
- * runtime/api-shapes.ts, and the generator imports it too.
+ * runtime/api-shapes.ts (and `NOT_AN_AGENTS_KINDS` for its scope picker), and the generator
+ * imports it too.
  */
 
 /** Whether a command reads records or changes them. */
 export type CommandAccess = 'read' | 'write';
 
 /** What a command does to one record, as its history entry says; null for reads. */
-export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action';
+export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action' | 'erase';
 
 /** What the `value` of a command's answer holds. */
-export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'batch';
+export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'erased' | 'batch';
 
 /** What a kind is; `impliedBy` is checked to name a kind below, once the kinds are known. */
 interface Traits<Kind extends string> {
@@ -30,7 +31,7 @@ interface Traits<Kind extends string> {
    * statements (a `search` on PostgreSQL is the exception: its page and total share one snapshot).
    */
   readonly transaction: boolean;
-  /** Every model has a command of this kind, named after it; false: a model declares its own (actions). */
+  /** Every model has a command of this kind (with `personalData`, every model that holds some), named after it; false: a model declares its own (actions). */
   readonly everyModel: boolean;
   /**
    * Given with the command of this other kind of the same model: whoever may use that one may use
@@ -48,66 +49,96 @@ interface Traits<Kind extends string> {
   readonly result: CommandResultShape;
   /** Its input carries field values besides the record's `id` (what masking and the caller's view of an input apply to). */
   readonly takesFields: boolean;
+  /**
+   * Only the built-in `admin` role may use it: no module grants it to another role (`'*'` leaves it
+   * out), and no agent token has it, whatever its scopes and whoever made it.
+   */
+  readonly adminOnly: boolean;
+  /** Only a model that holds personal data (a personal field of its own or of its lines) has it. */
+  readonly personalData: boolean;
 }
 
 export const COMMAND_KINDS = {
   get: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   list: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: true, result: 'records', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   search: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: true, result: 'page', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   create: {
     access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+    adminOnly: false, personalData: false,
   },
   update: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: true,
+    adminOnly: false, personalData: false,
   },
   delete: {
     access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: null,
     needsApproval: true, destructive: true, idempotent: false, result: 'deleted', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   history: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: 'get',
     needsApproval: false, destructive: false, idempotent: true, result: 'history', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   revert: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
     needsApproval: true, destructive: false, idempotent: false, result: 'record', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   action: {
     access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: null,
     needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+    adminOnly: false, personalData: false,
+  },
+  /**
+   * Forgets the personal data of one record (GDPR article 17): its personal fields and its lines'
+   * become empty, and the same values leave its history, the audit trail, plans and masking
+   * (runtime/erasure/). Idempotent: a second erase finds nothing more to forget.
+   */
+  erase: {
+    access: 'write', change: 'erase', transaction: true, everyModel: true, impliedBy: null,
+    needsApproval: false, destructive: true, idempotent: true, result: 'erased', takesFields: false,
+    adminOnly: true, personalData: true,
   },
   create_many: {
     access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: 'create',
     needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+    adminOnly: false, personalData: false,
   },
   update_many: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
     needsApproval: true, destructive: false, idempotent: true, result: 'batch', takesFields: true,
+    adminOnly: false, personalData: false,
   },
   delete_many: {
     access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: 'delete',
     needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false,
+    adminOnly: false, personalData: false,
   },
   revert_batch: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
     needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
+    adminOnly: false, personalData: false,
   },
 } as const satisfies { readonly [kind: string]: Traits<string> };
 // The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is one plan listing every
 // record. Of them agents have delete_many only, for now (rights.ts says why).
 
-/** SPEC 2.5's generated commands, their record history, and `action` for a model's workflow actions. */
+/** SPEC 2.5's generated commands, their record history, erasure, and `action` for a model's workflow actions. */
 export type CommandKind = keyof typeof COMMAND_KINDS;
 
 export type CommandKindTraits = Traits<CommandKind>;
@@ -130,5 +161,27 @@ export type EveryModelKind = { [K in CommandKind]: (typeof COMMAND_KINDS)[K]['ev
 /** Those kinds in table order. */
 export const EVERY_MODEL_COMMANDS = COMMAND_KIND_NAMES.filter((kind): kind is EveryModelKind => COMMAND_KINDS[kind].everyModel);
 
+/**
+ * The kinds every model has, in catalogue order around its actions: SPEC's commands before them;
+ * after them those that come with another (history, revert), then those only `admin` uses.
+ */
+export const KINDS_BEFORE_ACTIONS = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null && !COMMAND_KINDS[kind].adminOnly);
+export const KINDS_AFTER_ACTIONS = [
+  ...EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null && !COMMAND_KINDS[kind].adminOnly),
+  ...EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].adminOnly),
+];
+
 /** The kinds whose commands read records. */
 export const READING_KINDS = COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].access === 'read');
+
+/** The kinds only `admin` may use (see `adminOnly`). */
+export const ADMIN_ONLY_KINDS: ReadonlySet<CommandKind> = new Set(COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly));
+
+/**
+ * The kinds no agent token has, whatever its scopes and whoever made it: those only `admin` uses,
+ * and the bulk kinds but `delete_many` (runtime/rights.ts says why). All are every-model kinds, so
+ * their commands are named `<model>.<kind>` (what the web app's scope picker leaves out by).
+ */
+export const NOT_AN_AGENTS_KINDS: ReadonlySet<CommandKind> = new Set(
+  COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly || (COMMAND_KINDS[kind].result === 'batch' && kind !== 'delete_many')),
+);

@@ -80,23 +80,40 @@ const MESSAGES_WITHOUT_VALUES = /^(08|23|25|40|53|54|55|57|58)|^42P01$|^42703$|^
  * anything, so only its type is shown.
  */
 export function describeUnexpectedError(error: unknown): string {
-  if (!(error instanceof Error)) return `unexpected error: a thrown ${typeof error}, not an Error`;
-  const code = (error as { code?: unknown }).code;
+  const parts = unexpectedErrorParts(error);
+  if (parts.stack === undefined) return parts.summary;
+  return [parts.stack, ...(parts.code === undefined ? [] : [`  code: ${parts.code}`]), ...Object.entries(parts.names).map(([key, value]) => `  ${key}: ${value}`)].join('\n');
+}
+
+/** What the log keeps of an unexpected error (see `describeUnexpectedError`), in parts, for the log's JSON lines. */
+export interface UnexpectedErrorParts {
+  /** `<name>: <message>`, or for a database error whose message may quote values, its name and why the message is left out. */
+  readonly summary: string;
+  /** The summary and the frames of its stack, as the text log shows them; undefined for a thrown value that is not an Error. */
+  readonly stack: string | undefined;
+  readonly code: string | undefined;
+  /** Of a database error, the names it carries (table, constraint, …) and its statement. */
+  readonly names: Readonly<Record<string, string>>;
+}
+
+export function unexpectedErrorParts(error: unknown): UnexpectedErrorParts {
+  if (!(error instanceof Error)) return { summary: `unexpected error: a thrown ${typeof error}, not an Error`, stack: undefined, code: undefined, names: {} };
+  const rawCode = (error as { code?: unknown }).code;
   const stack = error.stack ?? `${error.name}: ${error.message}`;
-  if (!isDatabaseError(error)) return typeof code === 'string' || typeof code === 'number' ? `${stack}\n  code: ${code}` : stack;
+  if (!isDatabaseError(error)) {
+    const code = typeof rawCode === 'string' || typeof rawCode === 'number' ? String(rawCode) : undefined;
+    return { summary: `${error.name}: ${error.message}`, stack, code, names: {} };
+  }
   const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
-  const named = DATABASE_ERROR_NAMES.flatMap((key) => {
+  const names: Record<string, string> = {};
+  for (const key of DATABASE_ERROR_NAMES) {
     const value = (error as unknown as Record<string, unknown>)[key];
-    return typeof value === 'string' ? [`  ${key}: ${value}`] : [];
-  });
+    if (typeof value === 'string') names[key] = value;
+  }
   const statement = statements.get(error);
-  return [
-    MESSAGES_WITHOUT_VALUES.test(String(code)) ? `${error.name}: ${error.message}` : `${error.name} (a database error; its message is not logged: it may quote values)`,
-    ...frames,
-    `  code: ${String(code)}`,
-    ...named,
-    ...(statement === undefined ? [] : [`  statement: ${statement}`]),
-  ].join('\n');
+  if (statement !== undefined) names.statement = statement;
+  const summary = MESSAGES_WITHOUT_VALUES.test(String(rawCode)) ? `${error.name}: ${error.message}` : `${error.name} (a database error; its message is not logged: it may quote values)`;
+  return { summary, stack: [summary, ...frames].join('\n'), code: String(rawCode), names };
 }
 
 /** The server's default error log (stderr): see `describeUnexpectedError`. */

@@ -185,8 +185,8 @@ export interface ModelMeta {
   /** Fields in declaration order (without `id`). */
   readonly fields: readonly FieldMeta[];
   readonly actions: readonly ActionMeta[];
-  /** Ref fields of other models that point at this model; a record they point at cannot be deleted. */
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields (of models, and of their lines) that point at this model; a record they point at cannot be deleted. */
+  readonly referencedBy: readonly ReferringField[];
   /** The fields a list shows by default besides the title, when the module says. */
   readonly list?: readonly string[];
   /** Its line lists, in declaration order. */
@@ -198,13 +198,21 @@ export interface ModelMeta {
   readonly rules: readonly RuleMeta[];
 }
 
+/** A ref field pointing at a model: `model.field`, or with `lines` a field of that line list's lines (`order.items.product`). */
+export interface ReferringField {
+  readonly model: string;
+  readonly field: string;
+  readonly lines?: string;
+}
+
 /** A record as a model's queries read and write it: `id` and every field of the model, null when empty. */
 export type StoredRecord = { readonly id: string };
 
-/** A record that refers to another one through a ref field. */
+/** A record that refers to another one through a ref field (of its own, or of one of its lines: `lines`). */
 export interface Referrer {
   readonly model: string;
   readonly field: string;
+  readonly lines?: string;
   readonly id: string;
 }
 
@@ -279,6 +287,9 @@ export interface ToolMeta {
   };
 }
 
+/** The OpenAPI 3.1 document of every command (`generated/openapi.json`); each caller is served its own view of it. */
+export type OpenApiDocument = { readonly [key: string]: unknown };
+
 export interface ModuleMeta {
   readonly name: string;
   readonly label: string;
@@ -303,4 +314,6 @@ export interface Registry {
   readonly roles: Readonly<Record<string, readonly string[]>>;
   /** MCP tool definitions, keyed by tool name. */
   readonly tools: Readonly<Record<string, ToolMeta>>;
+  /** The OpenAPI document of every command (runtime/view/caller-openapi.ts fits it to a caller). */
+  readonly openapi: OpenApiDocument;
 }

@@ -7,7 +7,7 @@
  * looks them up.
  */
 import { scopeMatches } from './auth/scopes.ts';
-import { EVERY_MODEL_COMMANDS, kindTraits } from './command-kinds.ts';
+import { ADMIN_ONLY_KINDS, EVERY_MODEL_COMMANDS, NOT_AN_AGENTS_KINDS, kindTraits } from './command-kinds.ts';
 import type { Caller } from './caller.ts';
 import type { FieldMeta, LineListMeta, ModelMeta, Registry } from './registry.ts';
 
@@ -116,6 +116,7 @@ function sortedKey(values: readonly string[]): string {
 function compileRights(registry: Registry, caller: Caller, key: string): CallerRights {
   const roles = caller.kind === 'person' ? caller.roles : caller.creatorRoles;
   const personCommands = commandsOfRoles(registry, roles);
+  // An admin-only command (erase) is a person's act: no agent has it, even one an admin made with `*.*`.
   const commands =
     caller.kind === 'person'
       ? personCommands
@@ -134,22 +135,29 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
  * The bulk commands an agent does not have: those whose input carries field values
  * (`create_many`'s records, `update_many`'s set), whose masking in a plan of many records is not
  * built yet, and `revert_batch`. An agent's `delete_many` is a plan listing every record it deletes
- * (docs/api.md, Bulk commands).
+ * (docs/api.md, Bulk commands). Nor an admin-only one (`erase`), whoever made the token.
  */
 function notAnAgents(registry: Registry, id: string): boolean {
-  const kind = registry.commands[id]?.kind;
-  return kind !== undefined && kindTraits(kind).result === 'batch' && kind !== 'delete_many';
+  const command = Object.hasOwn(registry.commands, id) ? registry.commands[id] : undefined;
+  return command !== undefined && NOT_AN_AGENTS_KINDS.has(command.kind);
 }
 
 function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<string> {
   const commands = new Set<string>();
+  // Admin-only commands are never another role's, whatever a registry lists for it.
   for (const role of roles) {
-    for (const id of registry.roles[role] ?? []) commands.add(id);
+    for (const id of registry.roles[role] ?? []) if (!isAdminOnly(registry, id)) commands.add(id);
   }
   for (const id of withImpliedCommands(commands, (implied) => Object.hasOwn(registry.commands, implied))) commands.add(id);
   // `admin` may use everything even if a registry forgot to list a command for it.
   if (roles.includes(ADMIN_ROLE)) for (const id of Object.keys(registry.commands)) commands.add(id);
   return commands;
+}
+
+/** Whether the command is one only `admin` may use (runtime/command-kinds.ts, `adminOnly`). */
+function isAdminOnly(registry: Registry, id: string): boolean {
+  const command = Object.hasOwn(registry.commands, id) ? registry.commands[id] : undefined;
+  return command !== undefined && ADMIN_ONLY_KINDS.has(command.kind);
 }
 
 /** Whether a person with these roles reads the field (before anything agent-specific). */

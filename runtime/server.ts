@@ -1,8 +1,9 @@
 /**
  * Starts the service: open the database, migrate (system tables + model tables; additive only, so
  * an older release starting during a rolling deploy leaves a newer one's schema alone), make sure a
- * first person exists, compile the record service, listen. `close()` stops accepting connections, lets
- * in-flight requests finish, then closes the database.
+ * first person exists, compile the record service, listen. `close()` drains (see `drain`): `/healthz`
+ * answers 503 at once, in-flight requests finish, connections close after their answers, then the
+ * database closes.
  *
  * The agent side's routes, MCP and the web app plug in as `ServerExtension`s (tables and
  * routers), all wired here so that `serve` and `migrate` agree on what exists.
@@ -35,7 +36,16 @@ import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
 import type { Registry } from './registry.ts';
-import { logUnexpectedError } from './errors.ts';
+import { formatErrorLine, type LogFormat } from './log.ts';
+import { createServerMetrics, type ServerMetrics } from './metrics.ts';
+import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
+import { createRequestObserver } from './http/observe.ts';
+import { countPlansByStatus } from './plans/store.ts';
+import { ensureRetentionIndexes } from './retention/indexes.ts';
+import { ensureLeaseTables } from './retention/lease.ts';
+import type { RetentionPolicy } from './retention/policy.ts';
+import type { BatchOptions } from './db/batched-delete.ts';
+import { startPruner, type Pruner } from './retention/pruner.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -45,7 +55,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -86,8 +96,14 @@ export interface ServerOptions {
   readonly adminPasswordFile?: string;
   /** Operator-facing lines (`listening on …`). Default: stdout. */
   readonly log?: (line: string) => void;
-  /** Unexpected errors (answered 500 without details). Default: stderr. */
-  readonly logError?: (error: unknown) => void;
+  /** Unexpected errors (answered 500 without details), with the id of the request they happened in. Default: stderr, in `logFormat`. */
+  readonly logError?: (error: unknown, requestId?: string) => void;
+  /** The format of request lines and of the default error log (`serve --log-format`). Default text. */
+  readonly logFormat?: LogFormat;
+  /** Where one line per request goes, in `logFormat` (see log.ts); none: no request lines. */
+  readonly requestLog?: (line: string) => void;
+  /** Serve `GET /metrics` on this address (`serve --metrics-port`, `--metrics-host`); none: no metrics are kept. */
+  readonly metrics?: { readonly host: string; readonly port: number };
   readonly database?: OpenOptions;
   /** What an agent token without limits of its own may do per minute (0: unlimited). Default 600 requests, 120 writes. */
   readonly agentLimits?: RateLimits;
@@ -96,12 +112,27 @@ export interface ServerOptions {
   readonly extensions?: readonly ServerExtension[];
   /** What the service calls itself for people (`serve --name`, `--colour`, `--locale`); default `DEFAULT_SERVICE_INFO`. */
   readonly serviceInfo?: ServiceInfo;
-  /** How long `close()` waits for in-flight requests before cutting connections. Default 10 s. */
+  /** How long `close()` may take before it cuts the connections left (`serve --shutdown-timeout`). Default 10 s. */
   readonly shutdownGraceMs?: number;
+  /**
+   * While draining, the server keeps accepting (each answer closing its connection) until no
+   * request but `/healthz` has come for this long — time for a load balancer to see `/healthz`
+   * answer 503 and stop sending — or half of `shutdownGraceMs` has passed; only then does it stop
+   * listening and close idle connections. 0 (the default for embedders and tests): at once.
+   * `serve`: `DRAIN_QUIET_MS`.
+   */
+  readonly drainQuietMs?: number;
   /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
   readonly timeouts?: Partial<HttpTimeouts>;
-  /** The time for rate windows, the sign-in lockout and token expiry (runtime/clock.ts); the system's by default. */
+  /** The time for rate windows, the sign-in lockout, token expiry, retention and writes' `'today'` and `'now'` (runtime/clock.ts); the system's by default. */
   readonly clock?: Clock;
+  /**
+   * What the server prunes in the background, and how often (runtime/retention/). `serve` always
+   * passes one (`--retain-audit-days` and the others); absent, nothing is pruned.
+   */
+  readonly retention?: RetentionPolicy;
+  /** The pruner's batch sizes and pauses (runtime/db/batched-delete.ts); its defaults suit a server. */
+  readonly pruneBatches?: BatchOptions;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -139,18 +170,27 @@ export interface RunningServer {
   readonly port: number;
   readonly db: Knex;
   readonly service: RecordService;
+  /** `GET /metrics`'s URL when the server keeps metrics. */
+  readonly metricsUrl?: string;
+  /** The background pruner, when the server has a retention policy. */
+  readonly pruner?: Pruner;
   close(): Promise<void>;
 }
 
+/** `serve`'s quiet before it stops listening (see `ServerOptions.drainQuietMs`): longer than the gaps between requests of a steady load. */
+export const DRAIN_QUIET_MS = 500;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const logError = options.logError ?? logUnexpectedError;
+  const logFormat = options.logFormat ?? 'text';
+  const logError = options.logError ?? ((error: unknown, requestId?: string) => void process.stderr.write(`${formatErrorLine(logFormat, error, requestId)}\n`));
   const host = options.host ?? '127.0.0.1';
   const extensions = options.extensions ?? SERVER_EXTENSIONS;
   const { registry } = options;
 
   const db = openDatabase(options.dbUrl, options.database);
   let server: Server | undefined;
+  let metricsListener: MetricsListener | undefined;
   try {
     // Additive: creates what this version is missing; drops and kind changes wait for `rmsgen migrate`.
     const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
@@ -158,7 +198,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
     if (admin.created && admin.password !== undefined) log(keepGeneratedPassword(options.adminPasswordFile ?? DEFAULT_ADMIN_PASSWORD_FILE, admin.password));
 
-    const service = createRecordService({ registry, db, logError });
+    const clock = options.clock ?? systemClock;
+    const service = createRecordService({ registry, db, logError, clock });
     await recordFreshLogic(service);
     for (const model of await staleComputedModels(service)) {
       log(`${model.meta.name}: its computed fields' functions changed since their values were stored; run \`npx rmsgen migrate\` to recompute them`);
@@ -166,7 +207,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let closing = false;
     const site = createSite(host, options.publicUrl);
-    const clock = options.clock ?? systemClock;
     const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
     const beforeApi: (Router | RequestHandler)[] = [];
     const api: (Router | RequestHandler)[] = [];
@@ -185,10 +225,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     });
 
+    let metrics: ServerMetrics | undefined;
+    if (options.metrics) {
+      metrics = await createServerMetrics({ db, planCounts: () => countPlansByStatus(db) });
+      metricsListener = await listenForMetrics(metrics, options.metrics.host, options.metrics.port, logError);
+      log(`metrics on ${metricsListener.url}`);
+    }
+    const observer = createRequestObserver({ metrics, requestLog: options.requestLog, logFormat, isClosing: () => closing });
+
     // Plain command calls are answered before Express (see http/command-route.ts); the rest is the app's.
     const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });
     const { keepAliveTimeout, ...serverOptions } = httpServerOptions(options.timeouts);
     const httpServer = createServer(serverOptions, (req, res) => {
+      observer.start(req, res);
       if (!commandRoute(req, res)) app(req, res);
     });
     httpServer.keepAliveTimeout = keepAliveTimeout;
@@ -205,16 +254,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log(`listening on ${url}`);
 
+    const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
+
     let closed: Promise<void> | undefined;
+    const listener = metricsListener;
     return {
       url,
       port,
       db,
       service,
+      ...(listener ? { metricsUrl: listener.url } : {}),
+      ...(pruner ? { pruner } : {}),
       close() {
         closed ??= (async () => {
           closing = true;
-          await drain(httpServer, options.shutdownGraceMs ?? 10_000);
+          observer.closeAfterAnswers();
+          await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt });
+          // Its lease released, another instance takes the pruning over at once.
+          await pruner?.stop().catch((error: unknown) => logError(error));
+          await listener?.close();
           await db.destroy();
         })();
         return closed;
@@ -222,16 +280,35 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     };
   } catch (error) {
     server?.close();
+    await metricsListener?.close();
     await db.destroy();
     throw error;
   }
 }
 
-/** Stops accepting, closes idle keep-alive connections as they become idle, waits for in-flight requests. */
-function drain(server: Server, graceMs: number): Promise<void> {
+/**
+ * Drains the server (`closing` is already set: `/healthz` answers 503, every answer from now on
+ * closes its connection). First, with a quiet, it keeps accepting until no request has come for
+ * that long or half the grace has passed, so that a load balancer stops sending before anything is
+ * refused; then it stops accepting, closes idle connections (and those that become idle), and
+ * waits for in-flight requests; at the end of the grace it cuts what is left.
+ */
+async function drain(server: Server, options: { readonly graceMs: number; readonly quietMs: number; readonly lastRequestAt: () => number }): Promise<void> {
+  const started = performance.now();
+  const { graceMs, quietMs } = options;
+  if (quietMs > 0) {
+    const lameDuckEnd = started + graceMs / 2;
+    for (;;) {
+      const now = performance.now();
+      const quietUntil = options.lastRequestAt() + quietMs;
+      if (now >= quietUntil || now >= lameDuckEnd) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(5, Math.min(quietUntil, lameDuckEnd) - now)));
+    }
+  }
+  const left = Math.max(0, graceMs - (performance.now() - started));
   return new Promise((resolve) => {
     const idle = setInterval(() => server.closeIdleConnections(), 50);
-    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    const cut = setTimeout(() => server.closeAllConnections(), left);
     server.close(() => {
       clearInterval(idle);
       clearTimeout(cut);

@@ -1,12 +1,18 @@
 -- wrk script for `npm run bench`: POSTs the request bodies of a file (one JSON body per line) in
 -- turn, with the headers of another file (one `name: value` per line), and prints one JSON line
 -- with the counts and latency percentiles at the end (after the marker, for bench/wrk.ts).
+-- A body holding `{{n}}` has it replaced by a number no other request of the run has (creates of
+-- a unique field): the thread's start in seconds times 100,000 plus a counter, so that a later
+-- run never repeats one (a run would have to create 100,000 records a second for that).
 --
 --   wrk -t1 -c32 -d5s -s bench/wrk/post.lua http://127.0.0.1:PORT/api/lead/get -- BODIES HEADERS
 
 local bodies = {}
 local headers = {}
 local next_body = 0
+local numbered = {}
+local counter = 0
+local first_number = 0
 
 function init(args)
   for line in io.lines(args[1]) do
@@ -17,13 +23,20 @@ function init(args)
     if name then headers[name] = value end
   end
   if #bodies == 0 then error("no request bodies in " .. args[1]) end
+  for i, body in ipairs(bodies) do numbered[i] = body:find("{{n}}", 1, true) ~= nil end
+  first_number = os.time() * 100000
   -- Threads start at different places, so that they do not ask for the same records in step.
   next_body = math.random(0, #bodies - 1)
 end
 
 function request()
   next_body = next_body % #bodies + 1
-  return wrk.format("POST", nil, headers, bodies[next_body])
+  local body = bodies[next_body]
+  if numbered[next_body] then
+    counter = counter + 1
+    body = body:gsub("{{n}}", string.format("%.0f", first_number + counter))
+  end
+  return wrk.format("POST", nil, headers, body)
 end
 
 function done(summary, latency, requests)

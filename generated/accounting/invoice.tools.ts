@@ -148,7 +148,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__list',
@@ -165,10 +165,11 @@ export const invoiceTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: invoiceRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__search',
@@ -189,10 +190,11 @@ export const invoiceTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: invoiceRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__create',
@@ -245,7 +247,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__update',
@@ -304,7 +306,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__delete',
@@ -340,7 +342,7 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__post',
@@ -355,7 +357,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__pay',
@@ -370,7 +372,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__cancel',
@@ -385,7 +387,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__history',
@@ -441,13 +443,16 @@ export const invoiceTools: readonly ToolMeta[] = [
                   batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },
@@ -459,7 +464,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__revert',
@@ -481,7 +486,7 @@ export const invoiceTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: invoiceRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__create_many',
@@ -555,7 +560,7 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__update_many',
@@ -656,7 +661,7 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'invoice__delete_many',
@@ -751,7 +756,7 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'invoice__revert_batch',
@@ -823,6 +828,6 @@ export const invoiceTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
 ];

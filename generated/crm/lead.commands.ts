@@ -17,9 +17,10 @@ import {
   leadUpdateManyInput,
   leadDeleteManyInput,
   leadRevertBatchInput,
+  leadEraseInput,
 } from './lead.schemas.ts';
 
-/** The commands of `lead`: the generated ones, its actions, then history and revert. */
+/** The commands of `lead`: the generated ones, its actions, then history, revert and erase. */
 export const leadCommands: readonly CommandMeta[] = [
   {
     id: 'lead.get',
@@ -158,5 +159,14 @@ export const leadCommands: readonly CommandMeta[] = [
     description: 'Put back what one update_many of leads changed, every record or none',
     needsApproval: true,
     input: leadRevertBatchInput,
+  },
+  {
+    id: 'lead.erase',
+    model: 'lead',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of a lead: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: leadEraseInput,
   },
 ];

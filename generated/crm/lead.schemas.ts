@@ -128,3 +128,7 @@ export type LeadDeleteManyInput = z.infer<typeof leadDeleteManyInput>;
 /** Input of `lead.revert_batch`. */
 export const leadRevertBatchInput = z.lazy(() => revertBatchInput('lead'));
 export type LeadRevertBatchInput = z.infer<typeof leadRevertBatchInput>;
+
+/** Input of `lead.erase`. */
+export const leadEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('lead') }));
+export type LeadEraseInput = z.infer<typeof leadEraseInput>;

@@ -177,7 +177,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__list',
@@ -194,10 +194,11 @@ export const leadTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: leadRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__search',
@@ -218,10 +219,11 @@ export const leadTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: leadRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__create',
@@ -270,7 +272,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__update',
@@ -325,7 +327,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__delete',
@@ -361,7 +363,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__qualify',
@@ -376,7 +378,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__win',
@@ -391,7 +393,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__lose',
@@ -409,7 +411,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__history',
@@ -465,13 +467,16 @@ export const leadTools: readonly ToolMeta[] = [
                   batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },
@@ -483,7 +488,7 @@ export const leadTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__revert',
@@ -505,7 +510,7 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__create_many',
@@ -579,7 +584,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__update_many',
@@ -680,7 +685,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'lead__delete_many',
@@ -775,7 +780,7 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'lead__revert_batch',
@@ -843,6 +848,58 @@ export const leadTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__erase',
+    command: 'lead.erase',
+    title: 'Erase lead',
+    description: 'Forget the personal data of a lead: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { id: { type: 'string', minLength: 1, description: 'Id of the lead.' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The personal fields emptied: <field>, or <lines>.<field>.',
+            },
+            history_entries: { type: 'integer' },
+            audit_rows: { type: 'integer' },
+            plans: { type: 'integer' },
+            plans_rejected: { type: 'integer' },
+            mask_tokens: { type: 'integer' },
+            bindings: { type: 'integer' },
+          },
+          required: [
+            'id',
+            'fields',
+            'history_entries',
+            'audit_rows',
+            'plans',
+            'plans_rejected',
+            'mask_tokens',
+            'bindings',
+          ],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];

@@ -13,9 +13,10 @@ import {
   partyUpdateManyInput,
   partyDeleteManyInput,
   partyRevertBatchInput,
+  partyEraseInput,
 } from './party.schemas.ts';
 
-/** The commands of `party`: the generated ones, its actions, then history and revert. */
+/** The commands of `party`: the generated ones, its actions, then history, revert and erase. */
 export const partyCommands: readonly CommandMeta[] = [
   {
     id: 'party.get',
@@ -124,5 +125,14 @@ export const partyCommands: readonly CommandMeta[] = [
     description: 'Put back what one update_many of parties changed, every record or none',
     needsApproval: true,
     input: partyRevertBatchInput,
+  },
+  {
+    id: 'party.erase',
+    model: 'party',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of a party: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: partyEraseInput,
   },
 ];

@@ -103,3 +103,7 @@ export type PartyDeleteManyInput = z.infer<typeof partyDeleteManyInput>;
 /** Input of `party.revert_batch`. */
 export const partyRevertBatchInput = z.lazy(() => revertBatchInput('party'));
 export type PartyRevertBatchInput = z.infer<typeof partyRevertBatchInput>;
+
+/** Input of `party.erase`. */
+export const partyEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('party') }));
+export type PartyEraseInput = z.infer<typeof partyEraseInput>;

@@ -155,7 +155,7 @@ export const partyTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: partyRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__list',
@@ -172,10 +172,11 @@ export const partyTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: partyRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__search',
@@ -196,10 +197,11 @@ export const partyTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: partyRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__create',
@@ -240,7 +242,7 @@ export const partyTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: partyRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'party__update',
@@ -282,7 +284,7 @@ export const partyTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: partyRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__delete',
@@ -318,7 +320,7 @@ export const partyTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'party__history',
@@ -374,13 +376,16 @@ export const partyTools: readonly ToolMeta[] = [
                   batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },
@@ -392,7 +397,7 @@ export const partyTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__revert',
@@ -414,7 +419,7 @@ export const partyTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: partyRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'party__create_many',
@@ -488,7 +493,7 @@ export const partyTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'party__update_many',
@@ -589,7 +594,7 @@ export const partyTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'party__delete_many',
@@ -684,7 +689,7 @@ export const partyTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'party__revert_batch',
@@ -752,6 +757,58 @@ export const partyTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'party__erase',
+    command: 'party.erase',
+    title: 'Erase party',
+    description: 'Forget the personal data of a party: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { id: { type: 'string', minLength: 1, description: 'Id of the party.' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The personal fields emptied: <field>, or <lines>.<field>.',
+            },
+            history_entries: { type: 'integer' },
+            audit_rows: { type: 'integer' },
+            plans: { type: 'integer' },
+            plans_rejected: { type: 'integer' },
+            mask_tokens: { type: 'integer' },
+            bindings: { type: 'integer' },
+          },
+          required: [
+            'id',
+            'fields',
+            'history_entries',
+            'audit_rows',
+            'plans',
+            'plans_rejected',
+            'mask_tokens',
+            'bindings',
+          ],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];

@@ -17,9 +17,10 @@ import {
   orderUpdateManyInput,
   orderDeleteManyInput,
   orderRevertBatchInput,
+  orderEraseInput,
 } from './order.schemas.ts';
 
-/** The commands of `order`: the generated ones, its actions, then history and revert. */
+/** The commands of `order`: the generated ones, its actions, then history, revert and erase. */
 export const orderCommands: readonly CommandMeta[] = [
   {
     id: 'order.get',
@@ -158,5 +159,14 @@ export const orderCommands: readonly CommandMeta[] = [
     description: 'Put back what one update_many of orders changed, every record or none',
     needsApproval: true,
     input: orderRevertBatchInput,
+  },
+  {
+    id: 'order.erase',
+    model: 'order',
+    name: 'erase',
+    kind: 'erase',
+    description: 'Forget the personal data of an order: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)',
+    needsApproval: false,
+    input: orderEraseInput,
   },
 ];

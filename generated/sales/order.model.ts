@@ -342,7 +342,7 @@ export const orderModel: ModelMeta = {
           { name: 'note', type: 'text', notNull: false },
           { name: 'amount', type: 'integer', notNull: false },
         ],
-        indexes: ['owner'],
+        indexes: ['owner', { fields: ['description'], unique: false }],
       },
     },
   ],

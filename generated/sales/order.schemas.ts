@@ -93,7 +93,7 @@ export const orderCreateInput = z.lazy(() =>
       items: kinds.lines(
         'order.items',
         {
-          description: kinds.text('order.items[].description', { length: 200 }),
+          description: kinds.text('order.items[].description', { maxLength: 500, length: 200 }),
           quantity: kinds.decimal('order.items[].quantity', { scale: 3, min: 0.001 }),
           unit_price: kinds.money('order.items[].unit_price', { min: 0 }),
           note: kinds.text('order.items[].note').nullable().optional(),
@@ -126,7 +126,7 @@ export const orderUpdateInput = z.lazy(() =>
       items: kinds.lines(
         'order.items',
         {
-          description: kinds.text('order.items[].description', { length: 200 }),
+          description: kinds.text('order.items[].description', { maxLength: 500, length: 200 }),
           quantity: kinds.decimal('order.items[].quantity', { scale: 3, min: 0.001 }),
           unit_price: kinds.money('order.items[].unit_price', { min: 0 }),
           note: kinds.text('order.items[].note').nullable().optional(),
@@ -185,3 +185,7 @@ export type OrderDeleteManyInput = z.infer<typeof orderDeleteManyInput>;
 /** Input of `order.revert_batch`. */
 export const orderRevertBatchInput = z.lazy(() => revertBatchInput('order'));
 export type OrderRevertBatchInput = z.infer<typeof orderRevertBatchInput>;
+
+/** Input of `order.erase`. */
+export const orderEraseInput = z.lazy(() => z.strictObject({ id: recordId }, { error: unknownFieldError('order') }));
+export type OrderEraseInput = z.infer<typeof orderEraseInput>;

@@ -240,7 +240,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__list',
@@ -257,10 +257,11 @@ export const orderTools: readonly ToolMeta[] = [
           description: 'Fields withheld from you, as <model>.<field>.',
         },
         value: { type: 'array', items: orderRecordJsonSchema },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__search',
@@ -281,10 +282,11 @@ export const orderTools: readonly ToolMeta[] = [
           properties: { rows: { type: 'array', items: orderRecordJsonSchema }, total: { type: 'integer' } },
           required: ['rows', 'total'],
         },
+        next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' },
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__create',
@@ -401,7 +403,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__update',
@@ -527,7 +529,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__delete',
@@ -563,7 +565,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__confirm',
@@ -578,7 +580,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__cancel',
@@ -596,7 +598,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__deliver',
@@ -618,7 +620,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__history',
@@ -674,13 +676,52 @@ export const orderTools: readonly ToolMeta[] = [
                   batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
-                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
+                    description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased. A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.',
+                    properties: {
+                      items: {
+                        type: 'object',
+                        properties: {
+                          added: {
+                            type: 'array',
+                            items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                          },
+                          removed: {
+                            type: 'array',
+                            items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                          },
+                          changed: {
+                            type: 'array',
+                            items: {
+                              type: 'object',
+                              properties: {
+                                id: { type: 'string' },
+                                changes: {
+                                  type: 'object',
+                                  additionalProperties: {
+                                    type: 'object',
+                                    anyOf: [
+                                      { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                                      { properties: { erased: { const: true } }, required: ['erased'] },
+                                    ],
+                                  },
+                                },
+                              },
+                              required: ['id', 'changes'],
+                            },
+                          },
+                        },
+                        required: ['added', 'removed', 'changed'],
+                      },
+                    },
                     additionalProperties: {
                       type: 'object',
-                      properties: { from: {}, to: {} },
-                      required: ['from', 'to'],
+                      anyOf: [
+                        { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+                        { properties: { erased: { const: true } }, required: ['erased'] },
+                      ],
                     },
                   },
+                  inputs: { type: 'object', description: 'The action\'s inputs that are not fields, as given.' },
                 },
                 required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
               },
@@ -692,7 +733,7 @@ export const orderTools: readonly ToolMeta[] = [
       },
       required: ['denied', 'value'],
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__revert',
@@ -714,7 +755,7 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__create_many',
@@ -788,7 +829,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__update_many',
@@ -889,7 +930,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'order__delete_many',
@@ -984,7 +1025,7 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'order__revert_batch',
@@ -1052,6 +1093,58 @@ export const orderTools: readonly ToolMeta[] = [
         },
       ],
     },
-    annotations: { readOnlyHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__erase',
+    command: 'order.erase',
+    title: 'Erase order',
+    description: 'Forget the personal data of an order: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { id: { type: 'string', minLength: 1, description: 'Id of the order.' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        denied: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields withheld from you, as <model>.<field>.',
+        },
+        value: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            fields: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The personal fields emptied: <field>, or <lines>.<field>.',
+            },
+            history_entries: { type: 'integer' },
+            audit_rows: { type: 'integer' },
+            plans: { type: 'integer' },
+            plans_rejected: { type: 'integer' },
+            mask_tokens: { type: 'integer' },
+            bindings: { type: 'integer' },
+          },
+          required: [
+            'id',
+            'fields',
+            'history_entries',
+            'audit_rows',
+            'plans',
+            'plans_rejected',
+            'mask_tokens',
+            'bindings',
+          ],
+        },
+      },
+      required: ['denied', 'value'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];

@@ -27,7 +27,7 @@ function buildCommandsFile(context: EmitContext, model: ModelIR, path: string, f
   }));
   file.addConst({
     isExported: true,
-    docs: `The commands of \`${model.name}\`: the generated ones, its actions, then history and revert.`,
+    docs: `The commands of \`${model.name}\`: the generated ones, its actions, then ${model.commands.some((command) => command.kind === 'erase') ? 'history, revert and erase' : 'history and revert'}.`,
     name: modelExports(model).commands, type: 'readonly CommandMeta[]', initializer: literal(commands),
   });
 }

@@ -16,12 +16,21 @@ export interface EmitContext {
 }
 
 /** A file an emitter wants: its path in the output folder, the source named in its banner, and its statements. */
-export interface PlannedFile {
+export interface PlannedSource {
   readonly path: string;
   /** Shown in the banner: a module file, or `modules/*\/module.ts` for project-wide files. */
   readonly source: string;
   build(file: SourceText): void;
 }
+
+/** A JSON document an emitter wants (`openapi.json`): printed with the banner as its first member. */
+export interface PlannedJson {
+  readonly path: string;
+  readonly source: string;
+  document(): { readonly [key: string]: unknown };
+}
+
+export type PlannedFile = PlannedSource | PlannedJson;
 
 export type Emitter = (context: EmitContext) => PlannedFile[];
 

@@ -53,7 +53,7 @@ const ID: InputProperty = { kind: 'id', name: 'id' };
  * create: required fields required, others nullable and optional, governed and computed fields
  * left out (the runtime refuses them before zod), each line list (required when it needs a line);
  * update: id plus every field but the computed ones optional (optional fields also nullable), each
- * line list optional (it becomes the new list); get/delete: id; list/search: the shared list input;
+ * line list optional (it becomes the new list); get/delete/erase: id; list/search: the shared list input;
  * history: id and a page; revert: id and a change id; action: id plus its inputs (required or not).
  */
 export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
@@ -90,6 +90,7 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
   switch (command.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
       return { kind: 'object', properties: [ID] };
     case 'list':
     case 'search':

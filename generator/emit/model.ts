@@ -1,4 +1,6 @@
 /** `<module>/<model>.model.ts`: the model's metadata (fields, actions, line lists, tables, uniques, locked states, rules) for the runtime. */
+import { utcInstant } from '../../runtime/kinds.ts';
+import { toDb } from '../../runtime/query/values.ts';
 import type { ColumnType } from '../../runtime/registry.ts';
 import type { ActionIR, FieldIR, FieldKind, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
@@ -135,8 +137,23 @@ function indexesOf(model: ModelIR) {
     .map((field) => ({ fields: [field.name], unique: false }));
   const declared = model.indexes.map((fields) => ({ fields, unique: false }));
   // The model's `unique`: composite ones, and partial ones (unique among the records `where` selects).
-  const uniques = model.uniques.map((entry) => ({ fields: entry.fields, unique: true, where: entry.where }));
+  const uniques = model.uniques.map((entry) => ({ fields: entry.fields, unique: true, where: entry.where && storedWhere(model, entry.where) }));
   return [...automatic, ...unique, ...indexed, ...declared, ...uniques];
+}
+
+/**
+ * A partial index's constants as its columns hold them: the index compares the stored values, so a
+ * decimal's is the integer it is stored as (× 10^scale) and a datetime's its UTC form.
+ */
+export function storedWhere(model: ModelIR, where: Readonly<Record<string, string | number | boolean>>): Record<string, string | number | boolean> {
+  const stored: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(where)) {
+    const field = model.fields.find((candidate) => candidate.name === name);
+    if (field?.kind === 'decimal' && typeof value === 'number') stored[name] = toDb.decimal(value, field.scale)!;
+    else if (field?.kind === 'datetime' && typeof value === 'string') stored[name] = utcInstant(value) ?? value;
+    else stored[name] = value;
+  }
+  return stored;
 }
 
 /** A field's column. */

@@ -8,7 +8,7 @@
 import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { camelCase, inSentence, pascalCase, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
-import { alwaysSet, lineTableName, tableName } from './model.ts';
+import { alwaysSet, lineTableName, storedWhere, tableName } from './model.ts';
 import { code, docComment, literal, quote } from './print.ts';
 import { absentForSomeCallers, lineTypeName, valueType } from './schemas.ts';
 import type { ImportedName, Parameter, SourceText } from './source.ts';
@@ -103,7 +103,12 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   const referrers = model.referencedBy.map((ref) => {
     const referring = allModels(context.ir).find((candidate) => candidate.name === ref.model);
     if (!referring) throw new Error(`model ${model.name} is referred to by unknown model ${ref.model}`);
-    return { ...ref, label: inSentence(referring.label), table: sqlName(tableName(referring)), local: `${camelCase(ref.model)}By${pascalCase(ref.field)}` };
+    const label = inSentence(referring.label);
+    if (ref.lines === undefined) return { ...ref, label, table: sqlName(tableName(referring)), record: '"id"', local: `${camelCase(ref.model)}By${pascalCase(ref.field)}` };
+    // A line's ref: the record that owns the line refers to the target.
+    const list = referring.lines.find((candidate) => candidate.name === ref.lines);
+    if (!list) throw new Error(`model ${model.name} is referred to by unknown lines ${ref.model}.${ref.lines}`);
+    return { ...ref, label, table: sqlName(lineTableName(referring, list)), record: '"owner"', local: `${camelCase(ref.model)}${pascalCase(ref.lines)}By${pascalCase(ref.field)}` };
   });
   const lineFields = model.lines.flatMap((list) => list.fields);
   const dialectBound = [...model.fields, ...lineFields].some(boundByDialect);
@@ -172,7 +177,11 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
   statement('DELETE', quote(`delete from ${table} where "id" = ?`));
   const unique = model.fields.filter((field) => field.unique).map((field) => field.name);
-  const composite = model.uniques.map((entry) => ({ fields: entry.fields, where: entry.where }));
+  const composite = model.uniques.map((entry) => {
+    // The index is named by its condition as stored (model.ts), the refusal says it as written.
+    const indexWhere = entry.where && storedWhere(model, entry.where);
+    return { fields: entry.fields, where: entry.where, indexWhere: indexWhere && JSON.stringify(indexWhere) !== JSON.stringify(entry.where) ? indexWhere : undefined };
+  });
   if (unique.length > 0 || composite.length > 0) {
     statement(
       'UNIQUE',
@@ -313,11 +322,13 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     const statements: string[] = [];
     for (const ref of referrers) {
       const self = ref.model === model.name;
-      const sql = `select "id" from ${ref.table} where ${sqlName(ref.field)} = ?${self ? ' and "id" <> ?' : ''} limit 1`;
-      if (self) statements.push(`// A ${ref.label} whose ${ref.field} is itself does not keep itself alive.`);
+      const sql = `select ${ref.record === '"id"' ? '"id"' : `${ref.record} as "id"`} from ${ref.table} where ${sqlName(ref.field)} = ?${self ? ` and ${ref.record} <> ?` : ''} limit 1`;
+      const named = ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}`;
+      if (self) statements.push(`// A ${ref.label} whose ${named} is itself does not keep itself alive.`);
+      const lines = ref.lines === undefined ? '' : `, lines: ${quote(ref.lines)}`;
       statements.push(
         `const ${ref.local} = await selectFirst<${alias('StoredRecord')}>(db, ${quote(sql)}, ${self ? '[id, id]' : '[id]'});`,
-        `if (${ref.local} !== undefined) return { model: ${quote(ref.model)}, field: ${quote(ref.field)}, id: ${ref.local}.id };`,
+        `if (${ref.local} !== undefined) return { model: ${quote(ref.model)}, field: ${quote(ref.field)}${lines}, id: ${ref.local}.id };`,
       );
     }
     statements.push('return undefined;');
@@ -325,7 +336,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       name: names.firstReferrer,
       isExported: true,
       isAsync: true,
-      docs: `The first record that refers to the ${phrase} with this id (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}), or undefined.`,
+      docs: `The first record that refers to the ${phrase} with this id (${referrers.map((ref) => [ref.model, ref.lines, ref.field].filter((part) => part !== undefined).join('.')).join(', ')}), or undefined.`,
       parameters: [db, id],
       returnType: `Promise<${alias('Referrer')} | undefined>`,
       statements,

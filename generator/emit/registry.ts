@@ -17,6 +17,7 @@ export const emitRegistry: Emitter = (context) => [
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.queries.ts`, namedImports: [names.queries] });
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.tools.ts`, namedImports: [names.tools] });
       }
+      file.addJsonImport('openapi', './openapi.json');
       file.addImportDeclaration({ moduleSpecifier: './logic.ts', namedImports: ['logic'] });
       file.addImportDeclaration({ moduleSpecifier: './roles.ts', namedImports: ['roles'] });
       const spread = (pick: (names: ReturnType<typeof modelExports>) => string) => `[${models.map((model) => `...${pick(modelExports(model))}`).join(', ')}]`;
@@ -34,10 +35,11 @@ export const emitRegistry: Emitter = (context) => [
         commands: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.commands)}.map((command) => [command.id, command]))`),
         roles: code('roles'),
         tools: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.tools)}.map((tool) => [tool.name, tool]))`),
+        openapi: code('openapi'),
       };
       file.addConst({
         isExported: true,
-        docs: 'Everything the runtime serves: modules and models in dependency order with their queries and logic, commands in catalogue order, roles and MCP tools.',
+        docs: 'Everything the runtime serves: modules and models in dependency order with their queries and logic, commands in catalogue order, roles, MCP tools and the OpenAPI document.',
         name: 'registry', type: 'Registry', initializer: literal(registry),
       });
     },

@@ -102,6 +102,11 @@ export class SourceText {
     this.#statements.push({ text, layout: 'import', documented: false });
   }
 
+  /** `import name from './file.json' with { type: 'json' };`: a generated JSON document as a value. */
+  addJsonImport(name: string, moduleSpecifier: string): void {
+    this.#statements.push({ text: `import ${name} from ${quote(moduleSpecifier)} with { type: 'json' };`, layout: 'import', documented: false });
+  }
+
   addConst(declaration: ConstDeclaration): void {
     const type = declaration.type === undefined ? '' : `: ${declaration.type}`;
     this.#declare(declaration, 'plain', `const ${declaration.name}${type} = ${declaration.initializer};`);

@@ -4,9 +4,10 @@
  * descriptions an agent can act on, and printed as a literal.
  */
 import { z } from 'zod';
-import { COMMAND_KINDS, type CommandResultShape } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, type CommandKind, type CommandResultShape } from '../../runtime/command-kinds.ts';
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
+import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
@@ -146,7 +147,8 @@ function fieldProperties(model: ModelIR, fields: readonly FieldIR[]): Json {
   return properties;
 }
 
-function recordSchema(model: ModelIR): Json {
+/** JSON Schema of a record as commands answer it (MCP's output schemas, the OpenAPI document's components). */
+export function recordSchema(model: ModelIR): Json {
   const properties: Json = { id: { type: 'string', description: `Id of the ${inSentence(model.label)}.` }, ...fieldProperties(model, model.fields) };
   for (const list of model.lines) {
     properties[list.name] = {
@@ -187,6 +189,11 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
     items: item,
     description: `${list.label}: ${list.min} to ${list.max} lines.${how}`,
   };
+}
+
+/** JSON Schema of a command's input: the one REST checks with zod, as MCP and the OpenAPI document describe it. */
+export function commandInputSchema(model: ModelIR, command: CommandIR): Json {
+  return inputJsonSchema(model, command, commandInput(model, command));
 }
 
 function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput): Json {
@@ -296,6 +303,22 @@ const APPROVAL: Json = {
   required: ['status', 'plan_id'],
 };
 
+/** What `<model>.erase` answers as its value (runtime/api-shapes.ts, `ErasureInfo`). */
+const ERASURE: Json = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    fields: { type: 'array', items: { type: 'string' }, description: 'The personal fields emptied: <field>, or <lines>.<field>.' },
+    history_entries: { type: 'integer' },
+    audit_rows: { type: 'integer' },
+    plans: { type: 'integer' },
+    plans_rejected: { type: 'integer' },
+    mask_tokens: { type: 'integer' },
+    bindings: { type: 'integer' },
+  },
+  required: ['id', 'fields', 'history_entries', 'audit_rows', 'plans', 'plans_rejected', 'mask_tokens', 'bindings'],
+};
+
 /** Names of the result schemas a tools file declares once and its tools share. */
 interface ResultNames {
   /** JSON Schema of a record. */
@@ -325,6 +348,29 @@ const BATCH: Json = {
   required: ['batch_id', 'count', 'ids', 'changes'],
 };
 
+/** A field's change in a history entry: from and to, or the marker of values erased (`<model>.erase`). */
+const FIELD_CHANGE: Json = {
+  type: 'object',
+  anyOf: [
+    { properties: { from: {}, to: {} }, required: ['from', 'to'] },
+    { properties: { erased: { const: true } }, required: ['erased'] },
+  ],
+};
+
+/** What a change did to a line list, in a history entry. */
+const LINES_CHANGE: Json = {
+  type: 'object',
+  properties: {
+    added: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    removed: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    changed: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'string' }, changes: { type: 'object', additionalProperties: FIELD_CHANGE } }, required: ['id', 'changes'] },
+    },
+  },
+  required: ['added', 'removed', 'changed'],
+};
+
 /** One entry of a record's history, as `<model>.history` answers it. */
 function historyEntry(model: ModelIR): Json {
   return {
@@ -347,9 +393,13 @@ function historyEntry(model: ModelIR): Json {
       batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
       changes: {
         type: 'object',
-        description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens.',
-        additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] },
+        description:
+          'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.' +
+          (model.lines.length > 0 ? ' A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.' : ''),
+        ...(model.lines.length > 0 ? { properties: Object.fromEntries(model.lines.map((list) => [list.name, LINES_CHANGE])) } : {}),
+        additionalProperties: FIELD_CHANGE,
       },
+      inputs: { type: 'object', description: "The action's inputs that are not fields, as given." },
     },
     required: ['change_id', 'at', 'command', 'by', 'plan_id', 'changes'],
   };
@@ -360,31 +410,43 @@ function envelopeOf(value: unknown): Json {
   return { type: 'object', properties: { denied: ENVELOPE_DENIED, value }, required: ['denied', 'value'] };
 }
 
-function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
-  const shape = COMMAND_KINDS[command.kind].result;
-  if (shape === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
-  const record = code(names.record);
-  const values: Record<Exclude<CommandResultShape, 'record'>, unknown> = {
+/** JSON Schema of a command's answer: `{denied, value}`, `value` by the kind's result (`record` stands for the record's schema). */
+export function resultEnvelope(model: ModelIR, command: CommandIR, record: unknown): Json {
+  const values: Record<CommandResultShape, unknown> = {
+    record,
     records: { type: 'array', items: record },
     page: { type: 'object', properties: { rows: { type: 'array', items: record }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     batch: BATCH,
   };
-  const envelope = envelopeOf(values[shape]);
+  const envelope = envelopeOf(values[COMMAND_KINDS[command.kind].result]);
+  if (command.kind !== 'list' && command.kind !== 'search') return envelope;
+  return { ...envelope, properties: { ...(envelope.properties as Json), next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' } } };
+}
+
+function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
+  if (COMMAND_KINDS[command.kind].result === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
+  const envelope = resultEnvelope(model, command, code(names.record));
   return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
 }
 
 /**
- * Whether an agent's call may come back as a plan: a command that needs approval, or an `update`
- * of a model with an action that does (changing the governed field runs that action).
+ * MCP's hints of a command kind, each said outright: a client takes an absent `destructiveHint`
+ * as true and an absent `idempotentHint` as false (the MCP schema's defaults).
  */
-function proposable(model: ModelIR, command: CommandIR): boolean {
-  return command.needsApproval || (command.kind === 'update' && model.actions.some((action) => action.needsApproval));
+export function toolAnnotations(kind: CommandKind): { readonly readOnlyHint: boolean; readonly destructiveHint: boolean; readonly idempotentHint: boolean; readonly openWorldHint: false } {
+  const traits = COMMAND_KINDS[kind];
+  return { readOnlyHint: traits.access === 'read', destructiveHint: traits.destructive, idempotentHint: traits.idempotent, openWorldHint: false };
 }
 
+/** Whether an agent's call may come back as a plan (the runtime's rule). */
+export function proposable(model: ModelIR, command: CommandIR): boolean {
+  return mayBeHeldForApproval(command, model.actions);
+}
 
-function toolTitle(model: ModelIR, command: CommandIR): string {
+export function toolTitle(model: ModelIR, command: CommandIR): string {
   const phrase = inSentence(model.label);
   const subject = command.kind === 'list' || command.kind === 'search' ? plural(phrase) : phrase;
   return `${defaultLabel(command.name)} ${subject}`;
@@ -436,12 +498,7 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       description: toolDescription(model, command),
       inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
       outputSchema: outputSchema(model, command, names),
-      annotations: {
-        readOnlyHint: COMMAND_KINDS[command.kind].access === 'read',
-        destructiveHint: COMMAND_KINDS[command.kind].destructive ? true : undefined,
-        idempotentHint: COMMAND_KINDS[command.kind].idempotent ? true : undefined,
-        openWorldHint: false,
-      },
+      annotations: toolAnnotations(command.kind),
     };
   });
   file.addConst({

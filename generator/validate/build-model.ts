@@ -1,5 +1,5 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
-import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, KINDS_AFTER_ACTIONS, KINDS_BEFORE_ACTIONS } from '../../runtime/command-kinds.ts';
 import type { GeneratedCommand } from '../define.ts';
 import type { ActionSet } from '../../runtime/api-shapes.ts';
 import type { FunctionSource } from '../definition-source.ts';
@@ -14,6 +14,7 @@ import type {
   LogicSource,
   Masking,
   ModelIR,
+  ReferringField,
   RuleIR,
   UniqueIR,
 } from '../ir.ts';
@@ -24,8 +25,8 @@ import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { ADMIN_ROLE, ID_FIELD } from './reserved.ts';
 
 export interface ModelReferences {
-  /** Ref fields (of any model) pointing at this model. */
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields (of any model or its lines) pointing at this model. */
+  readonly referencedBy: readonly ReferringField[];
   /** The field each action moves. */
   readonly movedFields: ReadonlyMap<ActionDraft, string>;
   /** The fields each action sets. */
@@ -52,7 +53,7 @@ export function buildModel(model: ModelDraft, references: ModelReferences): Mode
     titleField,
     fields,
     actions,
-    commands: buildCommands(model.name, label, actions),
+    commands: buildCommands(model.name, label, actions, holdsPersonalData(model)),
     referencedBy: references.referencedBy,
     indexes: (model.def.indexes ?? []).map((index) => [...index]),
     list: [...(model.def.list ?? [])],
@@ -170,7 +171,12 @@ function buildAction(model: ModelDraft, modelLabel: string, action: ActionDraft,
   };
 }
 
-function buildCommands(model: string, label: string, actions: readonly ActionIR[]): CommandIR[] {
+/** Whether a model holds personal data: a personal field of its own or of one of its line lists. */
+export function holdsPersonalData(model: ModelDraft): boolean {
+  return model.fields.some((field) => field.personal) || model.lines.some((list) => list.fields.some((field) => field.personal));
+}
+
+function buildCommands(model: string, label: string, actions: readonly ActionIR[], personalData: boolean): CommandIR[] {
   const phrase = inSentence(label);
   const descriptions: Record<GeneratedCommand, string> = {
     get: `Read one ${phrase} by id`,
@@ -185,6 +191,7 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     update_many: `Set the same fields on the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
     delete_many: `Delete the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
     revert_batch: `Put back what one update_many of ${plural(phrase)} changed, every record or none`,
+    erase: `Forget the personal data of ${withArticle(phrase)}: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)`,
   };
   const generated = (name: GeneratedCommand): GeneratedCommandIR => ({
     id: `${model}.${name}`,
@@ -195,11 +202,10 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     needsApproval: COMMAND_KINDS[name].needsApproval,
     action: undefined,
   });
-  // Implied commands (history, revert) come after the actions: the catalogue keeps SPEC's commands first.
-  const own = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null);
-  const implied = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null);
+  // Implied commands (history, revert) and the admin's (erase) come after the actions: the catalogue keeps SPEC's commands first.
+  const has = (kind: GeneratedCommand) => personalData || !COMMAND_KINDS[kind].personalData;
   return [
-    ...own.map(generated),
+    ...KINDS_BEFORE_ACTIONS.filter(has).map(generated),
     ...actions.map(
       (action): ActionCommandIR => ({
         id: `${model}.${action.name}`,
@@ -211,6 +217,6 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
         action,
       }),
     ),
-    ...implied.map(generated),
+    ...KINDS_AFTER_ACTIONS.filter(has).map(generated),
   ];
 }

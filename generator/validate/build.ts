@@ -3,7 +3,7 @@
  * models with their ref targets first, roles with the command ids they may use. The result is
  * deeply frozen.
  */
-import type { ModuleIR, ProjectIR, RoleIR } from '../ir.ts';
+import type { ModuleIR, ProjectIR, ReferringField, RoleIR } from '../ir.ts';
 import { defaultLabel } from '../names.ts';
 import { buildModel } from './build-model.ts';
 import type { ResolvedReferences } from './check.ts';
@@ -40,15 +40,17 @@ export function buildProject(project: ProjectDraft, resolved: ResolvedReferences
   return deepFreeze({ modules, roles, modulesDirName: project.dirName });
 }
 
-/** Per target model, the ref fields pointing at it, in the order of the models given. */
-function referrers(models: readonly ModelDraft[]): Map<string, { model: string; field: string }[]> {
-  const referencedBy = new Map<string, { model: string; field: string }[]>();
+/**
+ * Per target model, the ref fields pointing at it, in the order of the models given: each model's
+ * own, then those of its line lists (a line's ref keeps its target alive as a record's does).
+ */
+function referrers(models: readonly ModelDraft[]): Map<string, ReferringField[]> {
+  const referencedBy = new Map<string, ReferringField[]>();
+  const add = (to: string, referrer: ReferringField) => referencedBy.set(to, [...(referencedBy.get(to) ?? []), referrer]);
   for (const model of models) {
-    for (const field of model.fields) {
-      if (field.kind !== 'ref') continue;
-      const list = referencedBy.get(field.to) ?? [];
-      list.push({ model: model.name, field: field.name });
-      referencedBy.set(field.to, list);
+    for (const field of model.fields) if (field.kind === 'ref') add(field.to, { model: model.name, field: field.name });
+    for (const list of model.lines) {
+      for (const field of list.fields) if (field.kind === 'ref') add(field.to, { model: model.name, field: field.name, lines: list.name });
     }
   }
   return referencedBy;

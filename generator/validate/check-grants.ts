@@ -3,7 +3,8 @@
  * depends on (so a helpdesk module can let its role read parties without editing the CRM module);
  * grants of one role from several modules add up. `admin` needs no grant.
  */
-import { COMMAND_KINDS, EVERY_MODEL_COMMANDS } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, KINDS_AFTER_ACTIONS, KINDS_BEFORE_ACTIONS } from '../../runtime/command-kinds.ts';
+import { holdsPersonalData } from './build-model.ts';
 import { IDENTIFIER } from '../names.ts';
 import { unknownNameHint } from '../suggest.ts';
 import type { ModelDraft, ProjectDraft } from './drafts.ts';
@@ -55,8 +56,9 @@ export function checkGrants(
         }
         const reportOnModel = problems.at(module.source, { role, model: modelName });
         const commands = commandNames(model);
+        const adminOnly = commands.filter(isAdminOnly);
         if (grant === '*') {
-          for (const command of commands) commandIds.add(`${modelName}.${command}`);
+          for (const command of commands) if (!isAdminOnly(command)) commandIds.add(`${modelName}.${command}`);
           moduleGrants.push({ role, model: modelName, commands: ['*'] });
           continue;
         }
@@ -65,21 +67,27 @@ export function checkGrants(
           continue;
         }
         for (const command of grant) {
-          if (commands.includes(command)) commandIds.add(`${modelName}.${command}`);
+          if (adminOnly.includes(command)) {
+            reportOnModel({ code: 'admin-only-grant', message: `${command} is ${ADMIN_ROLE}'s only: no other role may be granted it`, fix: `remove "${command}"` });
+          } else if (commands.includes(command)) commandIds.add(`${modelName}.${command}`);
           else if (!model.brokenActions.has(command)) reportOnModel({ code: 'unknown-grant-command', message: `unknown command "${command}"`, fix: choiceHint(command, commands, `commands of ${modelName}`) });
         }
-        moduleGrants.push({ role, model: modelName, commands: grant.filter((command) => commands.includes(command)) });
+        moduleGrants.push({ role, model: modelName, commands: grant.filter((command) => commands.includes(command) && !isAdminOnly(command)) });
       }
     }
   }
   return { granted, byModule };
 }
 
-/** The model's commands in catalogue order: the generated ones, the actions, then history and revert (once each, should an action repeat a generated name: that has its own problem). */
+/** The model's commands in catalogue order: the generated ones, the actions, then history, revert and erase (once each, should an action repeat a generated name: that has its own problem). */
 function commandNames(model: ModelDraft): string[] {
-  const own = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null);
-  const implied = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null);
-  return [...new Set([...own, ...model.actions.map((action) => action.name), ...implied])];
+  const has = (kind: (typeof KINDS_BEFORE_ACTIONS)[number]) => !COMMAND_KINDS[kind].personalData || holdsPersonalData(model);
+  return [...new Set([...KINDS_BEFORE_ACTIONS.filter(has), ...model.actions.map((action) => action.name), ...KINDS_AFTER_ACTIONS.filter(has)])];
+}
+
+/** A generated command only `admin` uses (`erase`): `'*'` leaves it out, and a grant that names it is refused. */
+function isAdminOnly(command: string): boolean {
+  return Object.hasOwn(COMMAND_KINDS, command) && COMMAND_KINDS[command as keyof typeof COMMAND_KINDS].adminOnly;
 }
 
 function isStringList(value: unknown): value is string[] {

@@ -7,6 +7,7 @@
  * about references to it: its own problem is the first cause, the rest would be its consequences.
  */
 import type { FieldDefault } from '../../runtime/api-shapes.ts';
+import { ERASED_VALUES } from '../../runtime/erased.ts';
 import { patternRegExp } from '../../runtime/kinds.ts';
 import { FIELD_KINDS, type FieldKind } from '../define.ts';
 import type { DefinitionPath, FunctionSource } from '../definition-source.ts';
@@ -266,6 +267,15 @@ function readField(reportAt: Report, name: string, raw: unknown, where: FieldPla
       code: 'unique-personal',
       message: 'unique on a personal field agents may write would tell an agent whether a value it wrote is held by another record',
       fix: PERSONAL_KINDS.has(kind) && raw.personal === undefined ? `remove unique, add agents: 'hidden', or say personal: false (${kind} fields are personal unless they say so)` : "remove unique, or add agents: 'hidden'",
+    });
+  }
+  if (raw.required === true && personal && where.place !== 'input' && ERASED_VALUES[kind] === undefined) {
+    // A problem new with erasure: located for every kind.
+    reportAt({
+      line: fieldLine,
+      code: 'required-personal-not-erasable',
+      message: `a required personal ${kind} field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one`,
+      fix: 'remove required, or say personal: false',
     });
   }
   if (where.place === 'line') {

@@ -27,7 +27,7 @@ export default defineModule({
         items: {
           label: 'Items', min: 1, max: 500,
           fields: {
-            description: { kind: 'text', required: true, length: 200 },
+            description: { kind: 'text', required: true, length: 200, index: true },   // finds orders by a line's description
             quantity: { kind: 'decimal', scale: 3, required: true, min: 0.001 },
             unit_price: { kind: 'money', required: true, min: 0 },
             note: { kind: 'text', personal: true },

@@ -13,6 +13,7 @@ import { READING_KINDS, type CommandAccess } from '../command-kinds.ts';
 import { dialectOf } from '../db/connect.ts';
 import { runPreparedStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
+import { countRowsWritten } from '../metrics.ts';
 
 export const AUDIT_TABLE = 'rms_audit';
 
@@ -40,6 +41,8 @@ export interface AuditEntry {
   readonly changeId?: string | null;
   /** A dry run (`?dry_run=true`): what would have happened; nothing was changed. */
   readonly dryRun?: boolean;
+  /** The request that made the call (`X-Request-Id`), as its log line names it. */
+  readonly requestId?: string | null;
 }
 
 export type AuditAccess = CommandAccess;
@@ -66,12 +69,14 @@ export async function ensureAuditTables(db: Knex): Promise<void> {
     table.string('access', 8).nullable();
     table.string('change_id', 64).nullable();
     table.boolean('dry_run').nullable();
+    table.string('request_id', 128).nullable();
   });
   // Reads and changes told apart (the web app shows changes by default); rows from before are told apart by their command.
   const added = await addColumnsIfMissing(db, AUDIT_TABLE, {
     access: (table) => table.string('access', 8).nullable(),
     change_id: (table) => table.string('change_id', 64).nullable(),
     dry_run: (table) => table.boolean('dry_run').nullable(),
+    request_id: (table) => table.string('request_id', 128).nullable(),
   });
   if (added.includes('access')) {
     const reads = READING_KINDS.map((kind) => `command like '%.${kind}'`).join(' or ');
@@ -106,6 +111,7 @@ const AUDIT_COLUMNS = [
   'access',
   'change_id',
   'dry_run',
+  'request_id',
 ] as const satisfies readonly (keyof AuditTrailRow)[];
 
 /** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
@@ -132,6 +138,7 @@ function auditRow(entry: AuditEntry): unknown[] {
     entry.changeId ?? null,
     // 1 rather than true: better-sqlite3 binds no booleans, and PostgreSQL reads '1' as true.
     entry.dryRun === true ? 1 : null,
+    entry.requestId ?? null,
   ];
 }
 
@@ -149,6 +156,7 @@ function insertSql(rows: number): string {
 }
 
 async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
+  countRowsWritten('audit', rows.length);
   // One text per row count: on PostgreSQL each runs prepared (see runPreparedStatement).
   if (dialectOf(db) === 'postgres') await runPreparedStatement(db, insertSql(rows.length), rows.flat());
   else await db.raw(insertSql(rows.length), rows.flat() as Knex.RawBinding[]);
@@ -250,12 +258,12 @@ export function queueAudit(db: Knex, entry: AuditEntry): Promise<void> {
 }
 
 /** Who did something, as the trail (and a record's history) names them. */
-export type AuditActor = Pick<AuditEntry, 'actor' | 'userId' | 'username' | 'agentTokenId' | 'agentLabel'>;
+export type AuditActor = Pick<AuditEntry, 'actor' | 'userId' | 'username' | 'agentTokenId' | 'agentLabel' | 'requestId'>;
 
 /** Who did it, as the trail names them: a person, or an agent token with the person who created it. */
 export function auditActor(caller: Caller): AuditActor {
   return caller.kind === 'person'
-    ? { actor: 'person', userId: caller.userId, username: caller.username }
-    : { actor: 'agent', userId: caller.creatorId, username: caller.creatorUsername, agentTokenId: caller.tokenId, agentLabel: caller.label };
+    ? { actor: 'person', userId: caller.userId, username: caller.username, requestId: caller.requestId ?? null }
+    : { actor: 'agent', userId: caller.creatorId, username: caller.creatorUsername, agentTokenId: caller.tokenId, agentLabel: caller.label, requestId: caller.requestId ?? null };
 }
 

@@ -6,7 +6,9 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
+import { ADMIN_ONLY_KINDS } from '../command-kinds.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
+import { noteEvent } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
 import { textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
@@ -65,6 +67,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const username = requireString(body, 'username', MAX_USERNAME_LENGTH);
     const password = requireString(body, 'password', MAX_CREDENTIAL_LENGTH);
     const result = await signIn(db, username, password, { address: clientAddress(req), now: callers.clock.now() });
+    noteEvent(res, { signIn: result.outcome });
     if (result.outcome === 'locked' || result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
       throw new HttpError(429, result.outcome === 'locked' ? LOCKED_OUT : ADDRESS_THROTTLED);
@@ -89,8 +92,12 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     if (label === '') throw badRequest('label must not be empty');
     const expiresInDays = readExpiresInDays(body);
     const limits = readLimits(body, person, serverLimits);
-    const [first] = scopesGrantingNothing(scopes, allowedCommands(registry, person));
+    const allowed = allowedCommands(registry, person);
+    const [first] = scopesGrantingNothing(scopes, allowed);
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
+    // `erase` and its like are a person's acts (runtime/command-kinds.ts, adminOnly): a scope naming only them would grant an agent nothing.
+    const [adminOnly] = scopesGrantingNothing(scopes, [...allowed].filter((id) => !ADMIN_ONLY_KINDS.has(registry.commands[id]!.kind)));
+    if (adminOnly !== undefined) throw badRequest(`scope ${adminOnly} matches only commands no agent may use`);
     const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits }, serverLimits, callers.clock.now());
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });

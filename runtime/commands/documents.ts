@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { HttpError, badRequest } from '../errors.ts';
+import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
 import type { ActionSet, FieldDefault, FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import type { LinesChange } from '../history/store.ts';
@@ -31,8 +32,8 @@ export interface WriteTime {
   readonly now: string;
 }
 
-export function writeTime(clock: () => Date = () => new Date()): WriteTime {
-  const now = clock().toISOString();
+export function writeTime(clock: Clock): WriteTime {
+  const now = new Date(clock.now()).toISOString();
   return { today: now.slice(0, 10), now };
 }
 
@@ -158,9 +159,10 @@ function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Reco
 
 /**
  * A computed value as its field stores it: a number of a decimal rounded to its scale, money and
- * numbers to integers, undefined as empty (a function may leave a value out).
+ * numbers to integers, undefined as empty (a function may leave a value out). `rmsgen seed`
+ * stores computed values the same way.
  */
-function normalised(field: FieldMeta, value: unknown): unknown {
+export function normalised(field: FieldMeta, value: unknown): unknown {
   if (!field.computed || value === undefined || value === null) return value ?? null;
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (field.kind === 'decimal' && typeof value === 'number') return Math.round(value * 10 ** (field.scale ?? 0)) / 10 ** (field.scale ?? 0);

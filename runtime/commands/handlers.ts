@@ -11,27 +11,24 @@
 import type { Knex } from 'knex';
 import type { CommandKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { changedSince, findChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
+import { changedSince, findChange, holdsErased, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
-import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
+import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext } from './types.ts';
+import type { CommandContext, CompiledModel } from './types.ts';
 import { changeMany, createMany, revertBatch } from './bulk.ts';
-import type { Handler, RecordChange, RevertOf, RunResult } from './results.ts';
+import type { Handler, KeptLineFields, RecordChange, RevertOf, RunResult } from './results.ts';
 import {
   checkNotLocked,
   computeAndCheck,
   linesBefore,
-  linesChange,
   linesOfRecord,
   linesOfRecords,
-  linesWrite,
   newLines,
   newRecordValues,
-  replacedLines,
   sameValue,
   setValue,
   withLines,
@@ -39,11 +36,12 @@ import {
   recordNotFound,
   writeTime,
   type LinesChange,
-  type LinesOf,
 } from './documents.ts';
+import { eraseRecord } from './erase.ts';
+import { checkLineRefs, checkRefs, writeChanges } from './record-write.ts';
 import { checkActionFrom } from './workflow.ts';
 
-export type { RecordChange, RevertOf, RunResult };
+export type { KeptLineFields, RecordChange, RevertOf, RunResult };
 export { recordNotFound };
 
 export const handlers: Record<CommandKind, Handler> = {
@@ -74,12 +72,12 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async create(ctx, db, prepared) {
     const model = ctx.command.model;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const id = newId();
     const drafted = newRecordValues(model, prepared.input, time);
     const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
     await checkRefs(ctx, db, record);
-    await checkLineRefs(ctx, db, lines);
+    for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
     await model.queries.insert(db, record as StoredRecord);
     const linesChanged: Record<string, LinesChange> = {};
     for (const [name, list] of model.lines) {
@@ -108,7 +106,7 @@ export const handlers: Record<CommandKind, Handler> = {
       else changes[name] = value;
     }
     // A governed field's change runs its action: what the action sets, it sets here too (unless the update gives it).
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     for (const name of prepared.actions) {
       for (const [field, set] of Object.entries(model.actions.get(name)!.set)) if (!(field in changes)) changes[field] = setValue(set, given, time);
     }
@@ -159,14 +157,18 @@ export const handlers: Record<CommandKind, Handler> = {
     if (!entry || entry.model !== model.meta.name || entry.recordId !== recordId || !changeIsVisible(ctx.fields, entry.changes)) {
       throw badRequest(`change ${changeId} not found`);
     }
-    const fields = Object.keys(entry.changes).filter((name) => {
-      const field = model.fields.get(name);
-      return field !== undefined && !field.governed && !field.computed;
-    });
-    const lists = Object.keys(entry.changes).filter((name) => model.lines.has(name));
+    const { fields, lines: lineFields } = revertWrites(model, entry);
+    const lists = Object.keys(lineFields);
     // Writing a field one may not read is refused to an update; a revert may not do it either.
     const unreadable = fields.some((name) => !ctx.fields.readableNames.has(name)) || lists.some((name) => ctx.fields.lines[name]!.denied.length > 0);
-    if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable) throw badRequest(`change ${changeId} cannot be reverted`);
+    // An erased value cannot be put back (commands/erase.ts).
+    if (entry.kind !== 'update' || (fields.length === 0 && lists.length === 0) || unreadable || holdsErased(entry.changes)) throw badRequest(`change ${changeId} cannot be reverted`);
+    // Nor one it may read but not write (it reads it: the refusal may name it).
+    const unwritable = [
+      ...fields.filter((name) => !ctx.fields.writableNames.has(name)).map((name) => `${model.meta.name}.${name}`),
+      ...lists.flatMap((list) => lineFields[list]!.filter((name) => !ctx.fields.lines[list]!.writableNames.has(name)).map((name) => `${model.meta.name}.${list}.${name}`)),
+    ];
+    if (unwritable.length > 0) throw new HttpError(403, `${unwritable[0]} cannot be written by your role`);
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
     const conflict = new HttpError(409, `${model.meta.name} ${recordId} changed since change ${changeId}`);
@@ -187,6 +189,14 @@ export const handlers: Record<CommandKind, Handler> = {
     return { ...result, reverts: { changeId, restored } };
   },
 
+  /** Forgets the record's personal data (commands/erase.ts); a record deleted since can be erased too. */
+  async erase(ctx, db, prepared) {
+    const id = prepared.input.id as string;
+    const erased = await eraseRecord(ctx, db, id);
+    if (!erased) throw recordNotFound(ctx, id);
+    return erased;
+  },
+
   create_many: (ctx, db, prepared) => createMany(ctx, db, prepared, handlers.create),
   update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
   delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
@@ -197,7 +207,7 @@ export const handlers: Record<CommandKind, Handler> = {
     const action = ctx.command.meta.action!;
     const { id, ...given } = prepared.input;
     const recordId = id as string;
-    const time = writeTime();
+    const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};
     const inputs: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(given)) {
@@ -214,51 +224,24 @@ export const handlers: Record<CommandKind, Handler> = {
 };
 
 /**
- * Writes an update of a record (an update, an action, a revert): its field changes and the line
- * lists given whole, with computed fields worked out and rules checked on the record as it will be;
- * answers the record with its lines and what changed. `restoreIds`: lines given with ids that are
- * no longer the record's are put back under those ids (a revert of their removal).
+ * What a revert of an update writes: the fields it puts back (neither governed, which only actions
+ * move, nor computed), and per line list it changed, the line fields it puts back — the changed
+ * fields of the lines it changed, and those of the lines it brings back — without computed ones.
  */
-async function writeChanges(
-  ctx: CommandContext,
-  db: Knex,
-  current: StoredRecord & Readonly<Record<string, unknown>>,
-  changes: Record<string, unknown>,
-  givenLines: Readonly<Record<string, Record<string, unknown>[]>>,
-  options: { readonly restoreIds?: boolean } = {},
-): Promise<Extract<RunResult, { shape: 'record' }>> {
-  const model = ctx.command.model;
-  const recordId = current.id;
-  const time = writeTime();
-  const currentLines = model.lines.size > 0 ? await linesOfRecord(db, model, recordId) : {};
-  const drafted: LinesOf = { ...currentLines };
-  for (const [name, given] of Object.entries(givenLines)) {
-    const list = model.lines.get(name)!;
-    const known = options.restoreIds ? [...(currentLines[name] ?? []), ...given.filter((line) => typeof line.id === 'string' && !(currentLines[name] ?? []).some((kept) => kept.id === line.id)).map((line) => line as StoredLine)] : (currentLines[name] ?? []);
-    drafted[name] = replacedLines(model, list, known, given, time);
+export function revertWrites(model: CompiledModel, entry: HistoryEntry): { fields: string[]; lines: Record<string, string[]> } {
+  const fields: string[] = [];
+  const lines: Record<string, string[]> = {};
+  for (const [name, change] of Object.entries(entry.changes)) {
+    const field = model.fields.get(name);
+    if (field && !field.governed && !field.computed) fields.push(name);
+    const list = model.lines.get(name);
+    if (!list || !isLinesChange(change)) continue;
+    const written = new Set<string>();
+    for (const { changes } of change.changed) for (const lineField of Object.keys(changes)) written.add(lineField);
+    for (const line of change.removed) for (const [lineField, value] of Object.entries(line)) if (value !== null && value !== undefined) written.add(lineField);
+    lines[name] = [...written].filter((lineField) => list.fields.get(lineField)?.computed === false);
   }
-  const { record, lines } = computeAndCheck(model, { ...current, ...changes }, drafted);
-  // Computed fields whose value the write changes are written with it.
-  for (const field of model.meta.fields) if (field.computed && !sameValue(current[field.name], record[field.name])) changes[field.name] = record[field.name];
-  await checkRefs(ctx, db, changes);
-  if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
-  const linesChanged: Record<string, LinesChange> = {};
-  for (const [name, list] of model.lines) {
-    const before = currentLines[name] ?? [];
-    const after = lines[name] ?? before;
-    const write = linesWrite(list, before, after);
-    if (write.insert.length + write.update.length + write.remove.length === 0) continue;
-    await checkLineRefs(ctx, db, { [name]: [...write.insert.map(({ line }) => line), ...write.update.map(({ id, changes: lineChanges }) => ({ id, ...lineChanges }) as StoredLine)] });
-    await writeLines(db, list, recordId, write);
-    const changed = linesChange(list, before, after);
-    if (changed) linesChanged[name] = changed;
-  }
-  const change = changeOf(recordId, current, changes);
-  return {
-    shape: 'record',
-    record: withLines({ ...current, ...changes } as StoredRecord, lines),
-    change: Object.keys(linesChanged).length > 0 ? { ...change, lines: linesChanged } : change,
-  };
+  return { fields, lines };
 }
 
 /** `list`/`search` with `include`: the records with the named line lists. */
@@ -282,25 +265,6 @@ async function page(ctx: CommandContext, db: Knex, list: CompiledList): Promise<
   return { records: shown, next: encodeCursor(list.keyset.keys, shown[shown.length - 1] as Record<string, unknown>) };
 }
 
-/** The change of an update or action: the written fields whose value differs from what was stored, and those that kept it. */
-function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): RecordChange {
-  const before: Record<string, unknown> = {};
-  const after: Record<string, unknown> = {};
-  const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(changes)) {
-    const was = current[name] ?? null;
-    const now = value ?? null;
-    if (sameValue(was, now)) {
-      kept[name] = now;
-      continue;
-    }
-    before[name] = was;
-    after[name] = now;
-  }
-  return { recordId, givenFields: Object.keys(changes), before, after, kept };
-}
-
-
 /**
  * Reads the record (every field, as JSON values) for a check or a change, locking the row on
  * PostgreSQL until the transaction ends; 400 when there is no such record.
@@ -309,25 +273,4 @@ async function lockRecord(ctx: CommandContext, db: Knex, id: string): Promise<St
   const record = await ctx.command.model.queries.lockForWrite(db, id);
   if (!record) throw recordNotFound(ctx, id);
   return record as StoredRecord & Readonly<Record<string, unknown>>;
-}
-
-/** Every non-empty ref value must name an existing record of its target (kept from deletion on PostgreSQL). */
-async function checkRefs(ctx: CommandContext, db: Knex, values: Readonly<Record<string, unknown>>): Promise<void> {
-  const model = ctx.command.model;
-  for (const [name, value] of Object.entries(values)) await checkRef(ctx, db, model.fields.get(name), `${model.meta.name}.${name}`, value);
-}
-
-/** The refs of lines written, likewise (`order.items.product: no product with id …`). */
-async function checkLineRefs(ctx: CommandContext, db: Knex, lines: Readonly<LinesOf>): Promise<void> {
-  const model = ctx.command.model;
-  for (const [name, list] of Object.entries(lines)) {
-    const compiled = model.lines.get(name)!;
-    for (const line of list) for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}.${field}`, value);
-  }
-}
-
-async function checkRef(ctx: CommandContext, db: Knex, field: FieldMeta | undefined, path: string, value: unknown): Promise<void> {
-  if (value === null || value === undefined || field?.kind !== 'ref') return;
-  const target = ctx.service.models.get(field.target!)!;
-  if (!(await target.queries.lockForRef(db, value as string))) throw badRequest(`${path}: no ${target.meta.name} with id ${String(value)}`);
 }

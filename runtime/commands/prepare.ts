@@ -64,6 +64,9 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput, db:
           continue;
         }
         const action = actionMoving(model.meta, field.name, from, to, (name) => ctx.rights.commands.has(`${model.meta.name}.${name}`));
+        // An update carries fields only: an action that needs an input that is none runs by its own command.
+        const needs = action.inputs.filter((candidate) => candidate.required && !candidate.field).map((candidate) => candidate.name);
+        if (needs.length > 0) throw badRequest(`${model.meta.name}.${field.name} cannot move from ${String(from)} to ${to} by update: run ${model.meta.name}.${action.name}, which needs ${needs.join(', ')}`);
         for (const required of action.required) {
           if (input[required] === undefined || input[required] === null) throw badRequest(`${model.meta.name}.${required} is required`);
         }

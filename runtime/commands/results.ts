@@ -7,6 +7,7 @@ import type { HistoryEntry } from '../history/store.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import type { StoredRecord } from '../registry.ts';
 import type { LinesChange } from './documents.ts';
+import type { ErasureResult } from './erase.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
 
 /**
@@ -25,8 +26,19 @@ export interface RecordChange {
   readonly kept: Readonly<Record<string, unknown>>;
   /** What the write did to each line list it changed. */
   readonly lines?: Readonly<Record<string, LinesChange>>;
+  /**
+   * Per line list, the fields the input gave kept lines (by id) that kept the value they had, with
+   * that value: as `kept` for the record's fields (an agent's write of a personal one is recorded).
+   */
+  readonly linesKept?: Readonly<Record<string, readonly KeptLineFields[]>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+}
+
+/** Fields an update gave a line it kept, whose values did not change, with those values. */
+export interface KeptLineFields {
+  readonly id: string;
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
 /** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
@@ -43,7 +55,8 @@ export type RunResult =
   /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
   | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
   | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
-  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange };
+  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange }
+  | ErasureResult;
 
 export type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedCall) => Promise<RunResult>;
 

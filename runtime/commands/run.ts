@@ -12,10 +12,11 @@ import { kindTraits } from '../command-kinds.ts';
 import { historyEntryOf, recordChange, type ChangeToRecord } from '../history/record-change.ts';
 import { writeHistoryEntries } from '../history/store.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
-import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
-import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { newId } from '../ids.ts';
 import { batchAsSeen } from './batch-view.ts';
+import { keepBindings } from './keep-bindings.ts';
+import type { StoredLine } from '../registry.ts';
 import { handlers, type RunResult } from './handlers.ts';
 import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
@@ -58,6 +59,8 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
     // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
     if (deferAudit) afterCommit = () => writeAuditEvent(ctx, executed, service.db);
     else await writeAuditEvent(ctx, executed, db);
+    // What a handler leaves for after the commit (an erasure's checkpoint on SQLite).
+    if ('afterCommit' in result && result.afterCommit) afterCommit = result.afterCommit;
     return envelope(ctx, result, value);
   };
   if (options.outer) return body(options.outer);
@@ -160,6 +163,8 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return { id: result.recordId };
     case 'batch':
       return batchAsSeen(db, caller, fields, result.items, batchId ?? null);
+    case 'erased':
+      return result.erased;
   }
 }
 
@@ -192,7 +197,7 @@ async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchIte
 
 function recordIdOf(result: RunResult): string | null {
   if (result.shape === 'record') return result.record.id;
-  return result.shape === 'deleted' ? result.recordId : null;
+  return result.shape === 'deleted' || result.shape === 'erased' ? result.recordId : null;
 }
 
 /** The history entry of the write, in its transaction (see history/record-change.ts). */
@@ -224,6 +229,7 @@ function changeToRecord(
     model: model.meta.name,
     personal: new Set(model.personal.keys()),
     linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
+    lineOrder: Object.fromEntries([...model.lines].map(([name, list]) => [name, { fields: list.meta.fields.map((field) => field.name), lines: lineIdsAfter(result, name) }])),
     // A revert is an update (its entry says what it reverts).
     command: batch?.command ?? (kind === 'update' ? `${model.meta.name}.update` : meta.id),
     kind,
@@ -237,68 +243,11 @@ function changeToRecord(
   };
 }
 
-/**
- * Masking bindings follow the write (see masking/bindings.ts): a deleted record or line keeps none;
- * a written personal value (of the record or of a line) is bound, for the agent that wrote it
- * (directly or by a plan it proposed), to the token it knows the value by, and other agents'
- * bindings of a value that changed go.
- */
-async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposedBy: string | undefined): Promise<void> {
-  const model = ctx.command.model;
-  const change = 'change' in result ? result.change : undefined;
-  if (!change) return;
-  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
-  for (const [list, changed] of Object.entries(change.lines ?? {})) {
-    const lines = model.lines.get(list)!;
-    if (lines.personal.size === 0) continue;
-    const owner = `${model.meta.name}.${list}`;
-    for (const line of changed.removed) await forgetRecord(db, owner, line.id);
-    const written = [...changed.added.map((line) => ({ id: line.id, values: line as Readonly<Record<string, unknown>>, changedFields: [...lines.personal.keys()] }))];
-    for (const { id, changes } of changed.changed) written.push({ id, values: Object.fromEntries(Object.entries(changes).map(([field, { to }]) => [field, to])), changedFields: Object.keys(changes) });
-    for (const { id, values, changedFields } of written) {
-      const personal = changedFields.filter((field) => lines.personal.has(field));
-      if (personal.length === 0) continue;
-      const tokens: Record<string, string> = {};
-      for (const field of personal) if (own.tokens[`${list}.${id}.${field}`] !== undefined) tokens[field] = own.tokens[`${list}.${id}.${field}`]!;
-      await rebindAfterWrite(
-        db,
-        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: personal },
-        lines.personal,
-      );
-    }
-  }
-  if (model.personal.size === 0) return;
-  if (result.shape === 'deleted') return forgetRecord(db, model.meta.name, result.recordId);
-  if (result.shape !== 'record') return;
-  const writtenPersonal = change.givenFields.filter((name) => model.personal.has(name));
-  if (writtenPersonal.length === 0) return;
-  const current: Record<string, unknown> = {};
-  for (const name of writtenPersonal) current[name] = name in change.after ? change.after[name] : (change.kept[name] ?? null);
-  const fieldTokens = Object.fromEntries(Object.entries(own.tokens).filter(([key]) => !key.includes('.')));
-  await rebindAfterWrite(
-    db,
-    {
-      model: model.meta.name,
-      recordId: change.recordId,
-      ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: fieldTokens } : {}),
-      values: personalValues(writtenPersonal, current),
-      changed: writtenPersonal.filter((name) => name in change.after),
-    },
-    model.personal,
-  );
-  // A revert puts back values and, with them, the tokens agents knew them by.
-  const reverts = result.reverts;
-  if (reverts && Object.keys(reverts.restored).length > 0) await restoreBindings(db, model.meta.name, change.recordId, reverts.restored);
-}
-
-/** Personal values as bindings hash them (their masked text), null when empty. */
-function personalValues(fields: readonly string[], values: Readonly<Record<string, unknown>>): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const field of fields) {
-    const value = values[field];
-    out[field] = value === null || value === undefined ? null : maskedText(value);
-  }
-  return out;
+/** The ids of a line list's lines after the write, in order (none when the write answers no record). */
+function lineIdsAfter(result: RunResult, list: string): string[] {
+  if (result.shape !== 'record') return [];
+  const lines = (result.record as Readonly<Record<string, unknown>>)[list] as readonly StoredLine[] | undefined;
+  return lines?.map((line) => line.id) ?? [];
 }
 
 /** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { dialectOf, type Dialect } from '../db/connect.ts';
 import { compileModelQuery } from '../query/list-query.ts';
 import { logUnexpectedError } from '../errors.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import type { ActionMeta, FieldMeta, ModelLogic, ModelMeta, ModelQueries, Registry } from '../registry.ts';
 import type { CompiledCommand, CompiledLineList, CompiledModel, RecordService } from './types.ts';
 
@@ -13,6 +14,8 @@ export interface RecordServiceOptions {
   readonly registry: Registry;
   readonly db: Knex;
   readonly logError?: (error: unknown) => void;
+  /** The time writes read for `'today'` and `'now'` (defaults, actions' sets); the system's by default. */
+  readonly clock?: Clock;
 }
 
 export function createRecordService(options: RecordServiceOptions): RecordService {
@@ -33,6 +36,7 @@ export function createRecordService(options: RecordServiceOptions): RecordServic
     models,
     commands,
     logError: options.logError ?? logUnexpectedError,
+    clock: options.clock ?? systemClock,
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { ApprovalRequiredAnswer, CommandEnvelope } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
+import type { Clock } from '../clock.ts';
 import type { Dialect } from '../db/connect.ts';
 import type { CompiledList, ModelQuery } from '../query/compiled-list.ts';
 import type { ActionMeta, CommandMeta, FieldMeta, LineListMeta, LineQueries, ModelLogic, ModelMeta, ModelQueries, Registry } from '../registry.ts';
@@ -104,8 +105,10 @@ export interface RecordService {
   readonly models: ReadonlyMap<string, CompiledModel>;
   /** The lookup table of the one command route. */
   readonly commands: ReadonlyMap<string, CompiledCommand>;
-  /** Logs unexpected failures server-side (never sent to clients). */
-  readonly logError: (error: unknown) => void;
+  /** Logs unexpected failures server-side (never sent to clients), with the request's id when known. */
+  readonly logError: (error: unknown, requestId?: string) => void;
+  /** The time a write gives `'today'` and `'now'` (runtime/clock.ts). */
+  readonly clock: Clock;
 }
 
 /** The command as a plan stores it: without what only the call itself needs. */

@@ -35,6 +35,7 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
   switch (meta.kind) {
     case 'get':
     case 'delete':
+    case 'erase':
     case 'history':
     case 'revert':
     case 'revert_batch':

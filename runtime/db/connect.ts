@@ -15,7 +15,7 @@ import { rememberStatement } from '../errors.ts';
 // use): a SQLite server never loads pg, a PostgreSQL one never loads better-sqlite3.
 const requireDriver = createRequire(import.meta.url);
 const loadPg = (): typeof Pg => requireDriver('pg') as typeof Pg;
-const loadBetterSqlite3 = (): typeof BetterSqlite3 => requireDriver('better-sqlite3') as typeof BetterSqlite3;
+export const loadBetterSqlite3 = (): typeof BetterSqlite3 => requireDriver('better-sqlite3') as typeof BetterSqlite3;
 
 export const DEFAULT_DB_URL = 'sqlite:./data/rms.sqlite';
 
@@ -97,6 +97,9 @@ function openKnex(url: string, options: OpenOptions): Knex {
           connection.pragma('synchronous = NORMAL');
           connection.pragma('busy_timeout = 5000');
           connection.pragma('foreign_keys = ON');
+          // Deleted and overwritten content is zeroed, not left in free space, so that an erased
+          // value (commands/erase.ts) is gone from the file, not only from its rows.
+          connection.pragma('secure_delete = ON');
           defineFunctions(connection);
           cacheStatements(connection);
           // An in-memory database exists only on its own connection: a second one would be empty.

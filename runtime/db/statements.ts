@@ -115,14 +115,23 @@ export async function runSelect<Row>(db: Knex, sql: string, bindings: readonly u
 export type UniqueFields = ReadonlyMap<string, string>;
 
 /**
+ * A unique index over several fields or some records, as its refusal names it (`where` as the
+ * module wrote it); `indexWhere`: the index's condition as its columns hold the values (a
+ * decimal's integer, a datetime's UTC form), which names the index, when it differs from `where`.
+ */
+export interface UniqueIndex extends UniqueMeta {
+  readonly indexWhere?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
  * The unique indexes of a table as writes' errors name them: each unique field
  * (`<model>.<field> must be unique`), each composite unique (`<model>: <f1>, <f2> must be unique`)
  * and each unique over some records (`<model>: <fields> must be unique among <values> records`).
  */
-export function uniqueFields(table: string, fields: readonly string[], composite: readonly UniqueMeta[] = []): UniqueFields {
+export function uniqueFields(table: string, fields: readonly string[], composite: readonly UniqueIndex[] = []): UniqueFields {
   const messages = new Map<string, string>();
-  const add = (unique: UniqueMeta, message: string) => {
-    messages.set(uniqueIndexName(table, unique.fields, unique.where), message);
+  const add = (unique: UniqueIndex, message: string) => {
+    messages.set(uniqueIndexName(table, unique.fields, unique.indexWhere ?? unique.where), message);
     const columns = unique.fields.map((field) => `${table}.${field}`).join(', ');
     if (!messages.has(columns)) messages.set(columns, message);
   };
@@ -149,7 +158,7 @@ export async function runWrite(db: Knex, sql: string, bindings: readonly unknown
 }
 
 /** The refusal of the unique index a database error says was broken, if it is one of `unique`. */
-function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
+export function duplicateOf(error: unknown, unique: UniqueFields): string | undefined {
   const { code, constraint, message } = (error ?? {}) as { code?: unknown; constraint?: unknown; message?: unknown };
   if (code === '23505' && typeof constraint === 'string') return unique.get(constraint);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string') {

@@ -12,12 +12,17 @@
  *
  * One entry costs about 500 bytes on SQLite with its indexes for a lead's create or a two-field
  * update (measured: 4,000 entries, 1.98 MB; the changed values are stored as JSON, so wide records
- * cost more). `rmsgen history prune --before <date>` removes old entries.
+ * cost more). `rmsgen history prune --before <date>` removes old entries, and so does the server
+ * with `serve --retain-history-days` (runtime/retention/); an erasure takes a record's personal
+ * values out of its entries (erase.ts).
  */
 import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
+import type { RecordChangeKind } from '../command-kinds.ts';
+import { isErased, type ErasedMarker } from '../erased.ts';
 import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
 import { newId } from '../ids.ts';
+import { countRowsWritten } from '../metrics.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import type { StoredLine } from '../registry.ts';
 
@@ -36,11 +41,27 @@ export interface LinesChange {
   readonly changed: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChange>> }[];
 }
 
-/** A change of one entry: a field's, or a line list's. */
-export type EntryChange = FieldChange | LinesChange;
+/**
+ * A personal field's change after an erasure: its name stays, its values are gone (see
+ * runtime/erased.ts). A line's erased field holds the same marker in place of its value, or of its
+ * `{from, to}` among a changed line's changes.
+ */
+export type ErasedChange = ErasedMarker;
+
+/** A change of one entry: a field's, or a line list's, or an erased field's. */
+export type EntryChange = FieldChange | LinesChange | ErasedChange;
 
 export function isLinesChange(change: EntryChange): change is LinesChange {
   return typeof change === 'object' && change !== null && 'added' in change && 'removed' in change && 'changed' in change;
+}
+
+/** Whether an entry's changes hold an erased value anywhere (a field's, or a line's): what it changed can no longer be put back. */
+export function holdsErased(changes: Readonly<Record<string, EntryChange>>): boolean {
+  return Object.values(changes).some((change) => {
+    if (isErased(change)) return true;
+    if (!isLinesChange(change)) return false;
+    return [...change.added, ...change.removed].some((line) => Object.values(line).some(isErased)) || change.changed.some(({ changes: lineChanges }) => Object.values(lineChanges).some(isErased));
+  });
 }
 
 /** An agent token that stands for a value of the entry (see the file comment). */
@@ -54,8 +75,8 @@ export interface HistoryEntry {
   readonly recordId: string;
   /** The command that made the change, e.g. `lead.update`. */
   readonly command: string;
-  /** What the command did: `create`, `update`, `delete` or `action` (an update that ran an action is an update). */
-  readonly kind: 'create' | 'update' | 'delete' | 'action';
+  /** What the command did (an update that ran an action is an update; an erasure's entry names the fields it emptied). */
+  readonly kind: RecordChangeKind;
   readonly by: AuditActor;
   readonly planId: string | null;
   /** The change a revert put back. */
@@ -104,6 +125,7 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
 /** Stores an entry (in the caller's transaction) and returns its change id. */
 export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
   const row = historyRow(entry);
+  countRowsWritten('history', 1);
   await db(HISTORY_TABLE).insert(row);
   return row.id;
 }
@@ -117,6 +139,7 @@ const ENTRIES_PER_INSERT = 500;
  */
 export async function writeHistoryEntries(db: Knex, entries: readonly Omit<HistoryEntry, 'changeId' | 'at'>[]): Promise<string[]> {
   const rows = entries.map(historyRow);
+  countRowsWritten('history', rows.length);
   for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) await db(HISTORY_TABLE).insert(rows.slice(start, start + ENTRIES_PER_INSERT));
   return rows.map((row) => row.id);
 }

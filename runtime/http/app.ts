@@ -11,6 +11,7 @@ import { jsonBody } from './body.ts';
 import type { Callers } from './callers.ts';
 import { answerCommand } from './command-route.ts';
 import { createCatalogueRouter } from './catalogue.ts';
+import { createOpenApiRouter } from './openapi.ts';
 import { errorHandler } from './error-handler.ts';
 import { sendJson } from './send.ts';
 
@@ -98,6 +99,7 @@ export function createApp(options: AppOptions): Express {
   app.use('/api', jsonBody(callers));
   app.use(createAuthRouter({ db, registry, callers }));
   app.use(createCatalogueRouter(service, callers, options.serviceInfo));
+  app.use(createOpenApiRouter(service, callers, options.serviceInfo));
   for (const handler of options.api ?? []) app.use(handler);
 
   // A command that does not exist: authenticated first all the same (401 without a valid token),

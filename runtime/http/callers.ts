@@ -13,6 +13,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { AgentRateLimiter, RateCost } from '../auth/rate-limits.ts';
 import type { AgentCaller, Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
+import { callerOfRequest, noteEvent } from './observe.ts';
 
 export const RATE_LIMITED = 'rate limit exceeded';
 
@@ -47,6 +48,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
     res.setHeader('RateLimit-Reset', String(admission.resetSeconds));
     if (admission.allowed) return;
     res.setHeader('Retry-After', String(admission.resetSeconds));
+    noteEvent(res, { rateLimited: true });
     if (admission.firstRefusal) {
       // Once per window and token, on whichever instance refused first: a flood must not flood the trail.
       await writeAudit(db, { ...auditActor(agent), command: what, access: cost.writes > 0 ? 'write' : 'read', outcome: 'refused', status: 429, error: RATE_LIMITED }).catch(logError);
@@ -61,7 +63,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
     async chargeRefusal(authorization, res, what) {
       let caller: Caller;
       try {
-        caller = await authenticate(db, authorization);
+        caller = callerOfRequest(await authenticate(db, authorization), res);
       } catch (error) {
         if (error instanceof HttpError && error.status === 401) return; // no agent to charge: the refusal stands as it is
         throw error;
@@ -70,7 +72,7 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
       if (caller.kind === 'agent') await admit(caller, res, what.slice(0, 100), ONE_REQUEST);
     },
     async of(authorization, res, what, cost = ONE_REQUEST) {
-      const caller = await authenticate(db, authorization, clock.now());
+      const caller = callerOfRequest(await authenticate(db, authorization, clock.now()), res);
       if (caller.kind === 'agent') await admit(caller, res, what, cost);
       return caller;
     },

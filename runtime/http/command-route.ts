@@ -17,6 +17,7 @@ import type { RecordService } from '../commands/types.ts';
 import { readJsonBody } from './body.ts';
 import type { Callers } from './callers.ts';
 import { sendError } from './error-handler.ts';
+import { noteCommand } from './observe.ts';
 import { sendJson } from './send.ts';
 
 
@@ -30,8 +31,10 @@ export async function answerCommand(
   call: { readonly id: string; readonly authorization: string | undefined; readonly input: unknown; readonly dryRun: boolean },
   res: ServerResponse,
 ): Promise<void> {
+  const command = service.commands.get(call.id)?.meta;
+  if (command) noteCommand(res, command);
   // A dry run costs what the call would: trying writes is writing, as far as an agent's budget goes.
-  const caller = await callers.of(call.authorization, res, call.id, callCost(service.commands.get(call.id)?.meta.kind));
+  const caller = await callers.of(call.authorization, res, call.id, callCost(command?.kind));
   if (call.dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, call.id, call.input));
   const outcome = await executeCommand(service, caller, call.id, call.input);
   sendJson(res, outcome.status, outcome.body);

@@ -5,10 +5,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { hasBody } from './body.ts';
+import { requestIdOf } from './observe.ts';
 import { refusalOf, type Refusal } from './refusals.ts';
 import { sendJson } from './send.ts';
 
-export function errorHandler(logError: (error: unknown) => void): ErrorRequestHandler {
+export function errorHandler(logError: (error: unknown, requestId?: string) => void): ErrorRequestHandler {
   return function handleError(error, _req, res, next) {
     if (res.headersSent) return next(error);
     sendError(res, error, logError);
@@ -16,14 +17,15 @@ export function errorHandler(logError: (error: unknown) => void): ErrorRequestHa
 }
 
 /** Answers an error as the error handler does (the fast command route has no Express to call it). */
-export function sendError(res: ServerResponse, error: unknown, logError: (error: unknown) => void): void {
+export function sendError(res: ServerResponse, error: unknown, logError: (error: unknown, requestId?: string) => void): void {
+  const requestId = requestIdOf(res);
   if (res.headersSent) {
     // Too late to answer: the connection cannot carry a second response.
-    logError(error);
+    logError(error, requestId);
     res.destroy();
     return;
   }
-  const refusal = refusalOf(error, logError);
+  const refusal = refusalOf(error, (unexpected) => logError(unexpected, requestId));
   setRefusalHeaders(res, refusal);
   sendJson(res, refusal.status, refusal.body);
 }

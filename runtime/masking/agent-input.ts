@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import type { FieldMeta } from '../registry.ts';
 import type { ModelRights } from '../rights.ts';
-import { isTokenForm } from './tables.ts';
+import { isTokenForm, unmaskedValue } from './tables.ts';
 import { findIssuedToken, issueWrittenToken } from './token-store.ts';
 
 export interface AgentInput {
@@ -46,9 +46,6 @@ function personalSlots(rights: ModelRights, input: Readonly<Record<string, unkno
   return { copy, slots };
 }
 
-/** Text kinds keep a token's value as it is; other kinds were masked as their JSON. */
-const TEXT_KINDS: ReadonlySet<FieldMeta['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
-
 /**
  * Replaces the tokens in an agent's personal fields (and its lines') with the values they stand
  * for (400 `invalid token` for one it was not issued, SPEC 2.4), before the input is validated.
@@ -61,7 +58,7 @@ export async function resolveAgentInput(db: Knex, agentTokenId: string, rights: 
     const value = holder[field.name];
     if (!isTokenForm(value)) continue;
     const issued = await findIssuedToken(db, agentTokenId, field.maskLabel!, value);
-    holder[field.name] = TEXT_KINDS.has(field.kind) ? issued.value : (JSON.parse(issued.value) as unknown);
+    holder[field.name] = unmaskedValue(issued.value, field.kind);
     sentTokens[key] = value;
   }
   return { input: copy, sentTokens };

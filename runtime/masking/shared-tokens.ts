@@ -57,11 +57,13 @@ export async function sharedTokens(db: Knex, agentTokenId: string, requests: rea
 
 /**
  * Issued tokens never change: a token keeps its number and value as long as it exists, and nothing
- * renumbers or deletes them. So a token that a committed read found is true on every instance
- * for good, and this process keeps the last ones it found (bounded; oldest out first), sparing
- * reads of an agent's masked records a round trip to the database. Only reads outside a
+ * renumbers them. So a token that a committed read found is true on every instance for as long as
+ * its agent can read, and this process keeps the last ones it found (bounded; oldest out first),
+ * sparing reads of an agent's masked records a round trip to the database. Only reads outside a
  * transaction fill it: inside one, a row may be the transaction's own and roll back. Keys are
- * agent, label and the value's hash; no clear value is kept.
+ * agent, label and the value's hash; no clear value is kept. Two things remove tokens: retention,
+ * only those of agent tokens that can no longer act; and an erasure, which empties the erased
+ * values' tokens (erase.ts) and drops them from this process's memory (`forgetKnownValues`).
  */
 const KNOWN_TOKENS_MAX = 20_000;
 const knownTokens = new Map<string, number>();
@@ -78,6 +80,11 @@ function rememberToken(db: Knex, agentTokenId: string, label: string, valueHash:
   if (isTransaction(db)) return;
   if (knownTokens.size >= KNOWN_TOKENS_MAX) knownTokens.delete(knownTokens.keys().next().value as string);
   knownTokens.set(knownTokenKey(agentTokenId, label, valueHash), n);
+}
+
+/** Drops what this process remembers of these values' tokens (by value hash), of every agent. */
+export function forgetKnownValues(valueHashes: ReadonlySet<string>): void {
+  for (const key of [...knownTokens.keys()]) if (valueHashes.has(key.slice(key.lastIndexOf('\u0000') + 1))) knownTokens.delete(key);
 }
 
 /** Finds the tokens this agent already has for `missing` (value hash → value); found ones move to `tokens`. */

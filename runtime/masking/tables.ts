@@ -18,6 +18,7 @@
  * tables and the token's form, which every part of masking shares.
  */
 import { createHash } from 'node:crypto';
+import type { FieldKind } from '../api-shapes.ts';
 import type { Knex } from 'knex';
 import { createTableIfMissing } from '../db/system-tables.ts';
 
@@ -43,6 +44,14 @@ export function tokenOf(label: string, n: number | string): string {
 /** A personal value as masking keeps and keys it: text as it is, any other kind as its JSON. */
 export function maskedText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Kinds whose values are strings (text, and dates, datetimes, options and ids as written): masked as they are. */
+const STRING_VALUED: ReadonlySet<FieldKind | 'id'> = new Set(['id', 'text', 'longtext', 'email', 'url', 'phone', 'date', 'datetime', 'select', 'ref']);
+
+/** The value a masked text (`maskedText`) stands for, in a field of this kind. */
+export function unmaskedValue(text: string, kind: FieldKind | 'id'): unknown {
+  return STRING_VALUED.has(kind) ? text : (JSON.parse(text) as unknown);
 }
 
 /** The key a value is found by: the sha256 of its text (values may be long texts, too long for a btree key). */
@@ -78,3 +87,6 @@ export async function ensureMaskTables(db: Knex): Promise<void> {
 
 /** The prefix of a written token's `value_hash`: no lookup by a value's hash meets it. */
 export const WRITTEN_KEY_PREFIX = 'written:';
+
+/** The prefix of the `value_hash` of a token whose value was erased (erase.ts): no lookup meets it, and the token is refused. */
+export const ERASED_KEY_PREFIX = 'erased:';

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
 import { runSelect, selectRows } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
-import { MASK_TABLE, TOKEN_FORM, WRITTEN_KEY_PREFIX, tokenOf } from './tables.ts';
+import { ERASED_KEY_PREFIX, MASK_TABLE, TOKEN_FORM, WRITTEN_KEY_PREFIX, tokenOf } from './tables.ts';
 
 /** Key class of the advisory locks that make numbering per (agent, label) take turns on PostgreSQL. */
 const MASK_LOCK_CLASS = 727_376_702;
@@ -118,8 +118,8 @@ export interface IssuedToken {
 
 /**
  * The token `value` as this agent was issued it under `label`; anything else in token form is
- * refused with `invalid token` (SPEC 2.4): another label's token, a number never issued, or
- * another agent's token.
+ * refused with `invalid token` (SPEC 2.4): another label's token, a number never issued, another
+ * agent's token, or one whose value was erased.
  */
 export async function findIssuedToken(db: Knex, agentTokenId: string, label: string, value: string): Promise<IssuedToken> {
   const match = TOKEN_FORM.exec(value);
@@ -128,6 +128,7 @@ export async function findIssuedToken(db: Knex, agentTokenId: string, label: str
   // Only the number exactly as issued: `NAME_01` is not `NAME_1`.
   if (!Number.isSafeInteger(n) || n < 1 || String(n) !== match[2]) throw badRequest('invalid token');
   const row = (await db(MASK_TABLE).select('value', 'value_hash').where({ agent_token_id: agentTokenId, label, n }).first()) as { value: string; value_hash: string } | undefined;
-  if (!row) throw badRequest('invalid token');
+  // A token whose value was erased (masking/erase.ts) stands for nothing any more.
+  if (!row || row.value_hash.startsWith(ERASED_KEY_PREFIX)) throw badRequest('invalid token');
   return { label, n, value: row.value, written: row.value_hash.startsWith(WRITTEN_KEY_PREFIX) };
 }

@@ -31,7 +31,8 @@ export interface DescribedModel {
   readonly label: string;
   readonly fields: readonly DescribedField[];
   readonly actions: readonly DescribedAction[];
-  readonly referencedBy: readonly { readonly model: string; readonly field: string }[];
+  /** Ref fields pointing at the model: of a model, or of a model's lines (`lines`). */
+  readonly referencedBy: readonly { readonly model: string; readonly field: string; readonly lines?: string }[];
   /** Its line lists: one that needs lines is required on create. */
   readonly lines?: readonly { readonly name: string; readonly min: number }[];
   /** Its rules: said on create and update, so that a call passes them the first time. */
@@ -51,7 +52,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   const readable = model.fields.filter((field) => reads(model.name, field.name));
   const personal = readable.filter((field) => field.personal);
   const governed = readable.filter((field) => field.governed);
-  const returnsRecords = command.kind !== 'delete';
+  const returnsRecords = command.kind !== 'delete' && command.kind !== 'erase';
   switch (command.kind) {
     case 'get':
     case 'create':
@@ -81,6 +82,11 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'delete_many':
     case 'revert_batch':
       parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
+      break;
+    case 'erase':
+      parts.push(
+        'Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
+      );
       break;
   }
   if (command.kind === 'create') {
@@ -119,7 +125,8 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     if (required.length > 0) parts.push(`Also give: ${required.join(', ')}.`);
     if (optional.length > 0) parts.push(`May also give: ${optional.join(', ')}.`);
   }
-  const referrers = model.referencedBy.filter((ref) => reads(ref.model, ref.field));
+  // A line's field is named `<lines>.<field>` of its model, as filters name it.
+  const referrers = model.referencedBy.map((ref) => ({ model: ref.model, field: ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}` })).filter((ref) => reads(ref.model, ref.field));
   if (command.kind === 'delete' && referrers.length > 0) {
     parts.push(`Refused while a record refers to it (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
   }

@@ -26,6 +26,7 @@ import { setRefusalHeaders } from '../http/error-handler.ts';
 import { BodyRefusal, refusalOf, type Refusal } from '../http/refusals.ts';
 import { sendJson } from '../http/send.ts';
 import type { Callers } from '../http/callers.ts';
+import { callerOfRequest, noteCommand, requestIdOf } from '../http/observe.ts';
 import type { Site } from '../http/site.ts';
 import { createOriginPolicy } from './origins.ts';
 import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
@@ -54,10 +55,11 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     try {
       await handle(req, res);
     } catch (error) {
+      const logError = (unexpected: unknown) => service.logError(unexpected, requestIdOf(res));
       if (res.headersSent) {
-        service.logError(error);
+        logError(error);
         res.destroy();
-      } else answerRefusal(res, refusalOf(error, service.logError));
+      } else answerRefusal(res, refusalOf(error, logError));
     }
   });
 
@@ -80,7 +82,7 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
 
     let caller: Caller;
     try {
-      caller = await authenticate(service.db, req.headers.authorization, options.callers.clock.now());
+      caller = callerOfRequest(await authenticate(service.db, req.headers.authorization, options.callers.clock.now()), res);
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 401) throw error;
       return answerRefusal(res, refusalOf(error, service.logError));
@@ -118,6 +120,11 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const direct = directToolRequest(body);
+    if (direct?.method === 'tools/call') {
+      const tool = typeof direct.params?.name === 'string' ? deps.catalogue.find(direct.params.name) : undefined;
+      const command = tool ? service.commands.get(tool.command)?.meta : undefined;
+      if (command) noteCommand(res, command);
+    }
     if (direct) return answerDirectly(deps, caller, direct, res);
     const server = createToolServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -4,9 +4,10 @@
  * each with its audit row; and a plan as a caller sees it.
  */
 import type { PlanInfo } from '../api-shapes.ts';
-import { writeAudit } from '../audit/store.ts';
+import { auditActor, writeAudit } from '../audit/store.ts';
 import { PEOPLE_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
+import { revertWrites } from '../commands/handlers.ts';
 import { runApprovedCommand, type Proposal } from '../commands/pipeline.ts';
 import { parseStoredCommand, type CommandEnvelope, type PreparedCommand, type RecordService } from '../commands/types.ts';
 import { HttpError, notFound } from '../errors.ts';
@@ -25,11 +26,12 @@ export async function visiblePlan(service: RecordService, caller: Caller, planId
 
 /**
  * A person decides a plan when they may run what it will run — its command and, for a governed
- * update, the actions it resolves to — and read every field it changes: the fields its input
- * writes, the fields its actions move, and a revert's fields (those of the change it puts back).
- * The proposing agent's creator may have rights the approver lacks, and approving must not become
- * a way to use them, or to learn what a withheld field holds. A person who may not decide a plan
- * does not see it; it stays pending for one who may.
+ * update, the actions it resolves to — and read every field it changes and write every field it
+ * writes: the fields (and line fields) its input writes, the fields its actions move (read), and a
+ * revert's fields (those of the change it puts back). The proposing agent's creator may have
+ * rights the approver lacks, and approving must not become a way to use them, or to learn what a
+ * withheld field holds. A person who may not decide a plan does not see it; it stays pending for
+ * one who may.
  */
 export async function personMayDecide(service: RecordService, person: PersonCaller, row: PlanRow): Promise<boolean> {
   const rights = rightsOf(service.registry, person);
@@ -37,27 +39,32 @@ export async function personMayDecide(service: RecordService, person: PersonCall
   if (!command || !rights.commands.has(row.command)) return false;
   const model = command.model;
   const fieldRights = rights.models[model.meta.name]!;
-  const readable = fieldRights.readableNames;
   const { input, actions } = parseStoredCommand(row.input);
-  // Lines it writes: every line field it gives; a revert of line changes: every field of that list.
-  const readsLines = (list: string, fields: readonly string[]) => fields.every((field) => field === 'id' || fieldRights.lines[list]?.readableNames.has(field));
-  for (const [name, value] of Object.entries(input)) {
-    if (!model.lines.has(name) || !Array.isArray(value)) continue;
-    if (!value.every((line: Record<string, unknown>) => readsLines(name, Object.keys(line)))) return false;
-  }
   // A governed update runs actions: approving it is running them, so the approver needs their rights too.
   if (!actions.every((action) => rights.commands.has(`${model.meta.name}.${action}`))) return false;
-  const changed = Object.keys(input).filter((name) => model.fields.has(name));
-  for (const action of actions) changed.push(model.actions.get(action)?.field ?? '');
+  const written = Object.keys(input).filter((name) => model.fields.has(name));
+  const writtenLines: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (model.lines.has(name) && Array.isArray(value)) writtenLines[name] = value.flatMap((line: Record<string, unknown>) => Object.keys(line).filter((field) => field !== 'id'));
+  }
+  const moved = actions.map((action) => model.actions.get(action)?.field ?? '');
   if (command.meta.kind === 'revert' && typeof input.change_id === 'string') {
     const entry = await findChange(service.db, input.change_id);
-    for (const name of Object.keys(entry?.changes ?? {})) {
-      if (model.lines.has(name)) {
+    if (entry) {
+      const reverted = revertWrites(model, entry);
+      written.push(...reverted.fields);
+      for (const [name, fields] of Object.entries(reverted.lines)) {
+        // A revert of line changes: every field of that list read (it shows whole lines).
         if ((fieldRights.lines[name]?.denied.length ?? 0) > 0) return false;
-      } else changed.push(name);
+        writtenLines[name] = [...(writtenLines[name] ?? []), ...fields];
+      }
     }
   }
-  return changed.every((name) => !model.fields.has(name) || readable.has(name));
+  const writes = (rights: { readonly readableNames: ReadonlySet<string>; readonly writableNames: ReadonlySet<string> } | undefined, field: string) =>
+    rights !== undefined && rights.readableNames.has(field) && rights.writableNames.has(field);
+  if (!written.every((name) => writes(fieldRights, name))) return false;
+  if (!Object.entries(writtenLines).every(([name, fields]) => fields.every((field) => writes(fieldRights.lines[name], field)))) return false;
+  return moved.every((name) => !model.fields.has(name) || fieldRights.readableNames.has(name));
 }
 
 /** 409 for a plan decided before (or meanwhile): unlike a command's own 409 (a revert's conflict), it leaves the plan as it is. */
@@ -84,7 +91,7 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
     by: { actor: 'agent', userId: row.creator_id, username: creator, agentTokenId: row.agent_token_id, agentLabel: row.agent_label },
     planId: row.id,
   };
-  const decision = { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
+  const decision = { ...auditActor(person), command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
   try {
     return await db.transaction(async (trx) => {
       // Marking the plan first, in the same transaction: of two simultaneous approvals only one
@@ -110,7 +117,7 @@ export async function rejectPlan(service: RecordService, person: PersonCaller, r
   await service.db.transaction(async (trx) => {
     const won = await decidePlan(trx, row.id, { status: 'rejected', decidedBy: person.userId });
     if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
-    await writeAudit(trx, { actor: 'person', userId: person.userId, username: person.username, command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
+    await writeAudit(trx, { ...auditActor(person), command: row.command, access: 'write', recordId: row.record_id, outcome: 'rejected', planId: row.id });
   });
 }
 

@@ -108,3 +108,9 @@ export async function listPlans(db: Knex, where: { agentTokenId?: string; comman
   // Pending first, then newest first.
   return query.orderByRaw(`case when status = 'pending' then 0 else 1 end`).orderBy('id', 'desc').limit(1000);
 }
+
+/** How many plans there are of each status (for the metrics: `rms_plans`). */
+export async function countPlansByStatus(db: Knex): Promise<Record<string, number>> {
+  const rows = (await db(PLAN_TABLE).select('status').count({ count: '*' }).groupBy('status')) as { status: string; count: number | string }[];
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+}

@@ -29,6 +29,12 @@ export function encodeCursor(order: OrderKeys, row: Readonly<Record<string, unkn
 
 const NOT_A_CURSOR = 'after must be "" or the next of the page before';
 
+/** Whether a cursor's value is one the field holds (a multiselect's: a list of its options; its filter value is one option). */
+function isValueOf(field: CompiledQueryField, value: unknown): boolean {
+  if (field.kind === 'multiselect') return Array.isArray(value) && value.length > 0 && value.every((option) => field.value.safeParse(option).success);
+  return field.value.safeParse(value).success;
+}
+
 /** The keyset a cursor names, checked against this call's order: 400 for anything else. */
 export function decodeCursor(cursor: string, order: OrderKeys): Keyset {
   let data: CursorData;
@@ -41,7 +47,7 @@ export function decodeCursor(cursor: string, order: OrderKeys): Keyset {
   if (data.o !== signature(order)) throw badRequest('after belongs to another order: keep the order of the page it came from');
   const keys = order.map(({ field, desc }, i) => {
     const value = data.v[i];
-    if (value !== null && !field.value.safeParse(value).success) throw badRequest(NOT_A_CURSOR);
+    if (value !== null && !isValueOf(field, value)) throw badRequest(NOT_A_CURSOR);
     return { field, desc, value };
   });
   const id = keys[keys.length - 1];

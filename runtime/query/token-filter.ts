@@ -8,7 +8,7 @@
  */
 import { badRequest } from '../errors.ts';
 import { LIMITS, type FilterOperator, type ListInput } from '../kinds.ts';
-import { hashValue, isTokenForm, MASK_BINDINGS_TABLE } from '../masking/tables.ts';
+import { hashValue, isTokenForm, MASK_BINDINGS_TABLE, unmaskedValue } from '../masking/tables.ts';
 import type { IssuedToken } from '../masking/token-store.ts';
 import { sqlIdentifier } from '../db/statements.ts';
 import type { ModelQuery, SqlFragment } from './compiled-list.ts';
@@ -63,8 +63,8 @@ export function maskedCondition(query: ModelQuery, masked: MaskedFilters, name: 
     const binding =
       `SELECT 1 FROM ${sqlIdentifier(MASK_BINDINGS_TABLE)} b WHERE b.agent_token_id = ? AND b.model = ? AND b.record_id = ${sqlIdentifier(query.table)}."id" ` +
       'AND b.field = ? AND b.value_hash = ?';
-    // A token keeps text as it is, any other kind as its JSON: compared as the column stores it.
-    const stored = field.text ? issued.value : field.toDb(JSON.parse(issued.value) as unknown);
+    // The value the token stands for, compared as the column stores it.
+    const stored = field.toDb(unmaskedValue(issued.value, field.kind));
     const bindings = [stored, masked.agentTokenId, query.model, name, hashValue(issued.value), issued.label, issued.n];
     // Reads show a binding's token where the agent holds one for the value, the shared token elsewhere.
     return issued.written

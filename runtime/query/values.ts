@@ -34,10 +34,11 @@ export const toDb = {
   },
 };
 
-/** How a JSON value of the kind is bound as a parameter (a filter value); `scale` for a decimal. */
+/** How a JSON value of the kind is bound as a parameter (a filter value, a cursor's, a token's); `scale` for a decimal. */
 export function toDbConverter(kind: FieldKind | 'id', dialect: Dialect, scale = 0): ToDb {
   if (kind === 'bool') return (value) => toDb.bool(value as boolean | null | undefined, dialect);
   if (kind === 'decimal') return (value) => toDb.decimal(value as number | null | undefined, scale);
+  if (kind === 'multiselect') return (value) => toDb.multiselect(value as readonly string[] | null | undefined);
   return identity;
 }
 

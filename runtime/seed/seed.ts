@@ -1,18 +1,27 @@
 /**
  * `rmsgen seed`: fills a model's table with plausible records (values from `values.ts`, by each
- * field's kind and name) to try the service at size or to benchmark it. Records go straight into the tables, in large transactions,
- * as an operator's import would: not through the command path, so they have no audit rows and no
- * history. Refs point at records of their targets; a target with none is seeded first.
+ * field's kind and name) to try the service at size or to benchmark it: with their lines (1 to 10
+ * per record and list unless told otherwise), their computed fields worked out by the model's
+ * logic and their rules kept (records.ts). Records go straight into the tables, in large
+ * transactions, as an operator's import would: not through the command path, so they have no
+ * audit rows and no history. Refs point at records of their targets; a target with none is seeded
+ * first. The first records of every model are made, checked against the model's create input and
+ * its rules before anything is written, so a seed the module's checks would refuse writes nothing.
+ * This module runs those steps; what to seed in which order is plan.ts's, the writing inserts.ts's.
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
-import { runWrite, sqlIdentifier, sqlIdentifiers, uniqueFields } from '../db/statements.ts';
+import { sqlIdentifier } from '../db/statements.ts';
 import { createIndexSql } from '../db/migrate/apply.ts';
 import { indexesOf, type IndexDesign } from '../db/migrate/index-design.ts';
-import { newId } from '../ids.ts';
-import { toDb } from '../query/values.ts';
-import type { ModelMeta, Registry } from '../registry.ts';
-import { seedableCount, todayUtc, valuesMaker, type SeedTargets } from './values.ts';
+import { LOGIC_TABLE, ensureLogicTables } from '../commands/recompute.ts';
+import type { FieldMeta, ModelMeta, Registry, TableMeta } from '../registry.ts';
+import { todayUtc } from './dates.ts';
+import { insertRecords } from './inserts.ts';
+import { countRows, planSeeding, targetIds, type SeededModel } from './plan.ts';
+import { SeedRecordError, recordMaker, type SeedRecord } from './records.ts';
+import { SeedValuesError, type SeedTargets } from './value-context.ts';
+import { DEFAULT_LINES_PER_RECORD, seedableCount, type LinesPerRecord } from './values.ts';
 
 export const MAX_SEED_COUNT = 10_000_000;
 
@@ -35,32 +44,36 @@ export interface SeedOptions {
    * table's ordered indexes and builds them again afterwards (default 50,000).
    */
   readonly rebuildIndexesFrom?: number;
-}
-
-export interface SeededModel {
-  readonly model: string;
-  readonly count: number;
+  /** Lines per record in each line list, within the list's own min and max (default 1 to 10). */
+  readonly lines?: LinesPerRecord;
 }
 
 /** Seeding at least this many records, and at least as many as the table holds, builds its indexes afterwards. */
 const BULK_LOAD = 50_000;
 
-/** The model's indexes that are not unique and are kept in a database index (PostgreSQL's trigram index too, not SQLite's search tables). */
-function orderedIndexes(db: Knex, model: ModelMeta): IndexDesign[] {
+/** A table's indexes that are not unique and are kept in a database index (PostgreSQL's trigram index too, not SQLite's search tables). */
+function orderedIndexes(db: Knex, table: TableMeta): IndexDesign[] {
   const dialect = dialectOf(db);
-  return indexesOf(model.table, dialect).filter((index) => !index.unique && (index.method !== 'search' || dialect === 'postgres'));
+  return indexesOf(table, dialect).filter((index) => !index.unique && (index.method !== 'search' || dialect === 'postgres'));
 }
 
-/** Records per transaction: large enough that commits cost little, small enough to report progress. */
-const RECORDS_PER_TRANSACTION = 20_000;
-/** Bound parameters per statement: SQLite allows 32,766, PostgreSQL 65,535. */
-const PARAMETERS_PER_STATEMENT = { sqlite: 32_000, postgres: 60_000 } as const;
+/** Records made and checked against the create input before anything is written. */
+const CHECKED_FIRST = 20;
 
 /**
  * Seeds `count` records of the model (after any targets its refs need), then has the database
  * update its statistics so the planner sees the new sizes. Answers what was seeded, targets first.
  */
 export async function seedRecords(db: Knex, registry: Registry, options: SeedOptions): Promise<SeededModel[]> {
+  try {
+    return await seed(db, registry, options);
+  } catch (error) {
+    if (error instanceof SeedValuesError || error instanceof SeedRecordError) throw new SeedRefusedError(error.message);
+    throw error;
+  }
+}
+
+async function seed(db: Knex, registry: Registry, options: SeedOptions): Promise<SeededModel[]> {
   const model = registry.models[options.model];
   if (!model) {
     throw new SeedRefusedError(`unknown model ${options.model}: the models are ${Object.keys(registry.models).join(', ')}`);
@@ -68,137 +81,100 @@ export async function seedRecords(db: Knex, registry: Registry, options: SeedOpt
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > MAX_SEED_COUNT) {
     throw new SeedRefusedError(`count must be a whole number from 1 to ${MAX_SEED_COUNT.toLocaleString('en-US')}`);
   }
+  const lines = options.lines ?? DEFAULT_LINES_PER_RECORD;
+  if (!Number.isInteger(lines.min) || !Number.isInteger(lines.max) || lines.min < 0 || lines.min > lines.max) {
+    throw new SeedRefusedError(`lines per record must be whole numbers from 0, the fewest not above the most, not ${lines.min} to ${lines.max}`);
+  }
   const plan = await planSeeding(db, registry, model, options.count, options.log ?? (() => {}));
   const total = plan.reduce((sum, step) => sum + step.count, 0);
-  if (dialectOf(db) === 'sqlite') await db.raw('pragma cache_size = -262144');
   const seed = options.seed ?? 1;
   const today = options.today ?? todayUtc();
-  let done = 0;
+  const makerOf = (stepModel: ModelMeta, targets: SeedTargets) => recordMaker(stepModel, registry.logic?.[stepModel.name], { seed, targets, today, lines });
+  // Before anything is written: each step's first records, as a create would take them and with
+  // their rules kept (targets still to be seeded stand in as one id).
   for (const step of plan) {
     const stepModel = registry.models[step.model] as ModelMeta;
-    const targets = await targetIds(db, registry, stepModel);
+    const targets = await targetIds(db, registry, stepModel, plan);
     const first = (await countRows(db, stepModel.table.name)) + 1;
-    const limit = seedableCount(stepModel, first, targets);
-    if (limit && limit.count < step.count) {
-      throw new SeedRefusedError(
-        `${step.model}.${limit.field} is unique and required: only ${limit.count} more ${step.model} records can have a value of their own`,
-      );
-    }
+    checkSeedable(stepModel, first, step.count, targets);
+    checkFirstRecords(registry, stepModel, makerOf(stepModel, targets), first, Math.min(step.count, CHECKED_FIRST));
+  }
+  if (dialectOf(db) === 'sqlite') await db.raw('pragma cache_size = -262144');
+  await ensureLogicTables(db);
+  let done = 0;
+  const seeded: SeededModel[] = [];
+  for (const step of plan) {
+    const stepModel = registry.models[step.model] as ModelMeta;
+    const targets = await targetIds(db, registry, stepModel, []);
+    const first = (await countRows(db, stepModel.table.name)) + 1;
+    checkSeedable(stepModel, first, step.count, targets);
     // A bulk load into a table that grows several times over is faster with its ordered indexes
-    // built once afterwards (a sort) than kept row by row. Unique indexes stay, so that a value
-    // repeated meanwhile is still refused; if the seed is stopped midway, serve or migrate builds
-    // the missing indexes again.
-    const rebuilt = step.count >= Math.max(options.rebuildIndexesFrom ?? BULK_LOAD, first - 1) ? orderedIndexes(db, stepModel) : [];
+    // built once afterwards (a sort) than kept row by row; its line tables' too. Unique indexes
+    // stay, so that a value repeated meanwhile is still refused; if the seed is stopped midway,
+    // serve or migrate builds the missing indexes again.
+    const bulk = step.count >= Math.max(options.rebuildIndexesFrom ?? BULK_LOAD, first - 1);
+    const rebuilt = bulk ? [stepModel.table, ...stepModel.lines.map((list) => list.table)].flatMap((table) => orderedIndexes(db, table)) : [];
     for (const index of rebuilt) await db.raw(`drop index if exists ${sqlIdentifier(index.name)}`);
-    await insertRecords(db, stepModel, { first, count: step.count, seed, today, targets }, (written) => {
-      options.onProgress?.(done + written, total);
+    const written = await insertRecords(db, stepModel, { first, count: step.count, make: makerOf(stepModel, targets) }, (records) => {
+      options.onProgress?.(done + records, total);
     });
     if (rebuilt.length > 0) {
       options.log?.(`building ${rebuilt.length} indexes of ${stepModel.name}`);
       for (const index of rebuilt) await db.raw(createIndexSql(dialectOf(db), index));
     }
+    await recordLogicVersion(db, registry, stepModel, first);
     done += step.count;
+    seeded.push({ model: step.model, count: step.count, ...(stepModel.lines.length > 0 ? { lines: written } : {}) });
   }
-  await analyze(db, plan.map((step) => (registry.models[step.model] as ModelMeta).table.name));
-  return plan;
+  await analyze(db, plan.flatMap((step) => {
+    const stepModel = registry.models[step.model] as ModelMeta;
+    return [stepModel.table.name, ...stepModel.lines.map((list) => list.table.name)];
+  }));
+  return seeded;
+}
+
+/** Refuses a seed of more records than the model's unique fields can give values of their own. */
+function checkSeedable(model: ModelMeta, first: number, count: number, targets: SeedTargets): void {
+  const limit = seedableCount(model, first, targets);
+  if (!limit || limit.count >= count) return;
+  const what = limit.fields.length === 1 ? `${model.name}.${limit.fields[0]} is unique and required` : `${model.name}: ${limit.fields.join(', ')} must be unique together`;
+  const values = limit.fields.length === 1 ? 'a value of their own' : 'values of their own';
+  throw new SeedRefusedError(`${what}: only ${limit.count} more ${model.name} records can have ${values}`);
 }
 
 /**
- * What to seed, in order: the ref targets that have no records yet (a tenth as many, but at least
- * ten, or as many as the model's records when they are fewer, so that refs spread over several;
- * their own empty targets before them), then the model. A ref to the model itself, or a cycle,
- * points only at records that existed before.
+ * Makes the first records and checks each against the model's create input (the command path's
+ * checks of kinds, ranges, lengths, patterns, lines): a record the seed makes is one a create
+ * would take. The refusal quotes the check.
  */
-async function planSeeding(db: Knex, registry: Registry, model: ModelMeta, count: number, log: (line: string) => void): Promise<SeededModel[]> {
-  const plan: SeededModel[] = [];
-  const visiting = new Set<string>();
-  const visit = async (current: ModelMeta, currentCount: number): Promise<void> => {
-    visiting.add(current.name);
-    for (const field of current.fields) {
-      const target = field.kind === 'ref' ? registry.models[field.target ?? ''] : undefined;
-      if (!target || visiting.has(target.name) || plan.some((step) => step.model === target.name)) continue;
-      if ((await countRows(db, target.table.name)) > 0) continue;
-      const targetCount = Math.min(currentCount, Math.max(10, Math.ceil(currentCount / 10)));
-      log(`${target.name} has no records for ${current.name}.${field.name} to point at: seeding ${targetCount.toLocaleString('en-US')} ${target.name} records first`);
-      await visit(target, targetCount);
+function checkFirstRecords(registry: Registry, model: ModelMeta, make: (n: number) => SeedRecord, first: number, count: number): void {
+  const schema = registry.commands[`${model.name}.create`]?.input;
+  if (!schema) return;
+  const given = (fields: readonly FieldMeta[], values: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(fields.filter((field) => !field.computed && !field.governed && values[field.name] !== null).map((field) => [field.name, values[field.name]]));
+  for (let n = first; n < first + count; n++) {
+    const record = make(n);
+    const input = given(model.fields, record.values);
+    for (const list of model.lines) input[list.name] = (record.lines[list.name] ?? []).map((line) => given(list.fields, line));
+    const checked = schema.safeParse(input);
+    if (!checked.success) {
+      throw new SeedRefusedError(`cannot seed ${model.name}: record ${n} it made is not one a create would take: ${checked.error.issues[0]?.message ?? 'invalid'}`);
     }
-    plan.push({ model: current.name, count: currentCount });
-  };
-  await visit(model, count);
-  return plan;
-}
-
-/** The ids each ref field of the model may point at, by target model (read once, before seeding). */
-async function targetIds(db: Knex, registry: Registry, model: ModelMeta): Promise<SeedTargets> {
-  const targets: Record<string, string[]> = {};
-  for (const field of model.fields) {
-    const target = field.target;
-    if (field.kind !== 'ref' || target === undefined || targets[target]) continue;
-    const table = registry.models[target]?.table.name ?? target;
-    const rows = (await db.raw(`select "id" from ${sqlIdentifier(table)} order by "id"`)) as unknown;
-    const list = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
-    targets[target] = (list as { id: string }[]).map((row) => row.id);
   }
-  return targets;
-}
-
-async function countRows(db: Knex, table: string): Promise<number> {
-  const result = (await db.raw(`select count(*) as "n" from ${sqlIdentifier(table)}`)) as unknown;
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number | string }[];
-  return Number(rows[0]?.n ?? 0);
-}
-
-interface Batch {
-  /** The number of the first record (1 for a table's first). */
-  readonly first: number;
-  readonly count: number;
-  readonly seed: number;
-  readonly today: string;
-  readonly targets: SeedTargets;
 }
 
 /**
- * Inserts the records in transactions of `RECORDS_PER_TRANSACTION`, each as multi-row inserts of as
- * many rows as the database binds at once. A unique field the database finds repeated (a record
- * that was there before holds a seeded value) stops the seed with `<model>.<field> must be unique`;
- * the transactions before it stay.
+ * Records the version of the model's logic its seeded computed values were made with, when the
+ * table held none before or the version recorded is this one: `serve` then knows they are
+ * current. Values made by other functions before stay stale, for `rmsgen migrate` to recompute.
  */
-async function insertRecords(db: Knex, model: ModelMeta, batch: Batch, progress: (written: number) => void): Promise<void> {
-  const dialect = dialectOf(db);
-  const columns = model.table.columns.map((column) => column.name);
-  const kinds = new Map(model.fields.map((field) => [field.name, field.kind]));
-  const fields = columns.slice(1).map((name) => ({ name, bool: kinds.get(name) === 'bool' }));
-  const rowsPerStatement = Math.max(1, Math.min(1000, Math.floor(PARAMETERS_PER_STATEMENT[dialect] / columns.length)));
-  const rowPlaceholders = `(${columns.map(() => '?').join(', ')})`;
-  const insertOf = (rows: number) =>
-    `insert into ${sqlIdentifier(model.table.name)} (${sqlIdentifiers(columns)}) values ${Array.from({ length: rows }, () => rowPlaceholders).join(', ')}`;
-  const fullInsert = insertOf(rowsPerStatement);
-  const unique = uniqueFields(
-    model.table.name,
-    model.table.indexes.flatMap((index) => (typeof index !== 'string' && index.unique && index.fields.length === 1 ? index.fields : [])),
-  );
-  const makeValues = valuesMaker(model, batch.seed, batch.targets, batch.today);
-  let written = 0;
-  while (written < batch.count) {
-    const inTransaction = Math.min(RECORDS_PER_TRANSACTION, batch.count - written);
-    await db.transaction(async (trx) => {
-      for (let offset = 0; offset < inTransaction; offset += rowsPerStatement) {
-        const rows = Math.min(rowsPerStatement, inTransaction - offset);
-        const bindings: unknown[] = [];
-        for (let i = 0; i < rows; i++) {
-          const values = makeValues(batch.first + written + offset + i);
-          bindings.push(newId());
-          for (const field of fields) {
-            const value = values[field.name] ?? null;
-            bindings.push(field.bool ? toDb.bool(value as boolean | null, dialect) : value);
-          }
-        }
-        await runWrite(trx, rows === rowsPerStatement ? fullInsert : insertOf(rows), bindings, unique);
-      }
-    });
-    written += inTransaction;
-    progress(written);
-  }
+async function recordLogicVersion(db: Knex, registry: Registry, model: ModelMeta, first: number): Promise<void> {
+  const logic = registry.logic?.[model.name];
+  const computes = model.fields.some((field) => field.computed) || model.lines.some((list) => list.fields.some((field) => field.computed));
+  if (!logic || !computes) return;
+  const recorded = (await db(LOGIC_TABLE).where({ model: model.name }).first('version')) as { version: string } | undefined;
+  if (recorded || first > 1) return;
+  await db(LOGIC_TABLE).insert({ model: model.name, version: logic.version });
 }
 
 /**

@@ -83,6 +83,8 @@ export interface AuditTrailRow {
   readonly change_id: string | null;
   /** A dry run (`?dry_run=true`): the outcome is what the call would have had; nothing was changed and no plan made. */
   readonly dry_run: boolean;
+  /** The request that made the call (its `X-Request-Id`), or null for rows written before requests had ids. */
+  readonly request_id: string | null;
 }
 
 /** `GET /api/audit`: the input of `search`, the answer of `search`. */

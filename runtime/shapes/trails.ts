@@ -20,9 +20,10 @@ export interface HistoryEntryInfo {
   /**
    * Field → what it was and became (null for empty): every field a create set, every field of a
    * delete, what an update or action changed; only fields the caller reads. A line list → its
-   * lines added, removed and changed.
+   * lines added, removed and changed. A personal field whose values were erased → `{"erased": true}`
+   * (a line's erased field holds it too).
    */
-  readonly changes: Readonly<Record<string, FieldChangeInfo | LinesChangeInfo>>;
+  readonly changes: Readonly<Record<string, FieldChangeInfo | LinesChangeInfo | ErasedChangeInfo>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
 }
@@ -31,6 +32,30 @@ export interface HistoryEntryInfo {
 export interface FieldChangeInfo {
   readonly from: unknown;
   readonly to: unknown;
+}
+
+/** Where an erased personal value was (`<model>.erase`): in history, audit inputs and plans. */
+export interface ErasedChangeInfo {
+  readonly erased: true;
+}
+
+/**
+ * The value of `<model>.erase`: the record, and where its personal values were taken out (counts
+ * of rows changed).
+ */
+export interface ErasureInfo {
+  readonly id: string;
+  /** The personal fields emptied on the record (`<field>`; a line's `<lines>.<field>`), in declaration order. */
+  readonly fields: readonly string[];
+  readonly history_entries: number;
+  readonly audit_rows: number;
+  readonly plans: number;
+  /** Pending plans that carried the values: they cannot run as proposed, and are rejected. */
+  readonly plans_rejected: number;
+  /** Masking tokens of the values (any agent's), emptied. */
+  readonly mask_tokens: number;
+  /** Agents' masking bindings of the record and its lines, removed. */
+  readonly bindings: number;
 }
 
 /** What a change did to a line list: whole lines added and removed, and the fields changed of the others. */

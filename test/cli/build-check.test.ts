@@ -238,7 +238,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'modules/: 4 modules, 5 models, 70 commands, 4 roles; no problems',
+      'modules/: 4 modules, 5 models, 73 commands, 4 roles; no problems',
       '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
       '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
       '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
@@ -261,7 +261,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const out = join(dir, 'generated');
     const build = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(build.stderr).toBe('');
-    expect(build.stdout).toBe('generated 33 files (33 changed) in generated/\n');
+    expect(build.stdout).toBe('generated 34 files (34 changed) in generated/\n');
     expect(build.status).toBe(0);
     expect(Object.keys(snapshotFolder(out)).filter((path) => path.startsWith('helpdesk/'))).toEqual([
       'helpdesk/ticket.commands.ts',
@@ -296,7 +296,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
     // Fresh output: --check is happy.
     const fresh = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
-    expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (33 files)\n', stderr: '' });
+    expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (34 files)\n', stderr: '' });
 
     // Edit one file, delete another, add a generated-looking leftover: --check lists them and writes nothing.
     appendFileSync(join(out, 'crm/lead.model.ts'), '// hand edit\n');
@@ -316,10 +316,10 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
     // Writing the same file map repairs exactly that (in-process: the CLI is just this plus a summary).
     const repair = writeOutput(out, generate(await loadProject(join(dir, 'modules')), out));
-    expect(repair).toMatchObject({ stale: ['crm/lead.model.ts'], missing: ['roles.ts'], extra: ['old/gone.ts'], unchanged: 31 });
+    expect(repair).toMatchObject({ stale: ['crm/lead.model.ts'], missing: ['roles.ts'], extra: ['old/gone.ts'], unchanged: 32 });
     expect(readFileSync(join(out, 'crm/lead.model.ts'), 'utf8')).not.toContain('hand edit');
     expect(snapshotFolder(out)['old/gone.ts']).toBeUndefined();
-    expect(writeOutput(out, generate(await loadProject(join(dir, 'modules')), out))).toMatchObject({ stale: [], missing: [], extra: [], unchanged: 33 });
+    expect(writeOutput(out, generate(await loadProject(join(dir, 'modules')), out))).toMatchObject({ stale: [], missing: [], extra: [], unchanged: 34 });
   }, 120_000);
 
   it('refuses to write into a folder holding files it did not generate', async () => {

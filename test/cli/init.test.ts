@@ -182,7 +182,7 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     expect(run(service, bin, ['check'])).toEqual({
       status: 0,
       stderr: '',
-      stdout: 'modules/: 1 modules, 2 models, 17 commands, 2 roles; no problems\n  helpdesk: customer, ticket; grants support: customer *, ticket *\n',
+      stdout: 'modules/: 1 modules, 2 models, 26 commands, 2 roles; no problems\n  helpdesk: customer, ticket; grants support: customer *, ticket *\n',
     });
     // Nothing built yet: the server's commands say what builds it (npm install builds only rmsgen's own).
     expect(run(service, bin, ['serve', '--port', '0'])).toEqual({
@@ -192,9 +192,9 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     });
     const build = run(service, bin, ['build']);
     expect(build.stderr).toBe('');
-    expect(build.stdout).toMatch(new RegExp(`^generated 15 files \\(15 changed\\) in generated/\\nserver compiled: dist/server/ \\(\\d+ sources, \\d+ kB of JavaScript\\) in ${NUMBER} s\\n(web app built: .*\\n)?$`));
+    expect(build.stdout).toMatch(new RegExp(`^generated 16 files \\(16 changed\\) in generated/\\nserver compiled: dist/server/ \\(\\d+ sources, \\d+ kB of JavaScript\\) in ${NUMBER} s\\n(web app built: .*\\n)?$`));
     expect(build.status).toBe(0);
-    expect(run(service, bin, ['build', '--check'])).toEqual({ status: 0, stderr: '', stdout: 'generated/ is up to date (15 files)\n' });
+    expect(run(service, bin, ['build', '--check'])).toEqual({ status: 0, stderr: '', stdout: 'generated/ is up to date (16 files)\n' });
 
     // The service's compiled server: its generated/ with this checkout's runtime; this checkout's own is left as it was.
     const manifest = JSON.parse(readFileSync(join(service, 'dist/server/build-manifest.json'), 'utf8')) as { inputs: Record<string, unknown>; outputs: string[] };
@@ -213,6 +213,7 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
       'generated/helpdesk/ticket.schemas.ts',
       'generated/helpdesk/ticket.tools.ts',
       'generated/logic.ts',
+      'generated/openapi.json',
       'generated/registry.ts',
       'generated/roles.ts',
     ]);

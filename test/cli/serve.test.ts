@@ -109,6 +109,59 @@ describe('rmsgen serve', () => {
   });
 });
 
+describe('rmsgen serve: logs', () => {
+  it('writes a text line per request with --log-format text, none with --no-request-log, and refuses a format it does not know', async () => {
+    const db = `sqlite:${join(dir, 'logs.sqlite')}`;
+    const text = await serve(['--port', '0', '--db', db, '--log-format', 'text'], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
+    expect((await fetch(`${text.url}/healthz`, { headers: { 'x-request-id': 'text-line-1' } })).status).toBe(200);
+    text.child.kill('SIGTERM');
+    expect(await text.exited).toBe(0);
+    expect(text.output()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z text-line-1 GET \/healthz rest - none - 200 [\d.]+ms \d+B$/m);
+
+    const quiet = await serve(['--port', '0', '--db', db, '--no-request-log'], { RMS_ADMIN_PASSWORD: 'cli-test-password' });
+    expect((await fetch(`${quiet.url}/healthz`)).status).toBe(200);
+    quiet.child.kill('SIGTERM');
+    expect(await quiet.exited).toBe(0);
+    expect(quiet.output()).toBe(`listening on ${quiet.url}\nSIGTERM: shutting down\n`);
+
+    for (const [args, env, message] of [
+      [['--log-format', 'xml'], {}, 'invalid --log-format / RMS_LOG_FORMAT xml: use json or text'],
+      [[], { RMS_LOG_FORMAT: 'yaml' }, 'invalid --log-format / RMS_LOG_FORMAT yaml: use json or text'],
+      [[], { RMS_REQUEST_LOG: 'maybe' }, 'invalid RMS_REQUEST_LOG maybe: use on or off'],
+      [['--shutdown-timeout', 'soon'], {}, 'invalid --shutdown-timeout / RMS_SHUTDOWN_TIMEOUT_MS soon: use a whole number from 0 to 2147483647'],
+      [['--metrics-port', '70000'], {}, 'invalid port 70000: use a number from 0 to 65535'],
+    ] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+  });
+});
+
+describe('rmsgen serve: retention', () => {
+  it('starts with retention set by flags or the environment, and refuses a number of days that is not one, changing nothing', async () => {
+    const db = `sqlite:${join(dir, 'retention.sqlite')}`;
+    const served = await serve(['--port', '0', '--db', db, '--no-request-log', '--retain-audit-days', '0', '--retain-audit-reads-days', '7', '--retain-history-days', '365'], { RMS_ADMIN_PASSWORD: 'cli-test-password', RMS_RETAIN_AGENT_DAYS: '1' });
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    // Nothing to prune yet: no line of it; the lease was given up on the way out.
+    expect(served.output()).toBe(`listening on ${served.url}\nSIGTERM: shutting down\n`);
+
+    const refused = (flag: string, variable: string, value: string) => `invalid ${flag} / ${variable} ${value}: use a whole number from 0 to 36500`;
+    for (const [args, env, message] of [
+      [['--retain-audit-days', '-1'], {}, refused('--retain-audit-days', 'RMS_RETAIN_AUDIT_DAYS', '-1')],
+      [[], { RMS_RETAIN_AUDIT_DAYS: 'forever' }, refused('--retain-audit-days', 'RMS_RETAIN_AUDIT_DAYS', 'forever')],
+      [['--retain-audit-reads-days', '1.5'], {}, refused('--retain-audit-reads-days', 'RMS_RETAIN_AUDIT_READS_DAYS', '1.5')],
+      [['--retain-history-days', '36501'], {}, refused('--retain-history-days', 'RMS_RETAIN_HISTORY_DAYS', '36501')],
+      [[], { RMS_RETAIN_AGENT_DAYS: '30d' }, refused('--retain-agent-days', 'RMS_RETAIN_AGENT_DAYS', '30d')],
+    ] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', `sqlite:${join(dir, 'never.sqlite')}`, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+    expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
+  }, 120_000);
+});
+
 describe('rmsgen migrate', () => {
   it('creates the tables on a fresh database, then has nothing to do', () => {
     const db = `sqlite:${join(dir, 'c.sqlite')}`;

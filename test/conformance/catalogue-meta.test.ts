@@ -36,6 +36,8 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert'].map((c) => `order.${c}`),
     // Issue 22: every model's bulk commands.
     ...BULK_IDS,
+    // Issue 24: erasure, the admin's only, of every model holding personal data.
+    ...['party', 'lead', 'order'].map((m) => `${m}.erase`),
   ];
 
   it('admin catalogue: every command, each {id, description, needs_approval}', async () => {
@@ -64,8 +66,8 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
   it('sales catalogue: only what sales may use', async () => {
     const sales = await s.addPerson('cat-sales', ['sales']);
     const ids = ((await s.request('GET', '/api/commands', undefined, sales)).body.commands as Rec[]).map((c) => c.id).sort();
-    // invoice.get brings invoice.history with it.
-    expect(ids).toEqual(ADMIN_IDS.filter((id) => !id.startsWith('invoice.') || ['invoice.get', 'invoice.list', 'invoice.search', 'invoice.history'].includes(id)).sort());
+    // invoice.get brings invoice.history with it; erase is the admin's only.
+    expect(ids).toEqual(ADMIN_IDS.filter((id) => !id.endsWith('.erase') && (!id.startsWith('invoice.') || ['invoice.get', 'invoice.list', 'invoice.search', 'invoice.history'].includes(id))).sort());
   });
 
   it('agent catalogue: scopes lead.* and party.get (which brings party.history)', async () => {

@@ -283,6 +283,21 @@ const REFUSED: readonly Refused[] = [
     ],
   },
   {
+    name: 'a role granted erase, which only admin may use (and which a model without personal data does not have)',
+    modules: `export default {
+      models: { party: { fields: { name: { kind: 'text', personal: true } } }, tag: { fields: { label: { kind: 'text' } } } },
+      roles: { clerk: { party: ['get', 'erase'], tag: ['erase'] } },
+    };`,
+    problems: [
+      `${F}: role clerk, model party: erase is admin's only: no other role may be granted it (remove "erase")`,
+      `${F}: role clerk, model tag: unknown command "erase" (commands of tag: get, list, search, create, update, delete, history, revert, create_many, update_many, delete_many, revert_batch)`,
+    ],
+    located: [
+      { file: F, role: 'clerk', model: 'party', code: 'admin-only-grant' },
+      { file: F, role: 'clerk', model: 'tag', code: 'unknown-grant-command' },
+    ],
+  },
+  {
     name: 'read naming unknown roles',
     modules: `export default {
       models: { party: { fields: { tax_id: { kind: 'text', read: ['admin', 'acountant', 'hr'] } } } },

@@ -22,6 +22,10 @@ const SERVE_VARIABLES = [
   'RMS_SERVICE_NAME',
   'RMS_SERVICE_COLOUR',
   'RMS_LOCALE',
+  'RMS_RETAIN_AUDIT_DAYS',
+  'RMS_RETAIN_AUDIT_READS_DAYS',
+  'RMS_RETAIN_HISTORY_DAYS',
+  'RMS_RETAIN_AGENT_DAYS',
 ];
 
 /** `process.env` without the server's variables, and without `also` (e.g. NODE_OPTIONS). */

@@ -18,6 +18,7 @@ import { normalizeUsername } from '../../runtime/auth/people.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../runtime/server.ts';
+import { expectDocumentedAnswer } from './openapi-answers.ts';
 import { createTestDatabase, executeOn, postgresInspector, testPostgresUrl } from './postgres.ts';
 
 export const ADMIN_PASSWORD = 'admin-test-password';
@@ -33,7 +34,7 @@ export interface TestServer {
   request(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>;
   /** Signs in and returns the session token (throws unless 200). */
   login(username?: string, password?: string): Promise<string>;
-  /** `POST /api/<model>/<command>` with a JSON body. */
+  /** `POST /api/<model>/<command>` with a JSON body; the answer must fit the server's OpenAPI document (test/helpers/openapi-answers.ts). */
   command(token: string, commandId: string, input?: unknown): Promise<TestResponse>;
   /** Adds a person with these roles (through the auth side's `createPerson`) and signs them in. */
   addPerson(username: string, roles: readonly string[], password?: string): Promise<string>;
@@ -66,13 +67,21 @@ export interface TestServerOptions {
   readonly registry?: Registry;
   readonly extensions?: readonly ServerExtension[];
   /** Unexpected server errors; by default they fail loudly on stderr. */
-  readonly logError?: (error: unknown) => void;
+  readonly logError?: ServerOptions['logError'];
   /** Passed to startServer as they are. */
   readonly agentLimits?: ServerOptions['agentLimits'];
   readonly trustProxy?: ServerOptions['trustProxy'];
   /** The server's clock for rate windows, the lockout and token expiry: a `TestClock` to move time (test/helpers/clock.ts). */
   readonly clock?: ServerOptions['clock'];
   readonly serviceInfo?: ServerOptions['serviceInfo'];
+  /** Passed to startServer as they are: metrics on their own port, request lines and their format. */
+  readonly metrics?: ServerOptions['metrics'];
+  readonly requestLog?: ServerOptions['requestLog'];
+  readonly logFormat?: ServerOptions['logFormat'];
+  /** Passed to startServer as they are: background pruning and its batches; operator lines (none by default). */
+  readonly retention?: ServerOptions['retention'];
+  readonly pruneBatches?: ServerOptions['pruneBatches'];
+  readonly log?: ServerOptions['log'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
@@ -93,19 +102,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const pgServerUrl = options.dbUrl === undefined && !options.onSqlite ? testPostgresUrl() : undefined;
   const pgDatabase = pgServerUrl === undefined ? undefined : await createTestDatabase(pgServerUrl);
   const dbUrl = options.dbUrl ?? pgDatabase?.url ?? `sqlite:${dbFile}`;
+  const servedRegistry = options.registry ?? registry;
   const server = await startServer({
-    registry: options.registry ?? registry,
+    registry: servedRegistry,
     dbUrl,
     host: '127.0.0.1',
     port: 0,
     adminPassword: ADMIN_PASSWORD,
-    log: () => {},
+    log: options.log ?? (() => {}),
+    ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.pruneBatches ? { pruneBatches: options.pruneBatches } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),
     ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
     ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.requestLog ? { requestLog: options.requestLog } : {}),
+    ...(options.logFormat ? { logFormat: options.logFormat } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;
@@ -148,9 +163,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dbUrl,
     request,
     login,
-    command(token, commandId, input = {}) {
+    async command(token, commandId, input = {}) {
       const [model, command] = commandId.split('.');
-      return request('POST', `/api/${model}/${command}`, input, token);
+      const answer = await request('POST', `/api/${model}/${command}`, input, token);
+      expectDocumentedAnswer(servedRegistry, token, commandId, answer);
+      return answer;
     },
     async addPerson(username, roles, password = `${username}-test-password`) {
       await createPerson(server.db, { username, password, roles });

@@ -3,7 +3,8 @@
  * used to write a guessed value and compare the token it got back with one it held (`NAME_1`):
  * equal meant the guess was right. Nothing an agent observes may tell it whether a clear value it
  * wrote equals a value it has only seen masked — in the answer, on later reads of either record,
- * in its plans, in the numbering of its tokens — while what agents rely on keeps working.
+ * in its plans, in the numbering of its tokens — while what agents rely on keeps working. The
+ * same for a personal field of a kind that is no text (a date), and for a line's personal field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry as generated } from '../fixtures/generated/registry.ts';
@@ -11,12 +12,16 @@ import type { ModelMeta, Registry } from '../../runtime/registry.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectClient } from '../helpers/mcp-client.ts';
 
-/** The fixture modules' registry, with `lead.lost_reason` personal (token LOST_REASON) and `lead.lose` held for approval. */
+/**
+ * The fixture modules' registry, with `lead.lost_reason` personal (token LOST_REASON), `lead.lose`
+ * held for approval, and `lead.close_date` personal (a date: token CLOSE_DATE).
+ */
 function variant(): Registry {
   const lead = generated.models.lead!;
+  const personal: Record<string, string> = { lost_reason: 'LOST_REASON', close_date: 'CLOSE_DATE' };
   const changed: ModelMeta = {
     ...lead,
-    fields: lead.fields.map((field) => (field.name === 'lost_reason' ? { ...field, personal: true, maskLabel: 'LOST_REASON' } : field)),
+    fields: lead.fields.map((field) => (personal[field.name] ? { ...field, personal: true, maskLabel: personal[field.name] } : field)),
     actions: lead.actions.map((action) => (action.name === 'lose' ? { ...action, needsApproval: true } : action)),
   };
   const lose = generated.commands['lead.lose']!;
@@ -41,7 +46,7 @@ const numberOf = (token: string) => Number(/_(\d+)$/.exec(token)![1]);
 beforeAll(async () => {
   t = await startTestServer({ registry: variant() });
   admin = await t.login();
-  agent = await agentToken(t, admin, ['party.*', 'lead.*', 'invoice.get'], 'crm bot');
+  agent = await agentToken(t, admin, ['party.*', 'lead.*', 'invoice.get', 'order.*'], 'crm bot');
   secretParty = (await t.command(admin, 'party.create', { name: SECRET, email: 'alice@example.com' })).body.value.id;
   const read = await t.command(agent, 'party.get', { id: secretParty });
   secretToken = read.body.value.name;
@@ -292,5 +297,182 @@ describe('history confirms nothing', () => {
     const id = (await t.command(admin, 'party.create', { name: 'Resaved' })).body.value.id;
     await t.command(admin, 'party.update', { id, name: 'Resaved' });
     expect((await t.command(admin, 'party.history', { id })).body.value.total).toBe(1);
+  });
+});
+
+describe('a personal field of another kind than text (a date)', () => {
+  const DAY = '2031-12-24';
+  let known: string;
+  let dayToken: string;
+  beforeAll(async () => {
+    known = (await t.command(admin, 'lead.create', { title: 'Dated', close_date: DAY })).body.value.id;
+    dayToken = (await t.command(agent, 'lead.get', { id: known })).body.value.close_date;
+    expect(dayToken).toMatch(/^CLOSE_DATE_\d+$/);
+  });
+
+  it('answers a right and a wrong guess alike: each a new number, one after the other; reads keep them', async () => {
+    const right = await t.command(agent, 'lead.create', { title: 'Right day', close_date: DAY });
+    const wrong = await t.command(agent, 'lead.create', { title: 'Wrong day', close_date: '2031-12-25' });
+    const [rightToken, wrongToken] = [right.body.value.close_date as string, wrong.body.value.close_date as string];
+    expect(rightToken).not.toBe(dayToken);
+    expect(numberOf(wrongToken)).toBe(numberOf(rightToken) + 1);
+    expect((await t.command(agent, 'lead.get', { id: right.body.value.id })).body.value.close_date).toBe(rightToken);
+    expect((await t.command(agent, 'lead.get', { id: known })).body.value.close_date).toBe(dayToken);
+    // The stored value is the date, which a person sees.
+    expect((await t.command(admin, 'lead.get', { id: right.body.value.id })).body.value.close_date).toBe(DAY);
+  });
+
+  it('cannot be compared, ordered or found by a guess; token_filter finds exactly what reads show that token', async () => {
+    for (const input of [{ filter: [{ field: 'close_date', op: 'lte', value: DAY }] }, { order: [{ field: 'close_date' }] }]) {
+      expect((await t.command(agent, 'lead.list', input)).body.error).toMatch(/^unknown field lead\.close_date: it is personal data/);
+    }
+    const guessed = (await t.command(agent, 'lead.create', { title: 'Guessed day', close_date: DAY })).body.value.id;
+    const found = await t.command(agent, 'lead.list', { token_filter: [{ field: 'close_date', op: 'eq', value: dayToken }] });
+    expect(found.status).toBe(200);
+    const ids = found.body.value.map((row: { id: string }) => row.id);
+    expect(ids).toContain(known);
+    expect(ids).not.toContain(guessed);
+    for (const row of found.body.value) expect(row.close_date).toBe(dayToken);
+  });
+
+  it('an update to the date a record holds and to another leave the same history, and the same reads', async () => {
+    const [same, other] = [
+      (await t.command(admin, 'lead.create', { title: 'Same day', close_date: DAY })).body.value.id,
+      (await t.command(admin, 'lead.create', { title: 'Other day', close_date: DAY })).body.value.id,
+    ];
+    const a = await t.command(agent, 'lead.update', { id: same, close_date: DAY });
+    const b = await t.command(agent, 'lead.update', { id: other, close_date: '2031-01-01' });
+    expect(numberOf(b.body.value.close_date)).toBe(numberOf(a.body.value.close_date) + 1);
+    const [sameRows, otherRows] = [(await t.command(agent, 'lead.history', { id: same })).body.value, (await t.command(agent, 'lead.history', { id: other })).body.value];
+    expect(sameRows.total).toBe(otherRows.total);
+    expect(sameRows.rows[0].changes.close_date).toEqual({ from: dayToken, to: a.body.value.close_date });
+    expect(otherRows.rows[0].changes.close_date).toEqual({ from: dayToken, to: b.body.value.close_date });
+    expect((await t.command(agent, 'lead.get', { id: same })).body.value.close_date).toBe(a.body.value.close_date);
+    expect((await t.command(agent, 'lead.get', { id: other })).body.value.close_date).toBe(b.body.value.close_date);
+  });
+
+  it('a dry run of a right and a wrong guess answers the same', async () => {
+    const right = await t.request('POST', '/api/lead/create?dry_run=true', { title: 'x', close_date: DAY }, agent);
+    const wrong = await t.request('POST', '/api/lead/create?dry_run=true', { title: 'x', close_date: '2030-01-01' }, agent);
+    expect(right.body.value.close_date).toBe(wrong.body.value.close_date);
+    expect(right.body.value.close_date).not.toBe(dayToken);
+  });
+});
+
+describe('a line\'s personal field', () => {
+  const NOTE = 'Deliver to the back door';
+  let customer: string;
+  let known: Record<string, any>;
+  let noteToken: string;
+  let numbers = 7000;
+  const line = (note: string | undefined, extra: Record<string, unknown> = {}) => ({ description: 'Crate', quantity: 1, unit_price: 100, ...(note === undefined ? {} : { note }), ...extra });
+  const order = async (token: string, note: string) => {
+    const res = await t.command(token, 'order.create', { number: `MG-${numbers++}`, customer, items: [line(note)] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.value as Record<string, any>;
+  };
+  const agentLines = async (id: string) => (await t.command(agent, 'order.get', { id })).body.value.items as Record<string, any>[];
+
+  beforeAll(async () => {
+    customer = (await t.command(admin, 'party.create', { name: 'Line Customer' })).body.value.id;
+    known = await order(admin, NOTE);
+    noteToken = (await agentLines(known.id))[0]!.note;
+    expect(noteToken).toMatch(/^NOTE_\d+$/);
+  });
+
+  it('answers a right and a wrong guess in new lines alike: each a new number, one after the other; reads keep them', async () => {
+    const res = await t.command(agent, 'order.create', { number: `MG-${numbers++}`, customer, items: [line(NOTE), line('Front door')] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [right, wrong] = res.body.value.items.map((item: { note: string }) => item.note);
+    expect(right).not.toBe(noteToken);
+    expect(numberOf(wrong)).toBe(numberOf(right) + 1);
+    expect((await agentLines(res.body.value.id)).map((item) => item.note)).toEqual([right, wrong]);
+    expect((await agentLines(known.id))[0]!.note).toBe(noteToken);
+  });
+
+  it('a kept line written with the value it holds and with another: the same answers, reads and history', async () => {
+    const [same, other] = [await order(admin, NOTE), await order(admin, NOTE)];
+    const a = await t.command(agent, 'order.update', { id: same.id, items: [{ id: same.items[0].id, note: NOTE }] });
+    const b = await t.command(agent, 'order.update', { id: other.id, items: [{ id: other.items[0].id, note: 'Side door' }] });
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    const [aToken, bToken] = [a.body.value.items[0].note, b.body.value.items[0].note];
+    expect(aToken).not.toBe(noteToken);
+    expect(numberOf(bToken)).toBe(numberOf(aToken) + 1);
+    // Later reads show each the token the agent was given, not the shared token of the value.
+    expect((await agentLines(same.id))[0]!.note).toBe(aToken);
+    expect((await agentLines(other.id))[0]!.note).toBe(bToken);
+    const history = async (id: string) => (await t.command(agent, 'order.history', { id })).body.value;
+    const [sameHistory, otherHistory] = [await history(same.id), await history(other.id)];
+    expect(sameHistory.total).toBe(otherHistory.total);
+    expect(sameHistory.rows[0].changes).toEqual({ items: { added: [], removed: [], changed: [{ id: same.items[0].id, changes: { note: { from: noteToken, to: aToken } } }] } });
+    expect(otherHistory.rows[0].changes).toEqual({ items: { added: [], removed: [], changed: [{ id: other.items[0].id, changes: { note: { from: noteToken, to: bToken } } }] } });
+  });
+
+  it('the same when the write changes another field of the line too, and over MCP', async () => {
+    const history = async (id: string) => (await t.command(agent, 'order.history', { id })).body.value;
+    const cases = [
+      { name: 'with a quantity changed', write: async (id: string, item: string, note: string) => (await t.command(agent, 'order.update', { id, items: [{ id: item, note, quantity: 2 }] })).body.value.items[0].note as string },
+      {
+        name: 'over MCP',
+        write: async (id: string, item: string, note: string) => {
+          const mcp = await connectClient(t, agent);
+          try {
+            const result = await mcp.client.callTool({ name: 'order__update', arguments: { id, items: [{ id: item, note }] } });
+            return ((result.structuredContent as { value: { items: { note: string }[] } }).value.items[0]!.note);
+          } finally {
+            await mcp.close();
+          }
+        },
+      },
+    ];
+    for (const { name, write } of cases) {
+      const [same, other] = [await order(admin, NOTE), await order(admin, NOTE)];
+      const aToken = await write(same.id, same.items[0].id, NOTE);
+      const bToken = await write(other.id, other.items[0].id, 'Side door');
+      expect(numberOf(bToken), name).toBe(numberOf(aToken) + 1);
+      expect((await agentLines(same.id))[0]!.note, name).toBe(aToken);
+      const [sameHistory, otherHistory] = [await history(same.id), await history(other.id)];
+      expect(sameHistory.total, name).toBe(otherHistory.total);
+      expect(sameHistory.rows[0].changes.items.changed[0].changes.note, name).toEqual({ from: noteToken, to: aToken });
+      expect(otherHistory.rows[0].changes.items.changed[0].changes.note, name).toEqual({ from: noteToken, to: bToken });
+    }
+  });
+
+  it('an entry lists the lines in their order and each line\'s fields in theirs, the kept value among the changed', async () => {
+    const res = await t.command(admin, 'order.create', { number: `MG-${numbers++}`, customer, items: [line(NOTE), line(NOTE)] });
+    const [first, second] = res.body.value.items as { id: string }[];
+    const written = await t.command(agent, 'order.update', { id: res.body.value.id, items: [{ id: first!.id, note: NOTE, quantity: 2 }, { id: second!.id, quantity: 3 }] });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    const [entry] = (await t.command(agent, 'order.history', { id: res.body.value.id })).body.value.rows;
+    expect(entry.changes.items.changed.map((changed: { id: string }) => changed.id)).toEqual([first!.id, second!.id]);
+    expect(Object.keys(entry.changes.items.changed[0].changes)).toEqual(['quantity', 'note', 'amount']);
+    expect(entry.changes.items.changed[0].changes.note).toEqual({ from: noteToken, to: written.body.value.items[0].note });
+  });
+
+  it('a person re-saving a line\'s value leaves no entry, as before', async () => {
+    const saved = await order(admin, NOTE);
+    const res = await t.command(admin, 'order.update', { id: saved.id, items: [{ id: saved.items[0].id, note: NOTE }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await t.command(admin, 'order.history', { id: saved.id })).body.value.total).toBe(1);
+  });
+
+  it('a dry run of a right and a wrong guess in a line answers the same, and keeps nothing', async () => {
+    const right = await t.request('POST', '/api/order/update?dry_run=true', { id: known.id, items: [{ id: known.items[0].id, note: NOTE }] }, agent);
+    const wrong = await t.request('POST', '/api/order/update?dry_run=true', { id: known.id, items: [{ id: known.items[0].id, note: 'Wrong door' }] }, agent);
+    expect(right.status).toBe(200);
+    expect(right.body.value.items[0].note).toBe(wrong.body.value.items[0].note);
+    expect(right.body.value.items[0].note).not.toBe(noteToken);
+    expect(storedTokenValues('Wrong door')).toBe(0);
+    expect((await agentLines(known.id))[0]!.note).toBe(noteToken);
+  });
+
+  it('a token sent back in a line stores its value; a person changing the value ends the agent\'s token', async () => {
+    const copy = await t.command(agent, 'order.create', { number: `MG-${numbers++}`, customer, items: [line(noteToken)] });
+    expect(copy.body.value.items[0].note).toBe(noteToken);
+    expect((await t.command(admin, 'order.get', { id: copy.body.value.id })).body.value.items[0].note).toBe(NOTE);
+    const written = (await order(agent, 'Garage')).items[0];
+    const id = (await t.command(admin, 'order.list', { filter: [{ field: 'items.note', op: 'eq', value: 'Garage' }] })).body.value[0].id;
+    await t.command(admin, 'order.update', { id, items: [{ id: written.id, note: 'Porch' }] });
+    expect((await agentLines(id))[0]!.note).not.toBe(written.note);
   });
 });

@@ -7,6 +7,8 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kindTraits } from '../../runtime/command-kinds.ts';
+import { registry } from '../fixtures/generated/registry.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
@@ -138,5 +140,35 @@ describe("order's tools as the MCP client lists them", () => {
     const late = await call({ ...order, number: 'AB-1235', deliver_by: '2026-11-01' });
     expect(late.isError).toBe(true);
     expect(JSON.stringify(late.content)).toContain('order: deliver by must be on or after the order date');
+  });
+});
+
+describe('tool annotations as the MCP client lists them', () => {
+  it("every tool says readOnlyHint, destructiveHint and idempotentHint outright, as its command's kind is", () => {
+    // Said outright: a client takes an absent destructiveHint as true and an absent idempotentHint as false.
+    expect([...tools.keys()].sort()).toEqual(Object.keys(registry.tools).sort());
+    for (const tool of tools.values()) {
+      const traits = kindTraits(registry.commands[registry.tools[tool.name]!.command]!.kind);
+      expect(tool.annotations, tool.name).toEqual({
+        title: tool.title,
+        readOnlyHint: traits.access === 'read',
+        destructiveHint: traits.destructive,
+        idempotentHint: traits.idempotent,
+        openWorldHint: false,
+      });
+    }
+  });
+
+  it.each([
+    ['lead__get', { readOnlyHint: true, destructiveHint: false, idempotentHint: true }],
+    ['lead__list', { readOnlyHint: true, destructiveHint: false, idempotentHint: true }],
+    ['lead__history', { readOnlyHint: true, destructiveHint: false, idempotentHint: true }],
+    ['lead__create', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+    ['lead__update', { readOnlyHint: false, destructiveHint: false, idempotentHint: true }],
+    ['lead__delete', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
+    ['lead__qualify', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+    ['lead__revert', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+  ])('%s: %o', (name, hints) => {
+    expect(tools.get(name)?.annotations).toMatchObject(hints);
   });
 });

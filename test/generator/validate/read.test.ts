@@ -127,6 +127,25 @@ const fieldCases: RefusalCase[] = [
       `${F}:${at('email:')}: model m, field email: unique on a personal field agents may write would tell an agent whether a value it wrote is held by another record (remove unique, add agents: 'hidden', or say personal: false (email fields are personal unless they say so))`,
     ],
   },
+  {
+    name: 'a required personal field of a kind with no erased value (an erasure could not forget it); the other kinds may be, and lines likewise',
+    model: `{ fields: {
+      gender: { kind: 'select', options: ['f', 'm'], required: true, personal: true },
+      langs: { kind: 'multiselect', options: ['en', 'fr'], required: true, personal: true },
+      doctor: { kind: 'ref', to: 'm', required: true, personal: true },
+      name: { kind: 'text', required: true, personal: true },
+      born: { kind: 'date', required: true, personal: true },
+      salary: { kind: 'money', required: true, personal: true },
+      smoker: { kind: 'bool', required: true, personal: true },
+      mood: { kind: 'select', options: ['ok'], personal: true },
+    }, lines: { kids: { fields: { sex: { kind: 'select', options: ['f', 'm'], required: true, personal: true }, kid: { kind: 'text', required: true, personal: true } } } } }`,
+    lines: (at) => [
+      `${F}:${at('gender:')}: model m, field gender: a required personal select field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
+      `${F}:${at('langs:')}: model m, field langs: a required personal multiselect field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
+      `${F}:${at('doctor:')}: model m, field doctor: a required personal ref field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
+      `${F}:${at('sex:')}: model m, lines kids, field sex: a required personal select field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
+    ],
+  },
 ];
 
 const functionCases: RefusalCase[] = [

@@ -86,12 +86,16 @@ describe('a fresh database', () => {
     const db = openDatabase(`sqlite:${join(dir, 'fresh.sqlite')}`);
     open.push(db);
     const { changes } = await migrate(db, registry, { systemTables: [ensureAuthTables] });
-    expect(changes).toEqual(['created table party', 'created table lead', 'created table invoice']);
+    expect(changes).toEqual(['created table party', 'created table lead', 'created table invoice', 'created table order', 'created table order__items']);
     expect(await columns(db, 'lead')).toEqual(registry.models.lead!.table.columns.map((c) => c.name));
     expect(await db.schema.hasTable('rms_people')).toBe(true);
     const indexes = await db('sqlite_master').where({ type: 'index', tbl_name: 'lead' }).pluck('name');
     expect(indexes).toEqual(expect.arrayContaining(['rms_idx_lead_party', 'rms_idx_lead_stage']));
-    expect((await snapshotRows(db)).map((row) => row.table_name)).toEqual(['invoice', 'lead', 'party']);
+    // A model's unique indexes over several fields, and a line table's index of its owners.
+    expect(await db('sqlite_master').where({ type: 'index' }).whereIn('tbl_name', ['order', 'order__items']).pluck('name')).toEqual(
+      expect.arrayContaining(['rms_uq_order_number', 'rms_uq_order_customer_number', 'rms_idx_order__items_owner']),
+    );
+    expect((await snapshotRows(db)).map((row) => row.table_name)).toEqual(['invoice', 'lead', 'order', 'order__items', 'party']);
     expect((await migrate(db, registry, { systemTables: [ensureAuthTables] })).changes).toEqual([]);
   });
 });

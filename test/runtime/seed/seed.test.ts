@@ -18,7 +18,7 @@ import { migrate } from '../../../runtime/db/migrate.ts';
 import type { ModelMeta, Registry } from '../../../runtime/registry.ts';
 import { buildLettings, removeModuleTrees } from '../../helpers/lettings.ts';
 import { SeedRefusedError, seedRecords } from '../../../runtime/seed/seed.ts';
-import { seedableCount, valuesMaker } from '../../../runtime/seed/values.ts';
+import { valuesMaker } from '../../../runtime/seed/values.ts';
 import { systemTableSetups } from '../../../runtime/server.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../helpers/postgres.ts';
 
@@ -141,6 +141,21 @@ describe('rmsgen seed', () => {
     expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from lead'))[0]!.n)).toBe(5);
   });
 
+  it('a unique value a record already holds stops a seed of records with lines too, with the field named, and the transaction writes no line', async () => {
+    const db = await migratedDatabase();
+    await seedRecords(db, registry, { model: 'order', count: 2, today: '2026-06-15' });
+    // Record 4's number (unique: the record's number alone gives it), taken by record 2.
+    const fourth = valuesMaker(registry.models.order!, 1, {}, '2026-06-15')(4).number as string;
+    const [second] = await rows<{ id: string }>(db, 'select id from "order" order by number desc limit 1');
+    await db('order').where({ id: second!.id }).update({ number: fourth });
+    const lines = Number((await rows<{ n: number }>(db, 'select count(*) as n from "order__items"'))[0]!.n);
+    const refused = await seedRecords(db, registry, { model: 'order', count: 3, today: '2026-06-15' }).catch((error: unknown) => error);
+    // Record 2 and record 4 may have the same customer: then the (customer, number) unique is broken too, and SQLite may name either.
+    expect(['order.number must be unique', 'order: customer, number must be unique']).toContain((refused as Error).message);
+    expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from "order"'))[0]!.n)).toBe(2);
+    expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from "order__items"'))[0]!.n)).toBe(lines);
+  });
+
   it('a unique value that a record already holds stops the seed with the field named', async () => {
     const db = await migratedDatabase();
     await seedRecords(db, registry, { model: 'invoice', count: 2 });
@@ -196,33 +211,6 @@ describe('rmsgen seed', () => {
       await expect(seedRecords(db, registry, { model: 'lead', count })).rejects.toThrow(new SeedRefusedError('count must be a whole number from 1 to 10,000,000'));
     }
     expect(Number((await rows<{ n: number }>(db, 'select count(*) as n from party'))[0]!.n)).toBe(0);
-  });
-});
-
-describe('seed values', () => {
-  const lead = registry.models.lead!;
-
-  it('never leaves a required field, the title or a governed select empty', () => {
-    const make = valuesMaker(lead, 3, { party: ['P1', 'P2'] });
-    for (let n = 1; n <= 500; n++) {
-      const values = make(n);
-      expect(values.title).toBe(`Lead ${n}`);
-      expect(['new', 'qualified', 'won', 'lost']).toContain(values.stage);
-      expect([null, 'P1', 'P2']).toContain(values.party);
-    }
-  });
-
-  it('a required unique select has one value per option, and seedableCount says how many are left', () => {
-    const model: ModelMeta = {
-      ...lead,
-      fields: lead.fields.map((field) => (field.name === 'lost_reason' ? { ...field, kind: 'select', options: ['a', 'b', 'c'], required: true } : field)),
-      table: { ...lead.table, indexes: [...lead.table.indexes, { fields: ['lost_reason'], unique: true }] },
-    };
-    expect(seedableCount(model, 1, {})).toEqual({ count: 3, field: 'lost_reason' });
-    expect(seedableCount(model, 3, {})).toEqual({ count: 1, field: 'lost_reason' });
-    expect(seedableCount(lead, 1, {})).toBeUndefined();
-    const make = valuesMaker(model, 1, {});
-    expect([1, 2, 3].map((n) => make(n).lost_reason)).toEqual(['a', 'b', 'c']);
   });
 });
 
@@ -308,25 +296,114 @@ describe('rmsgen seed on a service that is not the demo', () => {
   });
 });
 
-describe('governed states', () => {
-  const lead = registry.models.lead!;
+describe('orders: records with lines, computed fields, rules and uniques', () => {
+  const TODAY = '2026-06-15';
+  const order = registry.models.order!;
 
-  it('an option no action reaches from the first is never seeded; one reached by a longer way is', () => {
-    const model: ModelMeta = {
-      ...lead,
-      fields: lead.fields.map((field) => (field.name === 'stage' ? { ...field, options: ['new', 'qualified', 'won', 'lost', 'archived'] } : field)),
-      actions: lead.actions.filter((action) => action.name !== 'lose'),
-    };
-    const make = valuesMaker(model, 1, {}, '2026-06-15');
-    const stages = new Set(Array.from({ length: 300 }, (_, i) => make(i + 1).stage));
-    expect(stages).toEqual(new Set(['new', 'qualified', 'won']));
+  /** Every order with its lines, as the generated queries read them back. */
+  async function ordersOf(db: Knex): Promise<{ values: Record<string, unknown>; items: Record<string, unknown>[] }[]> {
+    const ids = (await rows<{ id: string }>(db, 'select id from "order" order by number')).map((row) => row.id);
+    const queries = registry.queries.order!;
+    const lines = await queries.lines.items!.linesOf(db, ids);
+    return Promise.all(ids.map(async (id) => ({ values: (await queries.find(db, id)) as unknown as Record<string, unknown>, items: (lines.get(id) ?? []) as unknown as Record<string, unknown>[] })));
+  }
+
+  /** The registry with `order` changed (and its logic, when given). */
+  function withOrder(changes: Partial<ModelMeta>, logic = registry.logic.order!): Registry {
+    return { ...registry, models: { ...registry.models, order: { ...order, ...changes } }, logic: { ...registry.logic, order: logic } };
+  }
+
+  async function counts(db: Knex): Promise<Record<string, number>> {
+    const count = async (table: string) => Number((await rows<{ n: number }>(db, `select count(*) as n from "${table}"`))[0]!.n);
+    return { party: await count('party'), order: await count('order'), items: await count('order__items') };
+  }
+
+  it('seeds orders with their lines, as a create would leave them: checks, computed fields, rules, uniques, workflow', async () => {
+    const db = await migratedDatabase();
+    const seeded = await seedRecords(db, registry, { model: 'order', count: 300, today: TODAY });
+    const { items } = await counts(db);
+    expect(seeded).toEqual([
+      { model: 'party', count: 30 },
+      { model: 'order', count: 300, lines: items },
+    ]);
+    const orders = await ordersOf(db);
+    expect(orders).toHaveLength(300);
+    const schema = registry.commands['order.create']!.input;
+    const given = (fields: typeof order.fields, values: Record<string, unknown>) =>
+      Object.fromEntries(fields.filter((field) => !field.computed && !field.governed && values[field.name] !== null).map((field) => [field.name, values[field.name]]));
+    for (const { values, items: lines } of orders) {
+      // What a create would take, read back from the database.
+      const checked = schema.safeParse({ ...given(order.fields, values), items: lines.map((line) => given(order.lines[0]!.fields, line)) });
+      expect(checked.success, `${values.number}: ${checked.error?.issues[0]?.message}`).toBe(true);
+      expect(lines.length >= 1 && lines.length <= 10).toBe(true);
+      for (const line of lines) expect(line.amount).toBe(Math.round((line.quantity as number) * (line.unit_price as number)));
+      expect(values.total).toBe(lines.reduce((sum, line) => sum + (line.amount as number), 0));
+      expect(registry.logic.order!.failedRules({ ...values, items: lines })).toEqual([]);
+    }
+    // Numbers match the pattern, hold the record's number, and never repeat.
+    const numbers = orders.map(({ values }) => values.number as string);
+    expect(numbers.every((number) => /^[A-Z]{2}-[0-9]{4}$/.test(number))).toBe(true);
+    expect(numbers.map((number) => number.slice(3)).sort().slice(0, 3)).toEqual(['0001', '0002', '0003']);
+    expect(new Set(numbers).size).toBe(300);
+    // Lines in order, from position 0.
+    const positions = await rows<{ owner: string; positions: string }>(db, `select owner, ${dialectOf(db) === 'sqlite' ? 'group_concat(position)' : "string_agg(position::text, ',' order by position)"} as positions from order__items group by owner`);
+    expect(positions.every((row) => row.positions.split(',').map(Number).sort((a, b) => a - b).every((p, i) => p === i))).toBe(true);
+    expect(new Set(orders.map(({ values }) => values.status))).toEqual(new Set(['draft', 'confirmed', 'done', 'cancelled']));
+    // Stored computed values are current: the version of the logic that made them is recorded.
+    expect(await rows(db, 'select model, version from rms_logic')).toEqual([{ model: 'order', version: registry.logic.order!.version }]);
   });
 
-  it('a field an action requires is filled where the state came through that action, and only there', () => {
-    const make = valuesMaker(lead, 1, {}, '2026-06-15');
-    for (let n = 1; n <= 300; n++) {
-      const values = make(n);
-      expect(values.lost_reason !== null, `${values.stage}: ${values.lost_reason}`).toBe(values.stage === 'lost');
-    }
+  it('the same seed and day give the same orders and lines; lines as many as asked', async () => {
+    const made = async (lines?: { min: number; max: number }) => {
+      const db = await migratedDatabase();
+      await seedRecords(db, registry, { model: 'order', count: 40, seed: 9, today: TODAY, ...(lines ? { lines } : {}) });
+      return (await ordersOf(db)).map(({ values: { id, customer, ...values }, items }) => ({ values, items: items.map(({ id: _id, ...line }) => line) }));
+    };
+    const first = await made();
+    expect(await made()).toEqual(first);
+    const three = await made({ min: 3, max: 3 });
+    expect(three.every(({ items }) => items.length === 3)).toBe(true);
+  });
+
+  it('continues numbers after the orders already there; records the logic version only over values it made', async () => {
+    const db = await migratedDatabase();
+    await seedRecords(db, registry, { model: 'order', count: 5, today: TODAY });
+    await db('rms_logic').delete();
+    await seedRecords(db, registry, { model: 'order', count: 5, today: TODAY });
+    const numbers = (await rows<{ number: string }>(db, 'select number from "order"')).map((row) => row.number.slice(3)).sort();
+    expect(numbers).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007', '0008', '0009', '0010']);
+    // Orders were there without a recorded version: stale, for migrate to compute again.
+    expect(await rows(db, 'select model from rms_logic')).toEqual([]);
+  });
+
+  it.each<[string, () => Registry, string]>([
+    [
+      'a rule no draw of values keeps',
+      () => withOrder({ rules: [{ fields: ['deliver_by'], message: 'never' }] }, { ...registry.logic.order!, failedRules: () => [{ fields: ['deliver_by'], message: 'never' }] }),
+      `cannot seed order: every one of 20 draws of record 1's values breaks its rule "never" (deliver_by)`,
+    ],
+    [
+      'a pattern it cannot make',
+      () => withOrder({ fields: order.fields.map((field) => (field.name === 'number' ? { ...field, pattern: '(a)\\1' } : field)) }),
+      'order.number: cannot make text for the pattern (a)\\1: a backreference (\\1) is not supported',
+    ],
+    [
+      'records a create would not take',
+      () => withOrder({ fields: order.fields.map((field) => (field.name === 'contact_email' ? { ...field, pattern: '[a-z]{5}' } : field)) }),
+      'cannot seed order: record 1 it made is not one a create would take: order.contact_email must be an email address',
+    ],
+  ])('refuses %s with one line, writing nothing (the targets it would seed first neither)', async (_name, variant, message) => {
+    const db = await migratedDatabase();
+    await expect(seedRecords(db, variant(), { model: 'order', count: 50, today: TODAY })).rejects.toThrow(new SeedRefusedError(message));
+    expect(await counts(db)).toEqual({ party: 0, order: 0, items: 0 });
+  });
+
+  it('a bulk load drops and builds again the indexes of the line tables too', async () => {
+    const db = await migratedDatabase();
+    const before = [...(await indexesOfTable(db, 'order')), ...(await indexesOfTable(db, 'order__items'))];
+    const lines: string[] = [];
+    await seedRecords(db, registry, { model: 'order', count: 120, rebuildIndexesFrom: 100, log: (line) => lines.push(line) });
+    expect(lines).toEqual(['party has no records for order.customer to point at: seeding 12 party records first', 'building 4 indexes of order']);
+    expect([...(await indexesOfTable(db, 'order')), ...(await indexesOfTable(db, 'order__items'))]).toEqual(before);
   });
 });

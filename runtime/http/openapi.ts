@@ -1,0 +1,23 @@
+/**
+ * `GET /api/openapi.json`: the OpenAPI 3.1 document of the commands, as the caller sees it
+ * (view/caller-openapi.ts): only those it may run, without the fields withheld from it, an
+ * agent's masked fields as tokens and the commands it may only propose marked `x-needs-approval`.
+ */
+import { Router, type Request, type Response } from 'express';
+import { DEFAULT_SERVICE_INFO, type ServiceInfo } from '../api-shapes.ts';
+import type { RecordService } from '../commands/types.ts';
+import { rightsOf } from '../rights.ts';
+import { createOpenApiViews } from '../view/caller-openapi.ts';
+import type { Callers } from './callers.ts';
+import { sendJson } from './send.ts';
+
+export function createOpenApiRouter(service: RecordService, callers: Callers, serviceInfo: ServiceInfo = DEFAULT_SERVICE_INFO): Router {
+  const { registry } = service;
+  const views = createOpenApiViews(registry, serviceInfo.name);
+  const router = Router();
+  router.get('/api/openapi.json', async function openApiDocument(req: Request, res: Response) {
+    const caller = await callers.of(req.headers.authorization, res, 'GET /api/openapi.json');
+    sendJson(res, 200, views.documentFor(rightsOf(registry, caller), caller.kind));
+  });
+  return router;
+}
