@@ -116,6 +116,31 @@ export async function createLeads(baseUrl: string, token: string, count: number,
 }
 
 /**
+ * `lead.create_many` of `count` leads, `calls` times one after another: the records per second of
+ * each call, measured from the client (request to answer). Each call's leads are the bench's own
+ * kind of lead (as `createLeads` makes them).
+ */
+export async function createManyLeads(baseUrl: string, token: string, count: number, calls: number): Promise<number[]> {
+  const perSecond: number[] = [];
+  for (let call = 0; call < calls; call++) {
+    const records = Array.from({ length: count }, (_, i) => ({
+      title: `Bulk lead ${call}-${i}`,
+      expected_revenue: ((i * 7919) % 100_000) * 100,
+      probability: i % 101,
+      close_date: `2027-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
+      hot: i % 3 === 0,
+      notes: `Call back about the renewal of contract ${i}`,
+    }));
+    const started = performance.now();
+    const answer = await expectOk(`${baseUrl}/api/lead/create_many`, { records }, token);
+    const ms = performance.now() - started;
+    if ((answer.value as { count: number }).count !== count) throw new Error(`lead.create_many created ${(answer.value as { count: number }).count} of ${count}`);
+    perSecond.push((count * 1000) / ms);
+  }
+  return perSecond;
+}
+
+/**
  * An order of `lines` items as `order.create` takes it (the demo's sales module): number `number`
  * (a string, so that a wrk body can hold `{{n}}` there), for the party `customer`. `withComputed`
  * also gives each line's amount and the total, as a model where they are plain fields takes them.

@@ -6,6 +6,9 @@ import type { WrkResult } from './wrk.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** The leads of one measured `lead.create_many`. */
+export const BULK_RECORDS = 1000;
+
 export interface BuildReport {
   readonly sizes: readonly { readonly models: number; readonly buildMs: number; readonly checkMs: number }[];
 }
@@ -32,6 +35,8 @@ export type DialectReport =
       readonly baselineIdleRssMiB: { readonly http: number; readonly express: number };
       /** wrk results per target, one per round, in order. */
       readonly rounds: Readonly<Record<string, readonly WrkResult[]>>;
+      /** Records per second of each `lead.create_many` of `BULK_RECORDS` leads, on a database of its own. */
+      readonly createManyPerSecond: readonly number[];
       readonly models?: ModelStarts;
     };
 
@@ -165,6 +170,10 @@ export function renderTable(report: BenchReport): string {
       d.rounds.before ? { text: `${formatRps(rps(d.rounds.before))} (this / before: ${pairedRatio(d.rounds.person!, d.rounds.before).toFixed(2)})` } : undefined,
     );
   }
+  perDialect(`lead.create_many of ${BULK_RECORDS.toLocaleString('en')} leads`, '≥ 20,000 records/s (SQLite)', (d) => {
+    const value = median(d.createManyPerSecond);
+    return { text: `${Math.round(value).toLocaleString('en')} records/s`, ...(d === report.dialects.sqlite ? { met: value >= 20_000 } : {}) };
+  });
   perDialect('RSS idle, demo modules', '< 80 MiB', (d) => {
     const value = median(d.idleRssMiB);
     return { text: formatMiB(value), met: value < 80 };

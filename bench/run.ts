@@ -29,12 +29,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildServeOutputs } from '../bin/compile.ts';
-import { agentToken, closeConnections, createCustomer, createLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
+import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
 import { createModelProject, type ModelProject } from './model-project.ts';
 import { runOrderScaleBench } from './order-scale.ts';
 import { createPlainOrderProject, type PlainOrderProject } from './plain-order-project.ts';
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
-import { renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
+import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
 import { runScaleBench } from './scale.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
@@ -271,6 +271,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       }
     }
     const peakAllMiB = rms.peakRssMiB();
+    const createManyPerSecond = await measureCreateMany(dialect, env);
 
     let models: ModelStarts | undefined;
     if (modelProject) {
@@ -301,11 +302,32 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       peakAllMiB,
       baselineIdleRssMiB: { http: bareHttp.rssMiB(), express: bareExpress.rssMiB() },
       rounds,
+      createManyPerSecond,
       ...(models ? { models } : {}),
     };
   } finally {
     closeConnections();
     for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+/**
+ * `lead.create_many` of 1,000 leads, `SETTINGS.rounds` calls after a warm-up one, on a database
+ * and server of their own (so that the leads they add change nothing the other targets read).
+ */
+async function measureCreateMany(dialect: Dialect, env: Record<string, string>): Promise<number[]> {
+  const database = await openBenchDatabase(dialect, 'bulk');
+  if (typeof database === 'string') throw new Error(database);
+  const server = await startNode('rmsgen (create_many)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', database.url], { cwd: ROOT, env });
+  try {
+    log(`${dialect}: lead.create_many of ${BULK_RECORDS} leads`);
+    const token = await login(server.url, PASSWORD);
+    await createManyLeads(server.url, token, BULK_RECORDS, 1);
+    return await createManyLeads(server.url, token, BULK_RECORDS, SETTINGS.rounds);
+  } finally {
+    closeConnections();
+    await server.stop();
+    await database.drop();
   }
 }
 

@@ -7,7 +7,8 @@
  * answer from the traits below gets it at once.
  *
  * This module imports nothing: the web app's bundle takes `CommandKind` from here through
- * runtime/api-shapes.ts, and the generator imports it too.
+ * runtime/api-shapes.ts (and `NOT_AN_AGENTS_KINDS` for its scope picker), and the generator
+ * imports it too.
  */
 
 /** Whether a command reads records or changes them. */
@@ -17,7 +18,7 @@ export type CommandAccess = 'read' | 'write';
 export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action' | 'erase';
 
 /** What the `value` of a command's answer holds. */
-export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'erased';
+export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'erased' | 'batch';
 
 /** What a kind is; `impliedBy` is checked to name a kind below, once the kinds are known. */
 interface Traits<Kind extends string> {
@@ -113,7 +114,29 @@ export const COMMAND_KINDS = {
     needsApproval: false, destructive: true, idempotent: true, result: 'erased', takesFields: false,
     adminOnly: true, personalData: true,
   },
+  create_many: {
+    access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: 'create',
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+    adminOnly: false, personalData: false,
+  },
+  update_many: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
+    needsApproval: true, destructive: false, idempotent: true, result: 'batch', takesFields: true,
+    adminOnly: false, personalData: false,
+  },
+  delete_many: {
+    access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: 'delete',
+    needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false,
+    adminOnly: false, personalData: false,
+  },
+  revert_batch: {
+    access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
+    adminOnly: false, personalData: false,
+  },
 } as const satisfies { readonly [kind: string]: Traits<string> };
+// The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is one plan listing every
+// record. Of them agents have delete_many only, for now (rights.ts says why).
 
 /** SPEC 2.5's generated commands, their record history, erasure, and `action` for a model's workflow actions. */
 export type CommandKind = keyof typeof COMMAND_KINDS;
@@ -153,3 +176,12 @@ export const READING_KINDS = COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[k
 
 /** The kinds only `admin` may use (see `adminOnly`). */
 export const ADMIN_ONLY_KINDS: ReadonlySet<CommandKind> = new Set(COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly));
+
+/**
+ * The kinds no agent token has, whatever its scopes and whoever made it: those only `admin` uses,
+ * and the bulk kinds but `delete_many` (runtime/rights.ts says why). All are every-model kinds, so
+ * their commands are named `<model>.<kind>` (what the web app's scope picker leaves out by).
+ */
+export const NOT_AN_AGENTS_KINDS: ReadonlySet<CommandKind> = new Set(
+  COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly || (COMMAND_KINDS[kind].result === 'batch' && kind !== 'delete_many')),
+);

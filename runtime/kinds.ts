@@ -234,3 +234,53 @@ export function revertInput(model: string) {
     { error: unknownFieldError(model) },
   );
 }
+
+/** The most records one bulk command takes: `create_many`'s records, and those `update_many`, `delete_many` change. */
+export const BULK_LIMITS = { createMany: 1_000, changeMany: 10_000, agentMaxAffected: 100 } as const;
+
+const dryRun = z.boolean({ error: 'dry_run must be true or false' }).optional();
+
+/** Input of `<model>.create_many`: the records, each checked by the runtime as `<model>.create` checks its input. */
+export function createManyInput(model: string) {
+  const error = `records must be an array of 1 to ${BULK_LIMITS.createMany} records`;
+  return z.strictObject(
+    { records: z.array(z.unknown(), { error }).min(1, { error }).max(BULK_LIMITS.createMany, { error }), dry_run: dryRun },
+    { error: unknownFieldError(model) },
+  );
+}
+
+/** The selection of `update_many` and `delete_many`: a filter (as `list` takes it), record ids, or both; how many it may change. */
+function selection() {
+  const idsError = `ids must be an array of 1 to ${BULK_LIMITS.changeMany} record ids`;
+  const maxError = `max_affected must be an integer from 1 to ${BULK_LIMITS.changeMany}`;
+  return {
+    filter: z
+      .array(filterCondition, { error: 'filter must be an array' })
+      .max(LIMITS.filterConditions, { error: `filter may have at most ${LIMITS.filterConditions} conditions` })
+      .optional(),
+    ids: z.array(recordId, { error: idsError }).min(1, { error: idsError }).max(BULK_LIMITS.changeMany, { error: idsError }).optional(),
+    max_affected: z
+      .int({ error: (issue) => (issue.input === undefined ? 'max_affected is required' : maxError) })
+      .min(1, { error: maxError })
+      .max(BULK_LIMITS.changeMany, { error: maxError }),
+    dry_run: dryRun,
+  };
+}
+
+/** Input of `<model>.update_many`: the selection and `set`, checked by the runtime as `<model>.update` checks its fields. */
+export function updateManyInput(model: string) {
+  return z.strictObject(
+    { ...selection(), set: z.record(z.string(), z.unknown(), { error: 'set must be an object of field values' }) },
+    { error: unknownFieldError(model) },
+  );
+}
+
+/** Input of `<model>.revert_batch`: the `batch_id` of an `update_many` (from its answer or its records' history). */
+export function revertBatchInput(model: string) {
+  return z.strictObject({ batch_id: idOf('batch_id'), dry_run: dryRun }, { error: unknownFieldError(model) });
+}
+
+/** Input of `<model>.delete_many`: the selection. */
+export function deleteManyInput(model: string) {
+  return z.strictObject(selection(), { error: unknownFieldError(model) });
+}

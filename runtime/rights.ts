@@ -7,7 +7,7 @@
  * looks them up.
  */
 import { scopeMatches } from './auth/scopes.ts';
-import { ADMIN_ONLY_KINDS, EVERY_MODEL_COMMANDS, kindTraits } from './command-kinds.ts';
+import { ADMIN_ONLY_KINDS, EVERY_MODEL_COMMANDS, NOT_AN_AGENTS_KINDS, kindTraits } from './command-kinds.ts';
 import type { Caller } from './caller.ts';
 import type { FieldMeta, LineListMeta, ModelMeta, Registry } from './registry.ts';
 
@@ -121,14 +121,25 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
     caller.kind === 'person'
       ? personCommands
       : withImpliedCommands(
-          [...personCommands].filter((id) => !isAdminOnly(registry, id) && caller.scopes.some((scope) => scopeMatches(scope, id))),
-          (id) => personCommands.has(id) && !isAdminOnly(registry, id),
+          [...personCommands].filter((id) => !notAnAgents(registry, id) && caller.scopes.some((scope) => scopeMatches(scope, id))),
+          (id) => personCommands.has(id) && !notAnAgents(registry, id),
         );
   const models: Record<string, ModelRights> = {};
   for (const model of Object.values(registry.models)) {
     models[model.name] = compileModelRights(model, roles, caller.kind === 'agent');
   }
   return Object.freeze({ key, commands, models: Object.freeze(models) });
+}
+
+/**
+ * The bulk commands an agent does not have: those whose input carries field values
+ * (`create_many`'s records, `update_many`'s set), whose masking in a plan of many records is not
+ * built yet, and `revert_batch`. An agent's `delete_many` is a plan listing every record it deletes
+ * (docs/api.md, Bulk commands). Nor an admin-only one (`erase`), whoever made the token.
+ */
+function notAnAgents(registry: Registry, id: string): boolean {
+  const command = Object.hasOwn(registry.commands, id) ? registry.commands[id] : undefined;
+  return command !== undefined && NOT_AN_AGENTS_KINDS.has(command.kind);
 }
 
 function commandsOfRoles(registry: Registry, roles: readonly string[]): Set<string> {

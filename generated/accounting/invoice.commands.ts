@@ -13,6 +13,10 @@ import {
   invoiceCancelInput,
   invoiceHistoryInput,
   invoiceRevertInput,
+  invoiceCreateManyInput,
+  invoiceUpdateManyInput,
+  invoiceDeleteManyInput,
+  invoiceRevertBatchInput,
 } from './invoice.schemas.ts';
 
 /** The commands of `invoice`: the generated ones, its actions, then history and revert. */
@@ -118,5 +122,41 @@ export const invoiceCommands: readonly CommandMeta[] = [
     description: 'Put back the fields one update of an invoice changed (agents can only propose this)',
     needsApproval: true,
     input: invoiceRevertInput,
+  },
+  {
+    id: 'invoice.create_many',
+    model: 'invoice',
+    name: 'create_many',
+    kind: 'create_many',
+    description: 'Create up to 1000 invoices in one transaction, all or none',
+    needsApproval: true,
+    input: invoiceCreateManyInput,
+  },
+  {
+    id: 'invoice.update_many',
+    model: 'invoice',
+    name: 'update_many',
+    kind: 'update_many',
+    description: 'Set the same fields on the invoices a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: invoiceUpdateManyInput,
+  },
+  {
+    id: 'invoice.delete_many',
+    model: 'invoice',
+    name: 'delete_many',
+    kind: 'delete_many',
+    description: 'Delete the invoices a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: invoiceDeleteManyInput,
+  },
+  {
+    id: 'invoice.revert_batch',
+    model: 'invoice',
+    name: 'revert_batch',
+    kind: 'revert_batch',
+    description: 'Put back what one update_many of invoices changed, every record or none',
+    needsApproval: true,
+    input: invoiceRevertBatchInput,
   },
 ];

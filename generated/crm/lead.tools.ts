@@ -464,6 +464,7 @@ export const leadTools: readonly ToolMeta[] = [
                   },
                   plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
                   reverts: { type: 'string', description: 'The change this one put back.' },
+                  batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
                     description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.',
@@ -509,6 +510,344 @@ export const leadTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: leadRecordOrPlanResultJsonSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__create_many',
+    command: 'lead.create_many',
+    title: 'Create many lead',
+    description: 'Create up to 1000 leads in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        records: {
+          minItems: 1,
+          maxItems: 1000,
+          type: 'array',
+          items: {},
+          description: 'The leads to create, each as lead__create takes one; all are created or none.',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['records'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__update_many',
+    command: 'lead.update_many',
+    title: 'Update many lead',
+    description: 'Set the same fields on the leads a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as lead__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        set: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'Field values to set on every selected record, as lead__update takes them.',
+        },
+      },
+      required: ['max_affected', 'set'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'lead__delete_many',
+    command: 'lead.delete_many',
+    title: 'Delete many lead',
+    description: 'Delete the leads a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as lead__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__revert_batch',
+    command: 'lead.revert_batch',
+    title: 'Revert batch lead',
+    description: 'Put back what one update_many of leads changed, every record or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        batch_id: { type: 'string', minLength: 1, description: 'The batch_id of the lead__update_many to put back.' },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['batch_id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {

@@ -673,6 +673,7 @@ export const orderTools: readonly ToolMeta[] = [
                   },
                   plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
                   reverts: { type: 'string', description: 'The change this one put back.' },
+                  batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
                   changes: {
                     type: 'object',
                     description: 'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased. A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.',
@@ -754,6 +755,344 @@ export const orderTools: readonly ToolMeta[] = [
       additionalProperties: false,
     },
     outputSchema: orderRecordOrPlanResultJsonSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__create_many',
+    command: 'order.create_many',
+    title: 'Create many order',
+    description: 'Create up to 1000 orders in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        records: {
+          minItems: 1,
+          maxItems: 1000,
+          type: 'array',
+          items: {},
+          description: 'The orders to create, each as order__create takes one; all are created or none.',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['records'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__update_many',
+    command: 'order.update_many',
+    title: 'Update many order',
+    description: 'Set the same fields on the orders a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as order__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        set: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'Field values to set on every selected record, as order__update takes them.',
+        },
+      },
+      required: ['max_affected', 'set'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'order__delete_many',
+    command: 'order.delete_many',
+    title: 'Delete many order',
+    description: 'Delete the orders a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as order__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__revert_batch',
+    command: 'order.revert_batch',
+    title: 'Revert batch order',
+    description: 'Put back what one update_many of orders changed, every record or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        batch_id: { type: 'string', minLength: 1, description: 'The batch_id of the order__update_many to put back.' },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+      },
+      required: ['batch_id'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {

@@ -4,7 +4,7 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
-import { historyInput, indexedTextMaxLength, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
+import { createManyInput, deleteManyInput, historyInput, indexedTextMaxLength, revertBatchInput, updateManyInput, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import type { CommandIR, FieldIR, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { builderCall, valueSchema, type ValueArguments } from '../value-schemas.ts';
@@ -41,6 +41,10 @@ export type CommandInput =
   | { readonly kind: 'list' }
   | { readonly kind: 'history' }
   | { readonly kind: 'revert' }
+  | { readonly kind: 'createMany' }
+  | { readonly kind: 'updateMany' }
+  | { readonly kind: 'deleteMany' }
+  | { readonly kind: 'revertBatch' }
   | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
 
 const ID: InputProperty = { kind: 'id', name: 'id' };
@@ -95,6 +99,15 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
       return { kind: 'history' };
     case 'revert':
       return { kind: 'revert' };
+    // Bulk commands: the records and `set` are checked by the runtime with the create and update schemas.
+    case 'create_many':
+      return { kind: 'createMany' };
+    case 'update_many':
+      return { kind: 'updateMany' };
+    case 'delete_many':
+      return { kind: 'deleteMany' };
+    case 'revert_batch':
+      return { kind: 'revertBatch' };
     case 'create':
       return {
         kind: 'object',
@@ -253,6 +266,10 @@ export function buildInput(model: ModelIR, input: CommandInput): z.ZodType {
   if (input.kind === 'list') return listInput;
   if (input.kind === 'history') return historyInput(model.name);
   if (input.kind === 'revert') return revertInput(model.name);
+  if (input.kind === 'createMany') return createManyInput(model.name);
+  if (input.kind === 'updateMany') return updateManyInput(model.name);
+  if (input.kind === 'deleteMany') return deleteManyInput(model.name);
+  if (input.kind === 'revertBatch') return revertBatchInput(model.name);
   const shape = Object.fromEntries(input.properties.map((property) => [property.name, buildProperty(model, property)]));
   return z.strictObject(shape, { error: unknownFieldError(model.name) });
 }
@@ -268,5 +285,5 @@ export function kindsImports(inputs: readonly CommandInput[]): string[] {
       for (const property of input.properties) used.add(property.kind === 'id' ? 'recordId' : 'kinds');
     }
   }
-  return ['historyInput', 'kinds', 'listInput', 'recordId', 'revertInput', 'unknownFieldError'].filter((name) => used.has(name));
+  return ['createManyInput', 'deleteManyInput', 'historyInput', 'kinds', 'listInput', 'recordId', 'revertBatchInput', 'revertInput', 'unknownFieldError', 'updateManyInput'].filter((name) => used.has(name));
 }

@@ -58,19 +58,37 @@ function requestExample(model: ModelIR, command: CommandIR): Json | undefined {
     case 'list':
     case 'search':
       return { order: [{ field: 'id', dir: 'asc' }], limit: 20 };
-    case 'create': {
-      if (model.lines.some((list) => list.min > 0)) return undefined;
-      return valuesOf(model.fields.filter((field) => field.required && !field.computed && !field.governed && field.default === undefined));
+    case 'create':
+      return createExample(model);
+    case 'update':
+      return { id: EXAMPLE_ID, ...updateExample(model) };
+    case 'create_many': {
+      const record = createExample(model);
+      return record && { records: [record] };
     }
-    case 'update': {
-      const field = model.fields.find((candidate) => !candidate.computed && !candidate.governed && !candidate.writeRoles && exampleValue(candidate) !== undefined);
-      return field ? { id: EXAMPLE_ID, [field.name]: exampleValue(field) } : { id: EXAMPLE_ID };
-    }
+    case 'update_many':
+      return { ids: [EXAMPLE_ID], set: updateExample(model), max_affected: 1 };
+    case 'delete_many':
+      return { ids: [EXAMPLE_ID], max_affected: 1 };
+    case 'revert_batch':
+      return { batch_id: EXAMPLE_CHANGE_ID };
     case 'action': {
       const values = valuesOf(command.action.inputs.filter(({ input }) => input.required).map(({ input }) => input));
       return values && { id: EXAMPLE_ID, ...values };
     }
   }
+}
+
+/** A record's required fields (none when it must have lines: an example leaves them out). */
+function createExample(model: ModelIR): Json | undefined {
+  if (model.lines.some((list) => list.min > 0)) return undefined;
+  return valuesOf(model.fields.filter((field) => field.required && !field.computed && !field.governed && field.default === undefined));
+}
+
+/** One field an update may set, with a value; none when no field has an example. */
+function updateExample(model: ModelIR): Json {
+  const field = model.fields.find((candidate) => !candidate.computed && !candidate.governed && !candidate.writeRoles && exampleValue(candidate) !== undefined);
+  return field ? { [field.name]: exampleValue(field) } : {};
 }
 
 function valuesOf(fields: readonly FieldIR[]): Json | undefined {

@@ -239,6 +239,24 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     describeProperty(properties.offset, 'Entries to skip.');
     return schema;
   }
+  if (input.kind === 'createMany') {
+    describeProperty(properties.records, `The ${plural(inSentence(model.label))} to create, each as ${model.name}__create takes one; all are created or none.`);
+    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    return schema;
+  }
+  if (input.kind === 'updateMany' || input.kind === 'deleteMany') {
+    describeProperty(properties.filter, `Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`);
+    describeProperty(properties.ids, 'Record ids to change; with a filter, those of them it selects.');
+    describeProperty(properties.max_affected, 'The most records the call may change; more selected refuses the call (409).');
+    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    if (input.kind === 'updateMany') describeProperty(properties.set, `Field values to set on every selected record, as ${model.name}__update takes them.`);
+    return schema;
+  }
+  if (input.kind === 'revertBatch') {
+    describeProperty(properties.batch_id, `The batch_id of the ${model.name}__update_many to put back.`);
+    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    return schema;
+  }
   if (input.kind === 'revert') {
     describeProperty(properties.id, `Id of the ${inSentence(model.label)}.`);
     describeProperty(properties.change_id, `The change_id of the update to put back, from ${model.name}__history.`);
@@ -311,6 +329,25 @@ interface ResultNames {
   readonly recordOrPlanResult: string;
 }
 
+/** What a bulk command changed (or, in a dry run, would change). */
+const BATCH: Json = {
+  type: 'object',
+  properties: {
+    batch_id: { type: ['string', 'null'], description: 'Names the history entries of the batch; null in a dry run.' },
+    count: { type: 'integer' },
+    ids: { type: 'array', items: { type: 'string' } },
+    changes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, changes: { type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} }, required: ['from', 'to'] } } },
+        required: ['id', 'changes'],
+      },
+    },
+  },
+  required: ['batch_id', 'count', 'ids', 'changes'],
+};
+
 /** A field's change in a history entry: from and to, or the marker of values erased (`<model>.erase`). */
 const FIELD_CHANGE: Json = {
   type: 'object',
@@ -353,6 +390,7 @@ function historyEntry(model: ModelIR): Json {
       },
       plan_id: { type: ['string', 'null'], description: 'The approved plan the change was made by.' },
       reverts: { type: 'string', description: 'The change this one put back.' },
+      batch_id: { type: 'string', description: 'A change by a bulk command: the batch its records share.' },
       changes: {
         type: 'object',
         description:
@@ -381,6 +419,7 @@ export function resultEnvelope(model: ModelIR, command: CommandIR, record: unkno
     deleted: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
+    batch: BATCH,
   };
   const envelope = envelopeOf(values[COMMAND_KINDS[command.kind].result]);
   if (command.kind !== 'list' && command.kind !== 'search') return envelope;

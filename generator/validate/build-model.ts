@@ -187,6 +187,10 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     delete: `Delete ${withArticle(phrase)} (agents can only propose this)`,
     history: `Read the changes made to ${withArticle(phrase)}, newest first: which fields, from what to what, by whom`,
     revert: `Put back the fields one update of ${withArticle(phrase)} changed (agents can only propose this)`,
+    create_many: `Create up to 1000 ${plural(phrase)} in one transaction, all or none`,
+    update_many: `Set the same fields on the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
+    delete_many: `Delete the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
+    revert_batch: `Put back what one update_many of ${plural(phrase)} changed, every record or none`,
     erase: `Forget the personal data of ${withArticle(phrase)}: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only)`,
   };
   const generated = (name: GeneratedCommand): GeneratedCommandIR => ({

@@ -8,7 +8,7 @@ import { kindTraits } from '../command-kinds.ts';
 import type { CommandContext, PreparedCommand } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { inputAsSeen } from '../view/caller-view.ts';
-import { auditActor, queueAudit, writeAudit, type AuditEntry } from './store.ts';
+import { auditActor, queueAudit, writeAudit, writeAuditEntries, type AuditEntry } from './store.ts';
 
 /** What happened to a call. */
 export type AuditEvent =
@@ -27,6 +27,11 @@ export async function writeAuditEvent(ctx: CommandContext, event: AuditEvent, db
   const entry = auditEntry(ctx, event, dryRun);
   if (db === ctx.service.db) await queueAudit(db, entry);
   else await writeAudit(db, entry);
+}
+
+/** The executed rows of a bulk command's records, written together in its transaction `db`. */
+export async function writeAuditEvents(ctx: CommandContext, events: readonly AuditEvent[], db: Knex): Promise<void> {
+  await writeAuditEntries(db, events.map((event) => auditEntry(ctx, event, false)));
 }
 
 /**

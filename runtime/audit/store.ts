@@ -170,6 +170,15 @@ export async function writeAudit(db: Knex, entry: AuditEntry): Promise<void> {
   await insertRows(db, [auditRow(entry)]);
 }
 
+/** Rows of one insert of a bulk command's entries (a few distinct statement texts, each within the bound-value limits). */
+const ENTRIES_PER_INSERT = 200;
+
+/** Writes a bulk command's entries on `db` (its transaction), a few hundred rows a statement. */
+export async function writeAuditEntries(db: Knex, entries: readonly AuditEntry[]): Promise<void> {
+  const rows = entries.map(auditRow);
+  for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) await insertRows(db, rows.slice(start, start + ENTRIES_PER_INSERT));
+}
+
 interface AuditQueue {
   write(entry: AuditEntry): Promise<void>;
 }

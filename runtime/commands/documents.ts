@@ -262,3 +262,33 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((item, i) => item === y[i]);
   return x === y;
 }
+
+/** `lead X not found`: a record id that does not exist (400, since SPEC's 404 means an unknown command). */
+export function recordNotFound(ctx: CommandContext, id: string) {
+  return badRequest(`${ctx.command.model.meta.name} ${id} not found`);
+}
+
+/**
+ * A line list as it was before a change, from the change and the lines now (what a revert puts
+ * back): lines it added go, lines it removed come back (at the end), lines it changed get their
+ * `from` values. 409 when any of it changed since.
+ */
+export function linesBefore(change: LinesChange, now: readonly StoredLine[], conflict: HttpError): Record<string, unknown>[] {
+  const byId = new Map(now.map((line) => [line.id, line]));
+  const added = new Set(change.added.map((line) => line.id));
+  for (const line of change.added) if (!byId.has(line.id)) throw conflict;
+  for (const line of change.removed) if (byId.has(line.id)) throw conflict;
+  const from = new Map(change.changed.map(({ id, changes }) => [id, changes]));
+  for (const [id, changes] of from) {
+    const line = byId.get(id);
+    if (!line || Object.entries(changes).some(([field, { to }]) => !sameValue(line[field], to))) throw conflict;
+  }
+  const kept = now
+    .filter((line) => !added.has(line.id))
+    .map((line) => {
+      const changes = from.get(line.id);
+      if (!changes) return { id: line.id };
+      return { id: line.id, ...Object.fromEntries(Object.entries(changes).map(([field, { from: value }]) => [field, value])) };
+    });
+  return [...kept, ...change.removed.map((line) => ({ ...line }))];
+}

@@ -16,77 +16,33 @@ import { newId } from '../ids.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
-import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
+import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext, CompiledModel, PreparedCall } from './types.ts';
+import type { CommandContext, CompiledModel } from './types.ts';
+import { changeMany, createMany, revertBatch } from './bulk.ts';
+import type { Handler, KeptLineFields, RecordChange, RevertOf, RunResult } from './results.ts';
 import {
   checkNotLocked,
   computeAndCheck,
-  linesChange,
+  linesBefore,
   linesOfRecord,
   linesOfRecords,
-  linesWrite,
   newLines,
   newRecordValues,
-  replacedLines,
   sameValue,
   setValue,
   withLines,
   writeLines,
+  recordNotFound,
   writeTime,
   type LinesChange,
-  type LinesOf,
 } from './documents.ts';
-import { eraseRecord, type ErasureResult } from './erase.ts';
+import { eraseRecord } from './erase.ts';
+import { checkLineRefs, checkRefs, writeChanges } from './record-write.ts';
 import { checkActionFrom } from './workflow.ts';
 
-/**
- * What a write did to its record, in JSON values: what history, masking's bindings and the audit
- * trail are kept from. Field values are null when empty.
- */
-export interface RecordChange {
-  readonly recordId: string;
-  /** Fields the input gave (set or emptied), whether or not their value changed; every field a create stored. */
-  readonly givenFields: readonly string[];
-  /** Before the write: the changed fields (update, action), every field (delete), nothing (create). */
-  readonly before: Readonly<Record<string, unknown>>;
-  /** After the write: every field a create set, the changed fields of an update or action, nothing for a delete. */
-  readonly after: Readonly<Record<string, unknown>>;
-  /** Fields the input gave that kept the value they had, with that value (update, action). */
-  readonly kept: Readonly<Record<string, unknown>>;
-  /** What the write did to each line list it changed. */
-  readonly lines?: Readonly<Record<string, LinesChange>>;
-  /**
-   * Per line list, the fields the input gave kept lines (by id) that kept the value they had, with
-   * that value: as `kept` for the record's fields (an agent's write of a personal one is recorded).
-   */
-  readonly linesKept?: Readonly<Record<string, readonly KeptLineFields[]>>;
-  /** An action's inputs that are not fields of the record, as given. */
-  readonly inputs?: Readonly<Record<string, unknown>>;
-}
-
-/** Fields an update gave a line it kept, whose values did not change, with those values. */
-export interface KeptLineFields {
-  readonly id: string;
-  readonly values: Readonly<Record<string, unknown>>;
-}
-
-/** A revert: the change it put back, and the tokens agents knew the values it put back by (bound again). */
-export interface RevertOf {
-  readonly changeId: string;
-  readonly restored: Readonly<Record<string, { readonly value: string; readonly tokens: readonly TokenFor[] }>>;
-}
-
-export type RunResult =
-  | { readonly shape: 'record'; readonly record: StoredRecord; readonly change?: RecordChange; readonly reverts?: RevertOf }
-  | { readonly shape: 'history'; readonly entries: HistoryEntry[]; readonly total: number }
-  /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
-  | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
-  | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
-  | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange }
-  | ErasureResult;
-
-type Handler = (ctx: CommandContext, db: Knex, prepared: PreparedCall) => Promise<RunResult>;
+export type { KeptLineFields, RecordChange, RevertOf, RunResult };
+export { recordNotFound };
 
 export const handlers: Record<CommandKind, Handler> = {
   async get(ctx, db, prepared) {
@@ -241,6 +197,11 @@ export const handlers: Record<CommandKind, Handler> = {
     return erased;
   },
 
+  create_many: (ctx, db, prepared) => createMany(ctx, db, prepared, handlers.create),
+  update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
+  delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
+  revert_batch: (ctx, db, prepared) => revertBatch(ctx, db, prepared, handlers.revert),
+
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
@@ -283,104 +244,6 @@ export function revertWrites(model: CompiledModel, entry: HistoryEntry): { field
   return { fields, lines };
 }
 
-/**
- * Writes an update of a record (an update, an action, a revert): its field changes and the line
- * lists given whole, with computed fields worked out and rules checked on the record as it will be;
- * answers the record with its lines and what changed. `restoreIds`: lines given with ids that are
- * no longer the record's are put back under those ids (a revert of their removal).
- */
-async function writeChanges(
-  ctx: CommandContext,
-  db: Knex,
-  current: StoredRecord & Readonly<Record<string, unknown>>,
-  changes: Record<string, unknown>,
-  givenLines: Readonly<Record<string, Record<string, unknown>[]>>,
-  options: { readonly restoreIds?: boolean } = {},
-): Promise<Extract<RunResult, { shape: 'record' }>> {
-  const model = ctx.command.model;
-  const recordId = current.id;
-  const time = writeTime(ctx.service.clock);
-  const currentLines = model.lines.size > 0 ? await linesOfRecord(db, model, recordId) : {};
-  const drafted: LinesOf = { ...currentLines };
-  for (const [name, given] of Object.entries(givenLines)) {
-    const list = model.lines.get(name)!;
-    const known = options.restoreIds ? [...(currentLines[name] ?? []), ...given.filter((line) => typeof line.id === 'string' && !(currentLines[name] ?? []).some((kept) => kept.id === line.id)).map((line) => line as StoredLine)] : (currentLines[name] ?? []);
-    drafted[name] = replacedLines(model, list, known, given, time);
-  }
-  const { record, lines } = computeAndCheck(model, { ...current, ...changes }, drafted);
-  // Computed fields whose value the write changes are written with it.
-  for (const field of model.meta.fields) if (field.computed && !sameValue(current[field.name], record[field.name])) changes[field.name] = record[field.name];
-  await checkRefs(ctx, db, changes);
-  if (Object.keys(changes).length > 0) await model.queries.update(db, recordId, changes);
-  const linesChanged: Record<string, LinesChange> = {};
-  const linesKept: Record<string, KeptLineFields[]> = {};
-  for (const [name, list] of model.lines) {
-    const before = currentLines[name] ?? [];
-    const after = lines[name] ?? before;
-    const kept = keptLineFields(before, after, givenLines[name]);
-    if (kept.length > 0) linesKept[name] = kept;
-    const write = linesWrite(list, before, after);
-    if (write.insert.length + write.update.length + write.remove.length === 0) continue;
-    await checkLineRefs(ctx, db, name, [...write.insert, ...write.update.map(({ changes: lineChanges, position }) => ({ line: lineChanges, position }))].sort((a, b) => a.position - b.position));
-    await writeLines(db, list, recordId, write);
-    const changed = linesChange(list, before, after);
-    if (changed) linesChanged[name] = changed;
-  }
-  const change = changeOf(recordId, current, changes);
-  return {
-    shape: 'record',
-    record: withLines({ ...current, ...changes } as StoredRecord, lines),
-    change: {
-      ...change,
-      ...(Object.keys(linesChanged).length > 0 ? { lines: linesChanged } : {}),
-      ...(Object.keys(linesKept).length > 0 ? { linesKept } : {}),
-    },
-  };
-}
-
-/** The fields the input gave lines it kept (elements with an id) that kept their values, with those values. */
-function keptLineFields(before: readonly StoredLine[], after: readonly StoredLine[], given: readonly Record<string, unknown>[] | undefined): KeptLineFields[] {
-  if (!given) return [];
-  const was = new Map(before.map((line) => [line.id, line]));
-  const now = new Map(after.map((line) => [line.id, line]));
-  const kept: KeptLineFields[] = [];
-  for (const element of given) {
-    const id = element.id;
-    const old = typeof id === 'string' ? was.get(id) : undefined;
-    const line = typeof id === 'string' ? now.get(id) : undefined;
-    if (!old || !line) continue;
-    const values: Record<string, unknown> = {};
-    for (const field of Object.keys(element)) if (field !== 'id' && sameValue(old[field], line[field])) values[field] = line[field] ?? null;
-    if (Object.keys(values).length > 0) kept.push({ id: line.id, values });
-  }
-  return kept;
-}
-
-/**
- * A line list as it was before a change, from the change and the lines now (what a revert puts
- * back): lines it added go, lines it removed come back (at the end), lines it changed get their
- * `from` values. 409 when any of it changed since.
- */
-function linesBefore(change: LinesChange, now: readonly StoredLine[], conflict: HttpError): Record<string, unknown>[] {
-  const byId = new Map(now.map((line) => [line.id, line]));
-  const added = new Set(change.added.map((line) => line.id));
-  for (const line of change.added) if (!byId.has(line.id)) throw conflict;
-  for (const line of change.removed) if (byId.has(line.id)) throw conflict;
-  const from = new Map(change.changed.map(({ id, changes }) => [id, changes]));
-  for (const [id, changes] of from) {
-    const line = byId.get(id);
-    if (!line || Object.entries(changes).some(([field, { to }]) => !sameValue(line[field], to))) throw conflict;
-  }
-  const kept = now
-    .filter((line) => !added.has(line.id))
-    .map((line) => {
-      const changes = from.get(line.id);
-      if (!changes) return { id: line.id };
-      return { id: line.id, ...Object.fromEntries(Object.entries(changes).map(([field, { from: value }]) => [field, value])) };
-    });
-  return [...kept, ...change.removed.map((line) => ({ ...line }))];
-}
-
 /** `list`/`search` with `include`: the records with the named line lists. */
 async function withIncludedLines(ctx: CommandContext, db: Knex, records: StoredRecord[], input: Readonly<Record<string, unknown>>): Promise<StoredRecord[]> {
   const include = (input.include as readonly string[] | undefined) ?? [];
@@ -402,29 +265,6 @@ async function page(ctx: CommandContext, db: Knex, list: CompiledList): Promise<
   return { records: shown, next: encodeCursor(list.keyset.keys, shown[shown.length - 1] as Record<string, unknown>) };
 }
 
-/** The change of an update or action: the written fields whose value differs from what was stored, and those that kept it. */
-function changeOf(recordId: string, current: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): RecordChange {
-  const before: Record<string, unknown> = {};
-  const after: Record<string, unknown> = {};
-  const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(changes)) {
-    const was = current[name] ?? null;
-    const now = value ?? null;
-    if (sameValue(was, now)) {
-      kept[name] = now;
-      continue;
-    }
-    before[name] = was;
-    after[name] = now;
-  }
-  return { recordId, givenFields: Object.keys(changes), before, after, kept };
-}
-
-/** `lead X not found`: a record id that does not exist (400, since SPEC's 404 means an unknown command). */
-export function recordNotFound(ctx: CommandContext, id: string) {
-  return badRequest(`${ctx.command.model.meta.name} ${id} not found`);
-}
-
 /**
  * Reads the record (every field, as JSON values) for a check or a change, locking the row on
  * PostgreSQL until the transaction ends; 400 when there is no such record.
@@ -433,28 +273,4 @@ async function lockRecord(ctx: CommandContext, db: Knex, id: string): Promise<St
   const record = await ctx.command.model.queries.lockForWrite(db, id);
   if (!record) throw recordNotFound(ctx, id);
   return record as StoredRecord & Readonly<Record<string, unknown>>;
-}
-
-/** Every non-empty ref value must name an existing record of its target (kept from deletion on PostgreSQL). */
-async function checkRefs(ctx: CommandContext, db: Knex, values: Readonly<Record<string, unknown>>): Promise<void> {
-  const model = ctx.command.model;
-  for (const [name, value] of Object.entries(values)) await checkRef(ctx, db, model.fields.get(name), `${model.meta.name}.${name}`, value);
-}
-
-/**
- * The refs of the lines a write stores (new lines whole, kept ones' changes), likewise, each named
- * by its place in the list as the input gave it (`order.items[2].product: no product with id …`).
- */
-async function checkLineRefs(ctx: CommandContext, db: Knex, name: string, lines: readonly { readonly line: Readonly<Record<string, unknown>>; readonly position: number }[]): Promise<void> {
-  const model = ctx.command.model;
-  const compiled = model.lines.get(name)!;
-  for (const { line, position } of lines) {
-    for (const [field, value] of Object.entries(line)) await checkRef(ctx, db, compiled.fields.get(field), `${model.meta.name}.${name}[${position}].${field}`, value);
-  }
-}
-
-async function checkRef(ctx: CommandContext, db: Knex, field: FieldMeta | undefined, path: string, value: unknown): Promise<void> {
-  if (value === null || value === undefined || field?.kind !== 'ref') return;
-  const target = ctx.service.models.get(field.target!)!;
-  if (!(await target.queries.lockForRef(db, value as string))) throw badRequest(`${path}: no ${target.meta.name} with id ${String(value)}`);
 }

@@ -33,6 +33,11 @@ export async function executeCommand(service: RecordService, caller: Caller, com
   let prepared: PreparedCall | undefined;
   try {
     prepared = await prepareCall(ctx, rawInput);
+    // A bulk command's `dry_run: true` answers as `?dry_run=true` does, but audited as the call it is.
+    if (prepared.input.dry_run === true) {
+      const body = { dry_run: true as const, ...(await tryCommand(ctx, prepared)) };
+      return { status: 200, body };
+    }
     if (caller.kind === 'agent' && prepared.needsApproval) {
       const planId = await proposeCommand(ctx, prepared);
       return { status: 202, body: { approval_required: true, plan_id: planId } };

@@ -7,7 +7,8 @@
 import { kindTraits } from '../command-kinds.ts';
 import { clearPersonalKeys, resolveAgentInput } from '../masking/agent-input.ts';
 import { badRequest } from '../errors.ts';
-import { recordNotFound } from './handlers.ts';
+import type { Knex } from 'knex';
+import { recordNotFound } from './documents.ts';
 import type { CommandContext, PreparedCall } from './types.ts';
 import { isPlainObject, validateInput, type ValidInput } from './validate-input.ts';
 import { actionMoving } from './workflow.ts';
@@ -38,9 +39,10 @@ function takesPersonalValues(ctx: CommandContext): boolean {
 /**
  * What the command will do. For an `update` that changes governed fields, finds the action that
  * makes each change from the record's current state; its required inputs and its approval rule
- * then apply to the update, and the caller must be allowed that action.
+ * then apply to the update, and the caller must be allowed that action. `db`: where to read the
+ * record (a bulk update prepares each record in its transaction).
  */
-export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Promise<PreparedCall> {
+export async function prepareCommand(ctx: CommandContext, valid: ValidInput, db: Knex = ctx.service.db): Promise<PreparedCall> {
   const { meta, model } = ctx.command;
   const input = { ...valid.input };
   const recordId = typeof input.id === 'string' ? input.id : null;
@@ -52,7 +54,7 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput): Pr
   if (meta.kind === 'update') {
     const changing = model.governed.filter((field) => field.name in input);
     if (changing.length > 0) {
-      const current: Readonly<Record<string, unknown>> | undefined = await model.queries.find(ctx.service.db, recordId!);
+      const current: Readonly<Record<string, unknown>> | undefined = await model.queries.find(db, recordId!);
       if (!current) throw recordNotFound(ctx, recordId!);
       for (const field of changing) {
         const from = current[field.name];

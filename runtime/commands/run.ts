@@ -5,16 +5,20 @@
  */
 import type { Knex } from 'knex';
 import type { RecordValue } from '../api-shapes.ts';
-import { writeAuditEvent } from '../audit/events.ts';
+import { writeAuditEvent, writeAuditEvents, type AuditEvent } from '../audit/events.ts';
 import { auditActor, type AuditActor } from '../audit/store.ts';
 import type { Caller } from '../caller.ts';
 import { kindTraits } from '../command-kinds.ts';
-import { recordChange } from '../history/record-change.ts';
+import { historyEntryOf, recordChange, type ChangeToRecord } from '../history/record-change.ts';
+import { writeHistoryEntries } from '../history/store.ts';
 import { tokensOfWrite } from '../masking/agent-input.ts';
-import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
-import { historyAsSeen, maskedText, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { newId } from '../ids.ts';
+import { batchAsSeen } from './batch-view.ts';
+import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
 import { handlers, type RunResult } from './handlers.ts';
+import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
 /** An approved plan being run: who proposed it, and which. */
@@ -42,12 +46,14 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
     const result = await handlers[kind](ctx, db, done);
     const own = writtenByLineId(done, result);
     let changeId: string | undefined;
+    const batchId = result.shape === 'batch' ? await keepBatch(ctx, db, result.items, options.proposal) : undefined;
     if ('change' in result && result.change) {
       // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
       changeId = await recordHistory(ctx, db, result, own, options.proposal);
       await keepBindings(ctx, db, result, own, options.proposal?.by.agentTokenId ?? undefined);
     }
-    const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined);
+    const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined, batchId);
+    if (result.shape === 'batch') return envelope(ctx, result, value);
     const executed = { outcome: 'executed', prepared: storedForm(done), recordId: recordIdOf(result), changeId } as const;
     // A write's audit row commits with it; a read's joins the next group commit, outside any
     // transaction the read needed (a search's on PostgreSQL), which it would otherwise hold open.
@@ -78,7 +84,7 @@ export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): P
     tried = { result, own: ctx.caller.kind === 'agent' ? writtenByLineId(done, result) : undefined };
   });
   const { result, own } = tried!;
-  const value = await present(ctx, result, service.db, own);
+  const value = await present(ctx, result, service.db, own, null);
   await writeAuditEvent(ctx, { outcome: 'executed', prepared: storedForm(prepared), recordId: recordIdOf(result) }, service.db, true);
   return envelope(ctx, result, value);
 }
@@ -142,7 +148,7 @@ function envelope(ctx: CommandContext, result: RunResult, value: unknown): Comma
 }
 
 /** The command's `value`, as the caller sees it. */
-async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined): Promise<unknown> {
+async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined, batchId: string | null | undefined): Promise<unknown> {
   const { caller, fields } = ctx;
   switch (result.shape) {
     case 'record':
@@ -155,9 +161,38 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
     case 'deleted':
       return { id: result.recordId };
+    case 'batch':
+      return batchAsSeen(db, caller, fields, result.items, batchId ?? null);
     case 'erased':
       return result.erased;
   }
+}
+
+/**
+ * A bulk command's records, each with the history entry (sharing the batch id), bindings and
+ * audit row (of the bulk command, naming the record) a single write of it gets; answers the batch id.
+ */
+async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string> {
+  const batchId = newId();
+  const nothingOwn: OwnWrite = { values: {}, tokens: {} };
+  // Entries first (they read the tokens bound to the values replaced, which rebinding drops), then
+  // written together: a statement per record would be most of the command's time.
+  const entries = [];
+  for (const item of items) {
+    const write = changeToRecord(item.ctx, item.result, nothingOwn, proposal, { batchId, command: ctx.command.meta.id });
+    entries.push(write && (await historyEntryOf(db, write)));
+  }
+  const written = await writeHistoryEntries(db, entries.filter((entry) => entry !== undefined));
+  const agentTokenId = proposal?.by.agentTokenId ?? undefined;
+  const events: AuditEvent[] = [];
+  for (const [index, item] of items.entries()) {
+    // A record just created has no bindings to drop, and a person's write binds nothing.
+    if (agentTokenId !== undefined || item.ctx.command.meta.kind !== 'create') await keepBindings(item.ctx, db, item.result, nothingOwn, agentTokenId);
+    const changeId = entries[index] ? written.shift() : undefined;
+    events.push({ outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId });
+  }
+  await writeAuditEvents(ctx, events, db);
+  return batchId;
 }
 
 function recordIdOf(result: RunResult): string | null {
@@ -166,26 +201,46 @@ function recordIdOf(result: RunResult): string | null {
 }
 
 /** The history entry of the write, in its transaction (see history/record-change.ts). */
-async function recordHistory(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposal: Proposal | undefined): Promise<string | undefined> {
+async function recordHistory(
+  ctx: CommandContext,
+  db: Knex,
+  result: RunResult,
+  own: OwnWrite,
+  proposal: Proposal | undefined,
+  batch?: { readonly batchId: string; readonly command: string },
+): Promise<string | undefined> {
+  const write = changeToRecord(ctx, result, own, proposal, batch);
+  return write && recordChange(db, write);
+}
+
+/** What the history entry of the write records; undefined for a command that changes no record. */
+function changeToRecord(
+  ctx: CommandContext,
+  result: RunResult,
+  own: OwnWrite,
+  proposal: Proposal | undefined,
+  batch?: { readonly batchId: string; readonly command: string },
+): ChangeToRecord | undefined {
   const { meta, model } = ctx.command;
   const kind = kindTraits(meta.kind).change;
   if (!kind || !('change' in result) || !result.change) return undefined;
   const reverts = result.shape === 'record' ? result.reverts : undefined;
-  return recordChange(db, {
+  return {
     model: model.meta.name,
     personal: new Set(model.personal.keys()),
     linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
     lineOrder: Object.fromEntries([...model.lines].map(([name, list]) => [name, { fields: list.meta.fields.map((field) => field.name), lines: lineIdsAfter(result, name) }])),
     // A revert is an update (its entry says what it reverts).
-    command: kind === 'update' ? `${model.meta.name}.update` : meta.id,
+    command: batch?.command ?? (kind === 'update' ? `${model.meta.name}.update` : meta.id),
     kind,
     change: result.change,
     by: proposal?.by ?? auditActor(ctx.caller),
     planId: proposal?.planId ?? null,
     reverts: reverts?.changeId ?? null,
+    ...(batch ? { batchId: batch.batchId } : {}),
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
-  });
+  };
 }
 
 /** The ids of a line list's lines after the write, in order (none when the write answers no record). */
@@ -193,84 +248,6 @@ function lineIdsAfter(result: RunResult, list: string): string[] {
   if (result.shape !== 'record') return [];
   const lines = (result.record as Readonly<Record<string, unknown>>)[list] as readonly StoredLine[] | undefined;
   return lines?.map((line) => line.id) ?? [];
-}
-
-/**
- * Masking bindings follow the write (see masking/bindings.ts): a deleted record or line keeps none;
- * a written personal value (of the record or of a line) is bound, for the agent that wrote it
- * (directly or by a plan it proposed), to the token it knows the value by, and other agents'
- * bindings of a value that changed go.
- */
-async function keepBindings(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposedBy: string | undefined): Promise<void> {
-  const model = ctx.command.model;
-  const change = 'change' in result ? result.change : undefined;
-  if (!change) return;
-  const agentTokenId = proposedBy ?? (ctx.caller.kind === 'agent' ? ctx.caller.tokenId : undefined);
-  for (const [list, lines] of model.lines) {
-    const changed = change.lines?.[list];
-    const kept = change.linesKept?.[list] ?? [];
-    if (lines.personal.size === 0 || (!changed && kept.length === 0)) continue;
-    const owner = `${model.meta.name}.${list}`;
-    for (const line of changed?.removed ?? []) await forgetRecord(db, owner, line.id);
-    // Per line written: the personal values it holds now that the input gave, and which of them changed.
-    const written = new Map<string, { values: Record<string, unknown>; changedFields: string[] }>();
-    const entry = (id: string) => written.get(id) ?? written.set(id, { values: {}, changedFields: [] }).get(id)!;
-    const wrote = (id: string, field: string, value: unknown) => {
-      const line = entry(id);
-      line.values[field] = value;
-      line.changedFields.push(field);
-    };
-    for (const line of changed?.added ?? []) for (const field of lines.personal.keys()) wrote(line.id, field, line[field] ?? null);
-    for (const { id, changes } of changed?.changed ?? []) for (const [field, { to }] of Object.entries(changes)) if (lines.personal.has(field)) wrote(id, field, to);
-    // A field given the value it held is bound to the token the writing agent knows it by, as a record's field is.
-    for (const { id, values: keptValues } of kept) {
-      const { values } = entry(id);
-      for (const [field, value] of Object.entries(keptValues)) if (lines.personal.has(field)) values[field] = value;
-    }
-    for (const [id, { values, changedFields }] of written) {
-      const personal = Object.keys(values);
-      if (personal.length === 0) continue;
-      const tokens: Record<string, string> = {};
-      for (const field of personal) if (own.tokens[`${list}.${id}.${field}`] !== undefined) tokens[field] = own.tokens[`${list}.${id}.${field}`]!;
-      await rebindAfterWrite(
-        db,
-        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: changedFields },
-        lines.personal,
-      );
-    }
-  }
-  if (model.personal.size === 0) return;
-  if (result.shape === 'deleted') return forgetRecord(db, model.meta.name, result.recordId);
-  if (result.shape !== 'record') return;
-  const writtenPersonal = change.givenFields.filter((name) => model.personal.has(name));
-  if (writtenPersonal.length === 0) return;
-  const current: Record<string, unknown> = {};
-  for (const name of writtenPersonal) current[name] = name in change.after ? change.after[name] : (change.kept[name] ?? null);
-  const fieldTokens = Object.fromEntries(Object.entries(own.tokens).filter(([key]) => !key.includes('.')));
-  await rebindAfterWrite(
-    db,
-    {
-      model: model.meta.name,
-      recordId: change.recordId,
-      ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: fieldTokens } : {}),
-      values: personalValues(writtenPersonal, current),
-      changed: writtenPersonal.filter((name) => name in change.after),
-    },
-    model.personal,
-  );
-  // A revert puts back values and, with them, the tokens agents knew them by.
-  const reverts = result.reverts;
-  if (reverts && Object.keys(reverts.restored).length > 0) await restoreBindings(db, model.meta.name, change.recordId, reverts.restored);
-}
-
-/** Personal values as bindings hash them (their masked text), null when empty. */
-function personalValues(fields: readonly string[], values: Readonly<Record<string, unknown>>): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const field of fields) {
-    const value = values[field];
-    out[field] = value === null || value === undefined ? null : maskedText(value);
-  }
-  return out;
 }
 
 /** SQLSTATEs that mean "nothing was changed, run the transaction again": serialization failure, deadlock. */

@@ -9,10 +9,12 @@
  */
 import { HttpError, badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
-import type { ListInput } from '../kinds.ts';
+import { BULK_LIMITS, type ListInput } from '../kinds.ts';
 import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
 import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
 import { parseOr400 } from '../query/values.ts';
+import { newId } from '../ids.ts';
+import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
 import type { CommandContext } from './types.ts';
 
 export interface ValidInput {
@@ -36,6 +38,7 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'erase':
     case 'history':
     case 'revert':
+    case 'revert_batch':
       return { input: parseOr400(meta.input, raw) as Record<string, unknown> };
     case 'list':
     case 'search': {
@@ -47,7 +50,68 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'update':
     case 'action':
       return { input: validateRecordInput(ctx, raw) };
+    case 'create_many':
+    case 'update_many':
+    case 'delete_many':
+      return validateBulkInput(ctx, raw);
   }
+}
+
+/**
+ * A bulk command's input: each of `records` checked as `create` checks its input, `set` as
+ * `update` checks its fields (refusals naming the record, `lead.create_many records[3].title is
+ * required`, or `set`); a selection by `ids` or by a filter (compiled as `list` compiles it, in id
+ * order), one of them and not both.
+ */
+async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknown>): Promise<ValidInput> {
+  const { meta, model } = ctx.command;
+  const input = parseOr400(meta.input, raw) as Record<string, unknown>;
+  if (meta.kind === 'create_many') {
+    const create = singleContext(ctx, 'create');
+    const records = (input.records as unknown[]).map((record, index) => {
+      try {
+        if (!isPlainObject(record)) throw badRequest(NOT_AN_OBJECT);
+        return validateRecordInput(create, record);
+      } catch (error) {
+        throw namingRecord(ctx, `records[${index}]`, error);
+      }
+    });
+    return { input: { ...input, records } };
+  }
+  const filter = input.filter as ListInput['filter'];
+  const hasFilter = filter !== undefined && filter.length > 0;
+  if (!hasFilter && input.ids === undefined) throw badRequest(`${meta.id} needs a filter or ids`);
+  if (hasFilter && input.ids !== undefined) throw badRequest(`${meta.id} takes a filter or ids, not both`);
+  if (meta.kind === 'update_many') {
+    const set = input.set as Record<string, unknown>;
+    if (Object.keys(set).length === 0) throw badRequest(`${meta.id} set must give at least one field`);
+    if ('id' in set) throw badRequest(`${meta.id} set cannot give id`);
+    try {
+      // Checked as an update of one record; the id is each selected record's, given when it runs.
+      const { id: _id, ...checked } = validateRecordInput(singleContext(ctx, 'update'), { id: newId(), ...set });
+      input.set = checked;
+    } catch (error) {
+      throw namingRecord(ctx, 'set', error);
+    }
+  }
+  const max = input.max_affected as number;
+  if (ctx.caller.kind === 'agent' && max > BULK_LIMITS.agentMaxAffected) throw badRequest(`max_affected may be at most ${BULK_LIMITS.agentMaxAffected} for an agent`);
+  if (!hasFilter) return { input };
+  const lineClear = new Map(Object.entries(ctx.fields.lines).map(([name, line]) => [name, line.clearNames]));
+  const list = compileList(model.query, ctx.fields.clearNames, { filter, order: [{ field: 'id' }] }, await maskedFilters(ctx, { filter }), lineClear);
+  if (ctx.caller.kind !== 'agent') return { input, list };
+  // An agent's call is a plan: it names the records the filter selects now, so that what a person
+  // approves is the list they see, not whatever the filter selects later.
+  const { filter: _filter, ...rest } = input;
+  return { input: { ...rest, ids: await selectedNow(ctx, list, max) } };
+}
+
+/** The ids a filter selects now (in id order); 409 when they are more than `max`. */
+async function selectedNow(ctx: CommandContext, list: CompiledList, max: number): Promise<string[]> {
+  const { queries } = ctx.command.model;
+  const count = await queries.count(ctx.service.db, list);
+  if (count > max) throw moreThanAllowed(ctx, count, max);
+  return (await queries.list(ctx.service.db, list)).map((record) => record.id);
 }
 
 /** An agent's filters on its masked fields: the tokens they name, resolved (400 `invalid token` for one it was not issued). */

@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
-import type { RecordChange } from '../commands/handlers.ts';
+import type { RecordChange } from '../commands/results.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
 import { ERASED, isErased } from '../erased.ts';
 import { maskedText } from '../masking/tables.ts';
@@ -33,6 +33,8 @@ export interface ChangeToRecord {
   readonly by: AuditActor;
   readonly planId: string | null;
   readonly reverts: string | null;
+  /** The batch of a bulk command the change is one record of. */
+  readonly batchId?: string;
   /**
    * The writing agent's tokens for the personal values it gave, by field name or
    * `<lines>.<line id>.<field>`: fields among them are recorded even when unchanged.
@@ -44,6 +46,12 @@ export interface ChangeToRecord {
 
 /** Writes the entry in the write's transaction; answers its change id, or undefined when there is nothing to record. */
 export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
+  const entry = await historyEntryOf(db, write);
+  return entry && writeHistory(db, entry);
+}
+
+/** The entry of the write, with the tokens bound to the values it replaces (read in `db`); undefined when there is nothing to record. */
+export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<Omit<HistoryEntry, 'changeId' | 'at'> | undefined> {
   const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})), write.lineOrder);
   const fields = Object.keys(changes);
   if (fields.length === 0 && !write.change.inputs) return undefined;
@@ -78,7 +86,7 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     if (restored && restored.length > 0) toTokens[field] = restored;
     else if (known !== undefined && write.by.agentTokenId) toTokens[field] = [{ agent: write.by.agentTokenId, token: known }];
   }
-  return writeHistory(db, {
+  return {
     model: write.model,
     recordId: write.change.recordId,
     command: write.command,
@@ -86,11 +94,12 @@ export async function recordChange(db: Knex, write: ChangeToRecord): Promise<str
     by: write.by,
     planId: write.planId,
     reverts: write.reverts,
+    ...(write.batchId ? { batchId: write.batchId } : {}),
     changes,
     ...(write.change.inputs ? { inputs: write.change.inputs } : {}),
     toTokens,
     fromTokens,
-  });
+  };
 }
 
 /**

@@ -81,6 +81,8 @@ export interface HistoryEntry {
   readonly planId: string | null;
   /** The change a revert put back. */
   readonly reverts: string | null;
+  /** The bulk command's batch the change was one record of (every entry of one bulk call shares it). */
+  readonly batchId?: string | null;
   readonly changes: Readonly<Record<string, EntryChange>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
@@ -114,16 +116,38 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
     table.index(['model', 'record_id', 'id'], 'rms_history_record');
     table.index(['at'], 'rms_history_at');
   });
-  await addColumnsIfMissing(db, HISTORY_TABLE, { inputs: (table) => table.text('inputs').nullable() });
+  await addColumnsIfMissing(db, HISTORY_TABLE, {
+    inputs: (table) => table.text('inputs').nullable(),
+    batch_id: (table) => table.string('batch_id', 64).nullable().index('rms_history_batch'),
+  });
 }
 
 /** Stores an entry (in the caller's transaction) and returns its change id. */
 export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
-  const changeId = newId();
-  const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
+  const row = historyRow(entry);
   countRowsWritten('history', 1);
-  await db(HISTORY_TABLE).insert({
-    id: changeId,
+  await db(HISTORY_TABLE).insert(row);
+  return row.id;
+}
+
+/** Rows of one multi-row insert of a bulk command's entries: within every database's limit of bound values. */
+const ENTRIES_PER_INSERT = 500;
+
+/**
+ * Stores a bulk command's entries (in its transaction) a few hundred rows a statement, and returns
+ * their change ids in order: one statement per record would be most of the command's time.
+ */
+export async function writeHistoryEntries(db: Knex, entries: readonly Omit<HistoryEntry, 'changeId' | 'at'>[]): Promise<string[]> {
+  const rows = entries.map(historyRow);
+  countRowsWritten('history', rows.length);
+  for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) await db(HISTORY_TABLE).insert(rows.slice(start, start + ENTRIES_PER_INSERT));
+  return rows.map((row) => row.id);
+}
+
+function historyRow(entry: Omit<HistoryEntry, 'changeId' | 'at'>) {
+  const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
+  return {
+    id: newId(),
     at: new Date().toISOString(),
     model: entry.model,
     record_id: entry.recordId,
@@ -136,11 +160,11 @@ export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId
     agent_label: entry.by.agentLabel ?? null,
     plan_id: entry.planId,
     reverts: entry.reverts,
+    batch_id: entry.batchId ?? null,
     changes: JSON.stringify(entry.changes),
     inputs: entry.inputs ? JSON.stringify(entry.inputs) : null,
     tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
-  });
-  return changeId;
+  };
 }
 
 interface HistoryRow {
@@ -160,6 +184,7 @@ interface HistoryRow {
   changes: string;
   tokens: string | null;
   inputs?: string | null;
+  batch_id?: string | null;
 }
 
 function entryOf(row: HistoryRow): HistoryEntry {
@@ -180,6 +205,7 @@ function entryOf(row: HistoryRow): HistoryEntry {
     },
     planId: row.plan_id,
     reverts: row.reverts,
+    ...(typeof row.batch_id === 'string' ? { batchId: row.batch_id } : {}),
     changes: JSON.parse(row.changes) as HistoryEntry['changes'],
     ...(typeof row.inputs === 'string' ? { inputs: JSON.parse(row.inputs) as Record<string, unknown> } : {}),
     toTokens: tokens.to,
@@ -223,6 +249,11 @@ export async function readHistory(
 export async function findChange(db: Knex, changeId: string): Promise<HistoryEntry | undefined> {
   const row = (await db<HistoryRow>(HISTORY_TABLE).where({ id: changeId }).first()) as HistoryRow | undefined;
   return row ? entryOf(row) : undefined;
+}
+
+/** The entries of a bulk command's batch, in the order they were written. */
+export async function findBatch(db: Knex, batchId: string): Promise<HistoryEntry[]> {
+  return ((await db<HistoryRow>(HISTORY_TABLE).where({ batch_id: batchId }).orderBy('id')) as HistoryRow[]).map(entryOf);
 }
 
 /** Whether a later entry of the record changed any of these fields. */

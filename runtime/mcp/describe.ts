@@ -77,6 +77,12 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'delete':
       parts.push('Returns {denied, value} with {id} as value.');
       break;
+    case 'create_many':
+    case 'update_many':
+    case 'delete_many':
+    case 'revert_batch':
+      parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
+      break;
     case 'erase':
       parts.push(
         'Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
@@ -94,6 +100,9 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     // A rule about a field the caller may not read is not named to it.
     const rules = (model.rules ?? []).filter((rule) => rule.fields.every((field) => lineLists.has(field) || reads(model.name, field)));
     if (rules.length > 0) parts.push(`Rules the ${phrase} must pass: ${rules.map((rule) => rule.message).join('; ')}.`);
+  }
+  if (command.kind === 'update_many' || command.kind === 'delete_many') {
+    parts.push('A filter or ids is required, and max_affected: selecting more records refuses the call.');
   }
   if (command.kind === 'list' || command.kind === 'search') {
     parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');

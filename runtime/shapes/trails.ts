@@ -15,6 +15,8 @@ export interface HistoryEntryInfo {
   readonly plan_id: string | null;
   /** On a revert: the change it put back. */
   readonly reverts?: string;
+  /** A record's change by a bulk command: the batch its other records' changes share. */
+  readonly batch_id?: string;
   /**
    * Field → what it was and became (null for empty): every field a create set, every field of a
    * delete, what an update or action changed; only fields the caller reads. A line list → its
@@ -103,3 +105,15 @@ export interface RejectAnswer {
   readonly status: 'rejected';
 }
 
+
+/**
+ * The value of a bulk command (`create_many`, `update_many`, `delete_many`): the records it
+ * changed — or, with `dry_run`, would change — in order, each with its fields' `{from, to}` (only
+ * fields the caller reads). `batch_id` names their history entries' batch; null in a dry run.
+ */
+export interface BatchAnswer {
+  readonly batch_id: string | null;
+  readonly count: number;
+  readonly ids: readonly string[];
+  readonly changes: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChangeInfo>> }[];
+}

@@ -34,6 +34,10 @@ export function fitInputSchema(command: CommandMeta, fields: ModelRights, schema
     case 'erase':
     case 'history':
     case 'revert':
+    case 'create_many':
+    case 'update_many':
+    case 'delete_many':
+    case 'revert_batch':
       return schema;
     case 'list':
     case 'search': {

@@ -279,6 +279,7 @@ function historyInfo(entry: HistoryEntry, changes: Readonly<Record<string, Entry
     by: { kind: entry.by.actor, username: entry.by.username, agent_label: entry.by.agentLabel ?? null },
     plan_id: entry.planId,
     ...(entry.reverts !== null ? { reverts: entry.reverts } : {}),
+    ...(entry.batchId ? { batch_id: entry.batchId } : {}),
     changes: changes as HistoryEntryInfo['changes'],
     ...(entry.inputs ? { inputs: entry.inputs } : {}),
   };

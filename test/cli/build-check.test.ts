@@ -175,7 +175,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       lines: [
         'modules/lettings/module.ts: model unit: unknown key "colour" (valid keys: label, description, title, fields, lines, actions, indexes, unique, locked_in, rules, list)',
         'modules/lettings/module.ts: model lease, field tenant: ref to unknown model "tenant" (known models: lease)',
-        'modules/lettings/module.ts: role manager, model lease: unknown command "end" (commands of lease: get, list, search, create, update, delete, history, revert)',
+        'modules/lettings/module.ts: role manager, model lease: unknown command "end" (commands of lease: get, list, search, create, update, delete, history, revert, create_many, update_many, delete_many, revert_batch)',
         'modules/lettings/module.ts: role manager: grant on unknown model "tenant" (known models this module may grant: lease)',
       ],
     },
@@ -238,7 +238,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'modules/: 4 modules, 5 models, 53 commands, 4 roles; no problems',
+      'modules/: 4 modules, 5 models, 73 commands, 4 roles; no problems',
       '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
       '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
       '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
@@ -284,6 +284,10 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       'ticket.close',
       'ticket.history',
       'ticket.revert',
+      'ticket.create_many',
+      'ticket.update_many',
+      'ticket.delete_many',
+      'ticket.revert_batch',
     ]);
     expect(registry.roles.support).toEqual(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.')));
     expect(registry.roles.sales?.filter((id) => id.startsWith('ticket.'))).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history']);

@@ -21,6 +21,7 @@ afterAll(async () => {
 });
 
 describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
+  const BULK_IDS = ['party', 'lead', 'invoice', 'order'].flatMap((m) => ['create_many', 'update_many', 'delete_many', 'revert_batch'].map((c) => `${m}.${c}`));
   const ADMIN_IDS = [
     ...['party', 'lead', 'invoice'].flatMap((m) => ['get', 'list', 'search', 'create', 'update', 'delete'].map((c) => `${m}.${c}`)),
     'lead.qualify',
@@ -33,6 +34,8 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     ...['party', 'lead', 'invoice'].flatMap((m) => [`${m}.history`, `${m}.revert`]),
     // Issue 21: the fixtures' order, with its actions.
     ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert'].map((c) => `order.${c}`),
+    // Issue 22: every model's bulk commands.
+    ...BULK_IDS,
     // Issue 24: erasure, the admin's only, of every model holding personal data.
     ...['party', 'lead', 'order'].map((m) => `${m}.erase`),
   ];
@@ -51,11 +54,11 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     }
   });
 
-  it('needs_approval: every delete and revert, invoice.post, invoice.pay; not lead.qualify', async () => {
+  it('needs_approval: every delete and revert, invoice.post, invoice.pay, the bulk commands; not lead.qualify', async () => {
     const cmds = (await s.request('GET', '/api/commands', undefined, admin)).body.commands as Rec[];
     const byId = Object.fromEntries(cmds.map((c) => [c.id, c.needs_approval]));
     expect(Object.keys(byId).filter((id) => byId[id]).sort()).toEqual(
-      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay', 'party.revert', 'lead.revert', 'invoice.revert', 'order.delete', 'order.cancel', 'order.revert'].sort(),
+      ['party.delete', 'lead.delete', 'invoice.delete', 'invoice.post', 'invoice.pay', 'party.revert', 'lead.revert', 'invoice.revert', 'order.delete', 'order.cancel', 'order.revert', ...BULK_IDS].sort(),
     );
     expect(byId['lead.qualify']).toBe(false);
   });
@@ -72,7 +75,7 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
     expect(ids).toEqual(
       [
-        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert'].map((c) => `lead.${c}`),
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'delete_many'].map((c) => `lead.${c}`),
         'party.get',
         'party.history',
       ].sort(),

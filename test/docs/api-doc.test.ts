@@ -456,6 +456,33 @@ describe('error texts', () => {
     "limits.<key> may be at most <n>, the server's limit (only an admin may give a token more)": () =>
       newToken(sales, { scopes: ['lead.get'], label: 'x', limits: { requests_per_minute: 100_000 } }),
 
+    // Bulk commands
+    'records must be an array of 1 to 1000 records': () => t.command(admin, 'lead.create_many', { records: [] }),
+    '<model>.<command> records[<i>].<rest>': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }, {}] }),
+    '<model>.<command> records[<i>]: <error>': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }, 'x'] }),
+    'unknown field <model>.<command> records[<i>].<field>': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok', nope: 1 }] }),
+    '<model>.<command> needs a filter or ids': () => t.command(admin, 'lead.delete_many', { filter: [], max_affected: 1 }),
+    '<model>.<command> takes a filter or ids, not both': () => t.command(admin, 'lead.delete_many', { filter: [{ field: 'hot', op: 'eq', value: true }], ids: [lead.id], max_affected: 1 }),
+    'ids must be an array of 1 to 10000 record ids': () => t.command(admin, 'lead.delete_many', { ids: [], max_affected: 1 }),
+    'max_affected is required': () => t.command(admin, 'lead.delete_many', { ids: [lead.id] }),
+    'max_affected must be an integer from 1 to 10000': () => t.command(admin, 'lead.delete_many', { ids: [lead.id], max_affected: 10_001 }),
+    'set must be an object of field values': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: 5, max_affected: 1 }),
+    '<model>.<command> set must give at least one field': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: {}, max_affected: 1 }),
+    '<model>.<command> set cannot give id': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { id: lead.id }, max_affected: 1 }),
+    '<model>.<command> set.<rest>': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { title: null }, max_affected: 1 }),
+    'unknown field <model>.<command> set.<field>': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { nope: 1 }, max_affected: 1 }),
+    '<model>.<command> record <id>: <error>': () => t.command(admin, 'lead.update_many', { ids: ['01M8452PGTZ3QHM2AWMARJ1NTB'], set: { hot: true }, max_affected: 1 }),
+    '<model>.<command> record <id>.<rest>': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { stage: 'won' }, max_affected: 1 }),
+    'dry_run must be true or false': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }], dry_run: 'yes' }),
+    '<model>.<command> would change <n> records, more than max_affected <max>': () => t.command(admin, 'lead.delete_many', { ids: [lead.id, party.id], max_affected: 1 }),
+    'batch_id is required': () => t.command(admin, 'lead.revert_batch', {}),
+    'max_affected may be at most 100 for an agent': () => t.command(agent, 'lead.delete_many', { ids: [lead.id], max_affected: 101 }),
+    'batch <batch_id> not found': () => t.command(admin, 'lead.revert_batch', { batch_id: 'NOPE' }),
+    'batch <batch_id> cannot be reverted': async () => {
+      const created = await ok(admin, 'lead.create_many', { records: [{ title: 'Doc bulk' }] });
+      return t.command(admin, 'lead.revert_batch', { batch_id: created.batch_id });
+    },
+
     // Plans and the audit trail
     'plan <plan_id> is already <status>': async () => {
       const proposed = await t.command(agent, 'lead.delete', { id: lead.id });

@@ -270,8 +270,8 @@ const REFUSED: readonly Refused[] = [
     problems: [
       "modules/accounting/module.ts: role accountant: grant on model \"lead\" of module crm, which module accounting does not depend on (add dependsOn: ['crm'] to modules/accounting/module.ts, or grant it in modules/crm/module.ts)",
       'modules/crm/module.ts: role sales: grant on unknown model "leed" (did you mean "lead"?)',
-      'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win, history, revert)',
-      'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win, history, revert)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch)',
       'modules/crm/module.ts: role admin: admin is built in and may use every command (remove this grant)',
     ],
     located: [
@@ -290,7 +290,7 @@ const REFUSED: readonly Refused[] = [
     };`,
     problems: [
       `${F}: role clerk, model party: erase is admin's only: no other role may be granted it (remove "erase")`,
-      `${F}: role clerk, model tag: unknown command "erase" (commands of tag: get, list, search, create, update, delete, history, revert)`,
+      `${F}: role clerk, model tag: unknown command "erase" (commands of tag: get, list, search, create, update, delete, history, revert, create_many, update_many, delete_many, revert_batch)`,
     ],
     located: [
       { file: F, role: 'clerk', model: 'party', code: 'admin-only-grant' },
@@ -452,7 +452,7 @@ describe('validate', () => {
     const dir = oneModule(`export default { models: { party: { fields: { name: { kind: 'text', required: true } } } } };`);
     const ir = await loadProject(`${dir}/modules`);
     expect(ir.modules.map((module) => module.name)).toEqual(['crm']);
-    expect(ir.roles.map((role) => [role.name, role.commands.length])).toEqual([['admin', 8]]);
+    expect(ir.roles.map((role) => [role.name, role.commands.length])).toEqual([['admin', 12]]);
   });
 
   it('builds fields tagged by kind, and the field each action moves', async () => {
@@ -498,10 +498,14 @@ describe('validate', () => {
     ]);
     expect(lead?.fields.map((field) => field.governed)).toEqual([false, true, false, false]);
     expect(lead?.actions[0]?.field).toBe('stage');
-    expect(lead?.commands.at(-3)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
-    expect(lead?.commands.slice(-2).map((command) => [command.id, command.kind, command.needsApproval])).toEqual([
+    expect(lead?.commands.at(-7)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
+    expect(lead?.commands.slice(-6).map((command) => [command.id, command.kind, command.needsApproval])).toEqual([
       ['lead.history', 'history', false],
       ['lead.revert', 'revert', true],
+      ['lead.create_many', 'create_many', true],
+      ['lead.update_many', 'update_many', true],
+      ['lead.delete_many', 'delete_many', true],
+      ['lead.revert_batch', 'revert_batch', true],
     ]);
     expect(Object.isFrozen(lead?.fields[1])).toBe(true);
   });
@@ -530,13 +534,13 @@ describe('validate', () => {
     });
     const project = await loadProject(`${dir}/modules`);
     const helpdesk = project.roles.find((role) => role.name === 'helpdesk')!;
-    // party.get brings party.history; ticket '*' includes history and revert.
+    // party.get brings party.history; ticket '*' includes history, revert and the bulk commands.
     expect(helpdesk.commands).toEqual([
       'party.get',
       'party.list',
       'party.search',
       'party.history',
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert'].map((c) => `ticket.${c}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((c) => `ticket.${c}`),
     ]);
     expect(project.modules.find((module) => module.name === 'support')!.grants).toEqual([
       { role: 'helpdesk', model: 'ticket', commands: ['*'] },

@@ -16,7 +16,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_KINDS } from '../../runtime/command-kinds.ts';
+import { NOT_AN_AGENTS_KINDS } from '../../runtime/command-kinds.ts';
 import { SUPPORTED_REVISIONS } from '../../runtime/mcp/revisions.ts';
 import { registry } from '../fixtures/generated/registry.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -136,8 +136,8 @@ describe("what each caller's document holds", () => {
 
   it('an agent: personal fields as its masking tokens, fields withheld from agents absent, approval-needing commands marked with their plan answer', () => {
     const agent = documents.agent;
-    // No agent has an admin-only command (erase), whatever its scopes.
-    const expected = Object.keys(registry.commands).filter((id) => AGENT_SCOPES.some((scope) => id.startsWith(scope.slice(0, -1))) && !COMMAND_KINDS[registry.commands[id]!.kind].adminOnly);
+    // No agent has an admin-only command (erase), nor a bulk one but delete_many, whatever its scopes.
+    const expected = Object.keys(registry.commands).filter((id) => AGENT_SCOPES.some((scope) => id.startsWith(scope.slice(0, -1))) && !NOT_AN_AGENTS_KINDS.has(registry.commands[id]!.kind));
     expect(Object.keys(agent.paths)).toEqual(expected.map(pathOf));
     const party = agent.components.schemas.PartyRecord.properties;
     expect(party.name).toMatchObject({ type: 'string', pattern: '^NAME_[1-9][0-9]*$' });

@@ -139,7 +139,7 @@ describe('compiled rights (table tests)', () => {
       limits: { requestsPerMinute: null, writesPerMinute: null },
     });
     expect([...allowedCommands(registry, agent(['sales'], ['lead.*', 'party.get']))].sort()).toEqual(
-      ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'lead.history', 'lead.revert', 'party.get', 'party.history'].sort(),
+      ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'lead.history', 'lead.revert', 'lead.delete_many', 'party.get', 'party.history'].sort(),
     );
     expect([...allowedCommands(registry, agent(['sales'], ['invoice.post']))]).toEqual([]);
     // History comes with get and revert with update, never beyond the creator's rights.

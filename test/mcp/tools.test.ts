@@ -119,6 +119,7 @@ describe('tools/list', () => {
       'lead__lose',
       'lead__history',
       'lead__revert',
+      'lead__delete_many',
     ]);
     expect(await names(agentB)).toEqual([
       'party__get',
@@ -129,6 +130,7 @@ describe('tools/list', () => {
       'party__delete',
       'party__history',
       'party__revert',
+      'party__delete_many',
       'lead__search',
       'invoice__get',
       'invoice__list',
@@ -141,6 +143,7 @@ describe('tools/list', () => {
       'invoice__cancel',
       'invoice__history',
       'invoice__revert',
+      'invoice__delete_many',
       'order__search',
     ]);
     // Scopes never widen the creator's rights.

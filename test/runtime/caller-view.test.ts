@@ -261,6 +261,17 @@ describe.each(registries)('%s', (_registryName, registry) => {
           for (const [field, seenAs] of view.lines.get(list.name)!) if (seenAs === 'masked' && field in changed.changes) expect(changed.changes[field]!.to).toBe(first![field]);
         }
         noClearValues([get.body, list.body, search.body, listWithLines.body, searchWithLines.body, result, history], model, view, values, model.name);
+        // A bulk command's changes show the same fields and tokens (a delete_many's dry run: every
+        // field the agent reads, from what the record holds; line lists are not listed); those
+        // carrying field values are not an agent's.
+        const bulk = await t.command(agent, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true });
+        expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
+        expect(bulk.body.denied).toEqual(denied);
+        const changes = bulk.body.value.changes[0].changes as Record<string, { from: unknown; to: unknown }>;
+        expect(Object.keys(changes).sort()).toEqual([...view.fields.keys()].sort());
+        for (const [name, change] of Object.entries(changes)) expect(change, name).toEqual({ from: seen[name], to: null });
+        noClearValues([bulk.body], model, view, values, `${model.name}.delete_many`);
+        expect((await t.command(agent, `${model.name}.create_many`, { records: [{}] })).status).toBe(404);
       } finally {
         await mcp.close();
       }
@@ -356,7 +367,17 @@ describe.each(registries)('%s', (_registryName, registry) => {
           for (const { changes } of change.changed as { changes: Record<string, unknown> }[]) for (const field of Object.keys(changes)) expect(lineView.has(field), `history shows ${name}.${field}`).toBe(true);
         }
       }
-      noClearValues([get.body, search.body, history.body], model, view, clear, `${role} on ${model.name}`);
+      // A bulk command's answer shows each record's changes by the same view: a delete_many's dry run
+      // lists every field the role reads (from what the record holds), and no other.
+      const bulk = await t.command(person, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true });
+      expect([200, 404], JSON.stringify(bulk.body)).toContain(bulk.status);
+      if (bulk.status === 200) {
+        expect(bulk.body.denied).toEqual(deniedOf(model, view));
+        const changes = bulk.body.value.changes[0].changes as Record<string, { from: unknown; to: unknown }>;
+        expect(Object.keys(changes).sort()).toEqual([...view.fields.keys()].sort());
+        for (const [name, change] of Object.entries(changes)) expect(change, name).toEqual({ from: seen[name], to: null });
+      }
+      noClearValues([get.body, search.body, history.body, bulk.body], model, view, clear, `${role} on ${model.name}`);
     });
   });
 });

@@ -70,8 +70,29 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
       const id = await makeRecord(t, admin, model, refs);
       return { input: { id }, recordId: id };
     }
+    case 'create_many':
+      return { input: { records: [(await inputFor(model, { ...command, kind: 'create' }, forAgent)).input] } };
+    case 'update_many': {
+      const id = await makeRecord(t, admin, model, refs);
+      const field = updatableField(model)!;
+      return { input: { ids: [id], set: { [field.name]: sampleValue(field, refs) }, max_affected: 1 }, recordId: id };
+    }
+    case 'delete_many': {
+      const id = await makeRecord(t, admin, model, refs);
+      return { input: { ids: [id], max_affected: 1 }, recordId: id };
+    }
+    case 'revert_batch': {
+      const id = await makeRecord(t, admin, model, refs);
+      const field = updatableField(model)!;
+      const res = await t.command(admin, `${model.name}.update_many`, { ids: [id], set: { [field.name]: sampleValue(field, refs) }, max_affected: 1 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { input: { batch_id: res.body.value.batch_id }, recordId: id };
+    }
   }
 }
+
+/** The bulk commands an agent does not have: all but delete_many (docs/api.md, Bulk commands). */
+const isBulk = (command: CommandMeta) => kindTraits(command.kind).result === 'batch' && command.kind !== 'delete_many';
 
 const commands = Object.values(registry.commands);
 /** What an agent may be given: every command but those only `admin` uses. */
@@ -99,13 +120,14 @@ describe('the command-kind table', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const audit = t.inspect((db) => db.prepare('select access, outcome, change_id from rms_audit where command = ? order by id desc limit 1').get(command.id)) as Record<string, unknown>;
     expect(audit).toMatchObject({ access: traits.access, outcome: 'executed' });
-    const created = command.kind === 'create' ? (res.body.value.id as string) : recordId;
+    const created = command.kind === 'create' ? (res.body.value.id as string) : command.kind === 'create_many' ? (res.body.value.ids[0] as string) : recordId;
     const after = created === undefined ? 0 : count('select count(*) as n from rms_history where model = ? and record_id = ?', model.name, created);
     expect(after - entries, 'history entries written').toBe(traits.change === null ? 0 : 1);
     if (traits.change !== null) {
       const entry = t.inspect((db) => db.prepare('select id, kind, command from rms_history where model = ? and record_id = ? order by id desc limit 1').get(model.name, created)) as Record<string, unknown>;
       expect(entry.kind).toBe(traits.change);
-      expect(entry.command).toBe(traits.change === 'update' ? `${model.name}.update` : command.id);
+      // A revert is an update; a bulk command's entries name the bulk command.
+      expect(entry.command).toBe(command.kind === 'revert' ? `${model.name}.update` : command.id);
       expect(audit.change_id).toBe(entry.id);
     } else {
       expect(audit.change_id).toBeNull();
@@ -175,6 +197,10 @@ describe('over MCP, as an agent', () => {
     expect(tools.map((tool) => tool.name).filter((name) => adminOnly.includes(name))).toEqual([]);
     for (const command of agentCommands) {
       const tool = tools.find((candidate) => candidate.name === `${command.model}__${command.name}`)!;
+      if (isBulk(command)) {
+        expect(tool, command.id).toBeUndefined();
+        continue;
+      }
       const traits = kindTraits(command.kind);
       expect(tool.annotations?.readOnlyHint, command.id).toBe(traits.access === 'read');
       expect(tool.annotations?.destructiveHint ?? false, command.id).toBe(traits.destructive);
@@ -182,7 +208,7 @@ describe('over MCP, as an agent', () => {
     }
   });
 
-  it.each(agentCommands.map((command) => [command.id, command] as const))('%s: a tools/call costs a write exactly when its kind writes, and is audited so', async (_id, command) => {
+  it.each(agentCommands.filter((command) => !isBulk(command)).map((command) => [command.id, command] as const))('%s: a tools/call costs a write exactly when its kind writes, and is audited so', async (_id, command) => {
     const model = registry.models[command.model]!;
     const traits = kindTraits(command.kind);
     const { input } = await inputFor(model, command, true);

@@ -313,8 +313,10 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await page.getByLabel('Label').fill('Sales assistant');
     await page.getByRole('group', { name: 'Leads' }).getByRole('checkbox', { name: 'Leads' }).check();
     await page.getByRole('checkbox', { name: /^search/ }).first().waitFor();
-    // Erasure is a person's act: no agent may have it, so it is not offered.
-    expect(await page.getByRole('checkbox', { name: /^erase/ }).count()).toBe(0);
+    // Only what an agent can be given: no admin-only erase, no bulk command but delete_many.
+    const leadScopes = page.getByRole('group', { name: 'Leads' });
+    expect(await leadScopes.getByRole('checkbox', { name: /^(erase|create_many|update_many|revert_batch)/ }).count()).toBe(0);
+    expect(await leadScopes.getByRole('checkbox', { name: /^delete_many/ }).count()).toBe(1);
     await page.getByLabel('Expires after').selectOption('7');
     // Rate limits: empty is the server's (shown as the placeholder); a word is refused before sending.
     expect(await page.getByLabel('Requests a minute').getAttribute('placeholder')).toBe('600 (the server’s)');

@@ -5,7 +5,8 @@
  * back and the revert entry; a revert refused because the field changed again is shown in the
  * server's words; long histories page, and links to one entry (from the audit trail, whose
  * changes are shown without reads by default) find its page and highlight it; the Approvals inbox
- * shows what an agent's update and revert would change, from → to. At 1280 and 390 px, without
+ * shows what an agent's update and revert would change, from → to, and every record an agent's
+ * delete_many would delete. At 1280 and 390 px, without
  * sideways scrolling. Screenshots go to test/screenshots/ (git-ignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -487,5 +488,24 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     } finally {
       await phone.close();
     }
+  });
+
+  it("shows in the Approvals inbox every record an agent's delete_many would delete; approving deletes them", async () => {
+    const ids = (await ok(adminToken, 'lead.create_many', { records: [{ title: 'Old lead one' }, { title: 'Old lead two' }] })).ids as string[];
+    await proposed(leadBot, 'lead.delete_many', { ids, max_affected: 2 });
+    await page.goto('/approvals');
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+    const card = page.locator('li.plan', { hasText: 'Deletes 2 records' });
+    await card.getByRole('heading', { name: 'Delete lead records' }).waitFor();
+    await card.getByRole('link', { name: 'Old lead one' }).waitFor();
+    expect(await card.locator('ul.plan-records li').allInnerTexts()).toEqual(['Old lead one', 'Old lead two']);
+    expect(await card.getByRole('link', { name: 'Old lead two' }).getAttribute('href')).toBe(`/records/lead/${ids[1]}`);
+    await expectNoSidewaysScroll(page);
+    await shot('h08-approvals-bulk-delete');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog').getByText('Approving lets the agent “Pipeline bot” delete 2 records (lead). This cannot be undone.').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve and delete' }).click();
+    await notice().getByText(/^Approved: /).waitFor();
+    for (const id of ids) expect((await server.command(adminToken, 'lead.get', { id })).status).toBe(400);
   });
 });

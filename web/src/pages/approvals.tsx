@@ -26,7 +26,10 @@ const STATUS_LABELS: Record<PlanInfo['status'], string> = { pending: 'Pending', 
 export function describeCommand(meta: AppMeta, commandId: string): string {
   const [modelName = '', name = ''] = commandId.split('.');
   const model = meta.model(modelName);
-  return `${optionLabel(name)} ${(model?.label ?? modelName).toLowerCase()}`;
+  const label = (model?.label ?? modelName).toLowerCase();
+  // A bulk command's plan: "Delete lead records".
+  if (name.endsWith('_many')) return `${optionLabel(name.slice(0, -'_many'.length))} ${label} records`;
+  return `${optionLabel(name)} ${label}`;
 }
 
 export function ApprovalsPage() {
@@ -121,7 +124,9 @@ function PlanCard({ plan, title, highlighted, onDecided }: { plan: PlanInfo; tit
   const inputEntries = Object.entries(plan.input ?? {}).filter(([key]) => key !== 'id');
   const headingId = `plan-${plan.plan_id}-title`;
 
-  const deletes = plan.command.endsWith('.delete');
+  const deletes = plan.command.endsWith('.delete') || plan.command.endsWith('.delete_many');
+  const bulkIds = plan.command.endsWith('.delete_many') && Array.isArray(plan.input?.ids) ? (plan.input.ids as string[]) : undefined;
+  const what = (model?.label ?? modelName).toLowerCase();
   const [confirming, setConfirming] = useState(false);
 
   async function decide(kind: 'approve' | 'reject') {
@@ -190,10 +195,10 @@ function PlanCard({ plan, title, highlighted, onDecided }: { plan: PlanInfo; tit
       )}
       {confirming && (
         <ConfirmDialog
-          title={`Delete ${(model?.label ?? modelName).toLowerCase()} “${recordName ?? plan.record_id ?? ''}”?`}
+          title={bulkIds ? `Delete ${bulkIds.length} records (${what})?` : `Delete ${what} “${recordName ?? plan.record_id ?? ''}”?`}
           message={
             <p>
-              {`Approving lets the agent${plan.agent?.label ? ` “${plan.agent.label}”` : ''} delete ${(model?.label ?? modelName).toLowerCase()} “${recordName ?? plan.record_id ?? ''}”. This cannot be undone.`}
+              {`Approving lets the agent${plan.agent?.label ? ` “${plan.agent.label}”` : ''} delete ${bulkIds ? `${bulkIds.length} records (${what})` : `${what} “${recordName ?? plan.record_id ?? ''}”`}. This cannot be undone.`}
             </p>
           }
           confirmLabel="Approve and delete"
@@ -248,6 +253,8 @@ function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: Mo
     );
   }
 
+  if (commandName === 'delete_many') return <BulkDeleteEffect plan={plan} model={model} />;
+
   if (commandName === 'revert' && model) return <RevertEffect plan={plan} model={model} record={live ? record : undefined} loaded={!live || state.data !== undefined || state.error !== undefined} title={lookup} />;
 
   // The record as it is now → what the plan would make of it; without the record (decided, or
@@ -279,6 +286,25 @@ function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: Mo
           <p class="small" key={list.name}>{`${list.label}: unchanged.`}</p>
         ),
       )}
+    </>
+  );
+}
+
+/** An agent's delete_many: every record it deletes, by title (linked when the person reads the model). */
+function BulkDeleteEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo | undefined }) {
+  const [modelName = ''] = plan.command.split('.');
+  const ids = Array.isArray(plan.input?.ids) ? (plan.input.ids as string[]) : [];
+  const title = useTitles(ids.map((id) => [modelName, id] as const));
+  return (
+    <>
+      <p class="small">{`Deletes ${ids.length === 1 ? '1 record' : `${ids.length} records`}:`}</p>
+      <ul class="plan-records">
+        {ids.map((id) => {
+          const name = title(modelName, id);
+          if (name === null) return <li key={id} class="muted">{`${id} (no longer exists)`}</li>;
+          return <li key={id}>{can(model, 'get') ? <a href={paths.record(modelName, id)} onClick={onLinkClick}>{name ?? id}</a> : (name ?? id)}</li>;
+        })}
+      </ul>
     </>
   );
 }

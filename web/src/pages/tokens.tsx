@@ -4,7 +4,7 @@
  * listed with the limits that apply to them, revocable.
  */
 import { useRef, useState } from 'preact/hooks';
-import { COMMAND_KINDS } from '../../../runtime/command-kinds.ts';
+import { NOT_AN_AGENTS_KINDS, type CommandKind } from '../../../runtime/command-kinds.ts';
 import { ApiError, get, post } from '../lib/api.ts';
 import { formatDateTime, optionLabel } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
@@ -131,16 +131,6 @@ function LimitsText({ limits }: { limits: RateLimitsInfo }) {
   return <span>{`${part(limits.requests_per_minute, 'requests')}, ${part(limits.writes_per_minute, 'writes')} a minute`}</span>;
 }
 
-/**
- * Whether an agent token may have the command: not one of the kinds only a person (admin) may run,
- * such as `erase` (runtime/command-kinds.ts), which the server refuses in a token's scopes.
- */
-function mayBeGivenToAgents(command: CommandInfo): boolean {
-  const name = command.id.slice(command.id.indexOf('.') + 1);
-  const kind = (COMMAND_KINDS as Readonly<Record<string, { readonly adminOnly: boolean }>>)[name];
-  return kind?.adminOnly !== true;
-}
-
 function ScopeList({ scopes }: { scopes: readonly string[] }) {
   const shown = scopes.slice(0, 6);
   return (
@@ -172,8 +162,10 @@ function NewTokenForm({
   const [busy, setBusy] = useState(false);
   const labelRef = useRef<HTMLInputElement>(null);
 
+  // Only what an agent can be given: a scope naming another command would give it nothing.
+  const offered = commands.filter((command) => !NOT_AN_AGENTS_KINDS.has(command.id.split('.')[1] as CommandKind));
   const groups = new Map<string, CommandInfo[]>();
-  for (const command of commands.filter(mayBeGivenToAgents)) {
+  for (const command of offered) {
     const model = command.id.split('.')[0] ?? '';
     groups.set(model, [...(groups.get(model) ?? []), command]);
   }
@@ -209,7 +201,7 @@ function NewTokenForm({
     if (found.scopes || found.limits) return;
     setBusy(true);
     try {
-      const ordered = commands.map((command) => command.id).filter((id) => scopes.has(id));
+      const ordered = offered.map((command) => command.id).filter((id) => scopes.has(id));
       const issued = await post<IssuedAgentToken>('/api/auth/agent-token', {
         scopes: ordered,
         label: label.trim(),
@@ -328,13 +320,13 @@ function NewTokenForm({
           })}
         </div>
         <div class="row-actions">
-          <button type="button" class="btn btn-link" onClick={() => toggle(commands.map((command) => command.id), true)}>
+          <button type="button" class="btn btn-link" onClick={() => toggle(offered.map((command) => command.id), true)}>
             Select all
           </button>
           <button type="button" class="btn btn-link" onClick={() => setScopes(new Set())}>
             Select none
           </button>
-          <button type="button" class="btn btn-link" onClick={() => toggle(commands.filter((command) => /\.(get|list|search)$/.test(command.id)).map((command) => command.id), true)}>
+          <button type="button" class="btn btn-link" onClick={() => toggle(offered.filter((command) => /\.(get|list|search)$/.test(command.id)).map((command) => command.id), true)}>
             Add all read commands
           </button>
         </div>

@@ -1,0 +1,34 @@
+/**
+ * What a bulk command answers: how many records it changed (or, in a dry run, would change),
+ * their ids, and each record's field changes as the caller sees them (view/caller-view.ts: fields
+ * it may not read absent, personal values masked for an agent). Line lists are not listed: the
+ * records' history has them.
+ */
+import type { Knex } from 'knex';
+import type { BatchAnswer, FieldChangeInfo } from '../api-shapes.ts';
+import type { Caller } from '../caller.ts';
+import type { StoredRecord } from '../registry.ts';
+import type { ModelRights } from '../rights.ts';
+import { recordsAsSeen } from '../view/caller-view.ts';
+import type { BatchItem } from './results.ts';
+
+export async function batchAsSeen(db: Knex, caller: Caller, rights: ModelRights, items: readonly BatchItem[], batchId: string | null): Promise<BatchAnswer> {
+  const ids = items.map((item) => (item.result.shape === 'deleted' ? item.result.recordId : item.result.record.id));
+  const sides = items.flatMap((item, index) => {
+    const change = item.result.change;
+    const from = { id: ids[index]!, ...change?.before } as StoredRecord;
+    const to = { id: ids[index]!, ...change?.after } as StoredRecord;
+    return [from, to];
+  });
+  const seen = (await recordsAsSeen(db, caller, rights, sides)) as Readonly<Record<string, unknown>>[];
+  const changes = items.map((item, index) => {
+    const change = item.result.change;
+    const names = [...new Set([...Object.keys(change?.before ?? {}), ...Object.keys(change?.after ?? {})])].filter((name) => rights.readableNames.has(name));
+    const from = seen[index * 2]!;
+    const to = seen[index * 2 + 1]!;
+    const fields: Record<string, FieldChangeInfo> = {};
+    for (const name of names) fields[name] = { from: from[name] ?? null, to: to[name] ?? null };
+    return { id: ids[index]!, changes: fields };
+  });
+  return { batch_id: batchId, count: items.length, ids, changes };
+}

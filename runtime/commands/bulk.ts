@@ -1,0 +1,96 @@
+/**
+ * Bulk commands (`create_many`, `update_many`, `delete_many`, `revert_batch`): each record goes
+ * through the single-record command of its kind — the same handler, with its rules, computed
+ * fields, line lists, refs, uniques, locks and write rights — inside the bulk command's one
+ * transaction, so that a record that fails undoes them all. run.ts then keeps a history entry and an audit row per record
+ * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
+ */
+import type { Knex } from 'knex';
+import { badRequest } from '../errors.ts';
+import { findBatch } from '../history/store.ts';
+import type { BatchItem, Handler, RunResult } from './results.ts';
+import { prepareCommand } from './prepare.ts';
+import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
+import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
+
+/** `create_many`: each of `records` (validated as `create` validates its input) created in turn. */
+export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, create: Handler): Promise<RunResult> {
+  const single = singleContext(ctx, 'create');
+  const records = prepared.input.records as Record<string, unknown>[];
+  const items: BatchItem[] = [];
+  for (const [index, input] of records.entries()) {
+    const one: PreparedCommand = { command: single.command.meta.id, input, actions: [], recordId: null, needsApproval: false };
+    try {
+      items.push({ ctx: single, prepared: one, result: (await create(single, db, one)) as BatchItem['result'] });
+    } catch (error) {
+      throw namingRecord(ctx, `records[${index}]`, error);
+    }
+  }
+  return { shape: 'batch', items };
+}
+
+/**
+ * `update_many`, `delete_many`: the records `ids` or the filter selects (in id order), refused as a
+ * whole when they are more than `max_affected`; then each updated (with `set`, preparing the
+ * action a governed field's change runs from that record's state) or deleted in turn.
+ */
+export async function changeMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, change: Handler): Promise<RunResult> {
+  const kind = ctx.command.meta.kind === 'update_many' ? 'update' : 'delete';
+  const single = singleContext(ctx, kind);
+  const ids = await selectedIds(ctx, db, prepared);
+  const set = (prepared.input.set as Record<string, unknown> | undefined) ?? {};
+  const items: BatchItem[] = [];
+  for (const id of ids) {
+    try {
+      const one: PreparedCommand =
+        kind === 'update'
+          ? await prepareCommand(single, { input: { id, ...set } }, db)
+          : { command: single.command.meta.id, input: { id }, actions: [], recordId: id, needsApproval: single.command.meta.needsApproval };
+      items.push({ ctx: single, prepared: one, result: (await change(single, db, one)) as BatchItem['result'] });
+    } catch (error) {
+      throw namingRecord(ctx, `record ${id}`, error);
+    }
+  }
+  return { shape: 'batch', items };
+}
+
+/**
+ * `revert_batch`: each entry of an `update_many`'s batch reverted as `<model>.revert` reverts it
+ * (its checks: unchanged since, fields the caller reads), in the order they were written. A batch
+ * of another model, of another command (create_many, delete_many), or one any of whose entries the
+ * caller may not see, is refused as `revert` refuses such a change.
+ */
+export async function revertBatch(ctx: CommandContext, db: Knex, prepared: PreparedCall, revert: Handler): Promise<RunResult> {
+  const single = singleContext(ctx, 'revert');
+  const model = ctx.command.model.meta.name;
+  const batchId = prepared.input.batch_id as string;
+  const entries = await findBatch(db, batchId);
+  if (entries.length === 0 || entries.some((entry) => entry.model !== model)) throw badRequest(`batch ${batchId} not found`);
+  if (entries.some((entry) => entry.command !== `${model}.update_many`)) throw badRequest(`batch ${batchId} cannot be reverted`);
+  const items: BatchItem[] = [];
+  for (const entry of entries) {
+    const one: PreparedCommand = { command: single.command.meta.id, input: { id: entry.recordId, change_id: entry.changeId }, actions: [], recordId: entry.recordId, needsApproval: true };
+    try {
+      items.push({ ctx: single, prepared: one, result: (await revert(single, db, one)) as BatchItem['result'] });
+    } catch (error) {
+      throw namingRecord(ctx, `record ${entry.recordId}`, error);
+    }
+  }
+  return { shape: 'batch', items };
+}
+
+/** The ids a selection names: its `ids` (each once), or the records its filter selects; no more than `max_affected`. */
+async function selectedIds(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<string[]> {
+  const max = prepared.input.max_affected as number;
+  const given = prepared.input.ids as readonly string[] | undefined;
+  if (given) {
+    const ids = [...new Set(given)];
+    if (ids.length > max) throw moreThanAllowed(ctx, ids.length, max);
+    return ids;
+  }
+  const { queries } = ctx.command.model;
+  const list = prepared.list!;
+  const count = await queries.count(db, list);
+  if (count > max) throw moreThanAllowed(ctx, count, max);
+  return (await queries.list(db, list)).map((record) => record.id);
+}

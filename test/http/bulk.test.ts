@@ -1,0 +1,353 @@
+/**
+ * Bulk commands over real HTTP, on SQLite and (under RMS_TEST_PG_URL) PostgreSQL:
+ * `<model>.create_many`, `update_many` and `delete_many` run every record through the
+ * single-record command in one transaction — all or nothing —, refuse a missing selection, a
+ * selection over `max_affected` (409) and every bad record naming it by index or id, answer a dry
+ * run without writing, and leave one history entry and one audit row per record, the entries
+ * sharing one batch id; `revert_batch` puts back an update_many's batch as one. Agents do not have them.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let admin: string;
+/** Role sales: reads parties without tax_id. */
+let sales: string;
+/** Role accountant: reads leads, does not write them. */
+let accountant: string;
+let agent: string;
+let party: string;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  admin = await t.login();
+  sales = await t.addPerson('bsales', ['sales']);
+  accountant = await t.addPerson('baccountant', ['accountant']);
+  agent = await agentToken(t, admin, ['party.*', 'lead.*'], 'bulk-bot');
+  party = (await t.command(admin, 'party.create', { name: 'Acme' })).body.value.id;
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const rows = (sql: string, ...args: unknown[]) => t.inspect((db) => db.prepare(sql).all(...args)) as Record<string, unknown>[];
+const count = (sql: string, ...args: unknown[]) => Number((rows(sql, ...args)[0] as { n: number }).n);
+const leadCount = () => count('select count(*) as n from lead');
+const historyCount = () => count('select count(*) as n from rms_history');
+
+/** A fresh tag so each test selects only its own leads. */
+let tagNumber = 0;
+const freshTag = () => `bulk-${++tagNumber}`;
+
+async function makeLeads(tag: string, n: number, extra: Record<string, unknown> = {}): Promise<string[]> {
+  const res = await t.command(admin, 'lead.create_many', { records: Array.from({ length: n }, (_, i) => ({ title: `${tag} ${i}`, lost_reason: tag, ...extra })) });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.value.ids;
+}
+
+const byTag = (tag: string) => [{ field: 'lost_reason', op: 'eq', value: tag }];
+
+describe('create_many', () => {
+  it('creates every record in one transaction, with one history entry and one audit row per record sharing a batch id', async () => {
+    const before = leadCount();
+    const res = await t.command(admin, 'lead.create_many', {
+      records: [
+        { title: 'First', party, expected_revenue: 1000 },
+        { title: 'Second', hot: true },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { batch_id, count: created, ids, changes } = res.body.value;
+    expect(res.body.denied).toEqual([]);
+    expect(batch_id).toEqual(expect.any(String));
+    expect(created).toBe(2);
+    expect(ids).toHaveLength(2);
+    expect(changes[0]).toEqual({ id: ids[0], changes: expect.objectContaining({ title: { from: null, to: 'First' }, party: { from: null, to: party }, stage: { from: null, to: 'new' }, expected_revenue: { from: null, to: 1000 } }) });
+    expect(changes[1].changes.hot).toEqual({ from: null, to: true });
+    expect(leadCount()).toBe(before + 2);
+    expect(rows('select id, title, stage from lead where id in (?, ?) order by id', ids[0], ids[1])).toEqual([
+      { id: ids[0], title: 'First', stage: 'new' },
+      { id: ids[1], title: 'Second', stage: 'new' },
+    ]);
+    const entries = rows('select id, record_id, kind, command, batch_id from rms_history where batch_id = ? order by id', batch_id);
+    expect(entries.map(({ record_id, kind, command }) => ({ record_id, kind, command }))).toEqual(ids.map((id: string) => ({ record_id: id, kind: 'create', command: 'lead.create_many' })));
+    const audit = rows("select record_id, change_id, outcome, access from rms_audit where command = 'lead.create_many' and change_id in (?, ?) order by record_id", entries[0]!.id, entries[1]!.id);
+    expect(audit).toEqual(
+      entries
+        .map((entry) => ({ record_id: entry.record_id, change_id: entry.id, outcome: 'executed', access: 'write' }))
+        .sort((a, b) => String(a.record_id).localeCompare(String(b.record_id))),
+    );
+    // A record's history names the batch.
+    const history = await t.command(admin, 'lead.history', { id: ids[0] });
+    expect(history.body.value.rows[0]).toMatchObject({ command: 'lead.create_many', batch_id });
+  });
+
+  it('takes 1,000 records, the limit: every one with its history entry and audit row (written a few hundred a statement)', async () => {
+    const tag = freshTag();
+    const res = await t.command(admin, 'lead.create_many', { records: Array.from({ length: 1000 }, (_, i) => ({ title: `${tag} ${i}`, lost_reason: tag, notes: `note ${i}` })) });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+    const { batch_id, ids } = res.body.value;
+    expect(ids).toHaveLength(1000);
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(1000);
+    expect(count('select count(distinct record_id) as n from rms_history where batch_id = ?', batch_id)).toBe(1000);
+    expect(count("select count(*) as n from rms_audit a join rms_history h on h.id = a.change_id where h.batch_id = ? and a.record_id = h.record_id and a.command = 'lead.create_many'", batch_id)).toBe(1000);
+    const [last] = rows('select record_id from rms_history where batch_id = ? order by id desc limit 1', batch_id);
+    expect(last!.record_id).toBe(ids[999]);
+  });
+
+  it.each([
+    ['a required field missing', [{ title: 'ok' }, { title: 'ok' }, { title: 'ok' }, { probability: 5 }], 400, 'lead.create_many records[3].title is required'],
+    ['a wrong value', [{ title: 'ok', probability: 'many' }], 400, 'lead.create_many records[0].probability must be an integer'],
+    ['an unknown field', [{ title: 'ok' }, { title: 'ok', nope: 1 }], 400, 'unknown field lead.create_many records[1].nope'],
+    ['a governed field', [{ title: 'ok', stage: 'won' }], 400, 'lead.create_many records[0].stage is set by actions (qualify, win, lose), not by create'],
+    ['a record that is no object', [{ title: 'ok' }, 'x'], 400, 'lead.create_many records[1]: input must be a JSON object'],
+    // Found while writing, inside the transaction: the records before it are undone.
+    ['a ref to no record', [{ title: 'ok' }, { title: 'ok', party: '01M8452PGTZ3QHM2AWMARJ1NTB' }], 400, 'lead.create_many records[1].party: no party with id 01M8452PGTZ3QHM2AWMARJ1NTB'],
+    ['no records', [], 400, 'records must be an array of 1 to 1000 records'],
+    ['too many records', Array.from({ length: 1001 }, () => ({ title: 'x' })), 400, 'records must be an array of 1 to 1000 records'],
+  ])('refuses %s, naming the record, and writes nothing', async (_case, records, status, error) => {
+    const before = { leads: leadCount(), history: historyCount() };
+    const res = await t.command(admin, 'lead.create_many', { records });
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error } });
+    expect({ leads: leadCount(), history: historyCount() }).toEqual(before);
+    expect(rows("select outcome, status, error from rms_audit where command = 'lead.create_many' order by id desc limit 1")).toEqual([{ outcome: 'refused', status, error }]);
+  });
+
+  it('a unique value taken by an earlier record of the same call undoes the whole call', async () => {
+    const before = count('select count(*) as n from party');
+    const res = await t.command(admin, 'party.create_many', { records: [{ name: 'One', tax_id: 'BULK-1' }, { name: 'Two', tax_id: 'BULK-1' }] });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'party.create_many records[1].tax_id must be unique' } });
+    expect(count('select count(*) as n from party')).toBe(before);
+  });
+
+  it('a dry run answers what would be created and writes nothing', async () => {
+    const before = { leads: leadCount(), history: historyCount() };
+    const res = await t.command(admin, 'lead.create_many', { records: [{ title: 'Maybe' }], dry_run: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ dry_run: true, denied: [], value: { batch_id: null, count: 1, ids: [expect.any(String)] } });
+    expect(res.body.value.changes[0].changes.title).toEqual({ from: null, to: 'Maybe' });
+    expect({ leads: leadCount(), history: historyCount() }).toEqual(before);
+  });
+});
+
+describe('update_many', () => {
+  let tag: string;
+  let ids: string[];
+  beforeEach(async () => {
+    tag = freshTag();
+    ids = await makeLeads(tag, 3);
+  });
+
+  it('sets the fields on every record the filter selects, each with its history entry in one batch', async () => {
+    const res = await t.command(admin, 'lead.update_many', { filter: byTag(tag), set: { probability: 40, hot: true }, max_affected: 3 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.value).toEqual({
+      batch_id: expect.any(String),
+      count: 3,
+      ids,
+      changes: ids.map((id) => ({ id, changes: { probability: { from: null, to: 40 }, hot: { from: null, to: true } } })),
+    });
+    // The inspector shapes PostgreSQL's values as SQLite's: a bool is 1.
+    expect(rows(`select probability, hot from lead where lost_reason = ?`, tag)).toEqual(Array(3).fill({ probability: 40, hot: 1 }));
+    const entries = rows('select record_id, kind, command from rms_history where batch_id = ? order by record_id', res.body.value.batch_id);
+    expect(entries).toEqual(ids.map((id) => ({ record_id: id, kind: 'update', command: 'lead.update_many' })));
+  });
+
+  it('selects by ids; a governed field runs its action on each record', async () => {
+    const res = await t.command(admin, 'lead.update_many', { ids: [ids[0], ids[2]], set: { stage: 'qualified' }, max_affected: 2 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.value.ids).toEqual([ids[0], ids[2]]);
+    expect(rows('select id, stage from lead where lost_reason = ? order by id', tag)).toEqual([
+      { id: ids[0], stage: 'qualified' },
+      { id: ids[1], stage: 'new' },
+      { id: ids[2], stage: 'qualified' },
+    ]);
+  });
+
+  it.each([
+    ['no filter and no ids', { set: { probability: 1 }, max_affected: 5 }, 400, 'lead.update_many needs a filter or ids'],
+    ['an empty filter', { filter: [], set: { probability: 1 }, max_affected: 5 }, 400, 'lead.update_many needs a filter or ids'],
+    ['a filter and ids', { filter: [{ field: 'hot', op: 'eq', value: true }], ids: ['x'], set: { probability: 1 }, max_affected: 5 }, 400, 'lead.update_many takes a filter or ids, not both'],
+    ['no max_affected', { ids: ['x'], set: { probability: 1 } }, 400, 'max_affected is required'],
+    ['max_affected 0', { ids: ['x'], set: { probability: 1 }, max_affected: 0 }, 400, 'max_affected must be an integer from 1 to 10000'],
+    ['max_affected over the limit', { ids: ['x'], set: { probability: 1 }, max_affected: 10001 }, 400, 'max_affected must be an integer from 1 to 10000'],
+    ['no set', { ids: ['x'], max_affected: 1 }, 400, 'set must be an object of field values'],
+    ['an empty set', { ids: ['x'], set: {}, max_affected: 1 }, 400, 'lead.update_many set must give at least one field'],
+    ['an id in set', { ids: ['x'], set: { id: 'y' }, max_affected: 1 }, 400, 'lead.update_many set cannot give id'],
+    ['a required field emptied', { ids: ['x'], set: { title: null }, max_affected: 1 }, 400, 'lead.update_many set.title is required'],
+    ['an unknown field in set', { ids: ['x'], set: { nope: 1 }, max_affected: 1 }, 400, 'unknown field lead.update_many set.nope'],
+    ['an unknown key', { ids: ['x'], set: { probability: 1 }, max_affected: 1, limit: 5 }, 400, 'unknown field lead.limit'],
+    ['no ids', { ids: [], set: { probability: 1 }, max_affected: 1 }, 400, 'ids must be an array of 1 to 10000 record ids'],
+    ['a filter on an unknown field', { filter: [{ field: 'nope', op: 'eq', value: 1 }], set: { probability: 1 }, max_affected: 1 }, 400, 'unknown field lead.nope'],
+  ])('refuses %s', async (_case, input, status, error) => {
+    const res = await t.command(admin, 'lead.update_many', input);
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error } });
+  });
+
+  it('refuses more records than max_affected with 409, by filter and by ids, and changes nothing', async () => {
+    const before = historyCount();
+    const byFilter = await t.command(admin, 'lead.update_many', { filter: byTag(tag), set: { probability: 1 }, max_affected: 2 });
+    expect({ status: byFilter.status, body: byFilter.body }).toEqual({ status: 409, body: { error: 'lead.update_many would change 3 records, more than max_affected 2' } });
+    const byIds = await t.command(admin, 'lead.update_many', { ids, set: { probability: 1 }, max_affected: 1 });
+    expect({ status: byIds.status, body: byIds.body }).toEqual({ status: 409, body: { error: 'lead.update_many would change 3 records, more than max_affected 1' } });
+    expect(historyCount()).toBe(before);
+    expect(rows('select probability from lead where lost_reason = ?', tag)).toEqual(Array(3).fill({ probability: null }));
+  });
+
+  it('a record that fails undoes the records before it, and the refusal names it by id', async () => {
+    const missing = '01M8452PGTZ3QHM2AWMARJ1NTB';
+    const res = await t.command(admin, 'lead.update_many', { ids: [ids[0], missing], set: { probability: 7 }, max_affected: 2 });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: `lead.update_many record ${missing}: lead ${missing} not found` } });
+    // A move no action makes from one record's state.
+    await t.command(admin, 'lead.lose', { id: ids[1], lost_reason: tag });
+    const moved = await t.command(admin, 'lead.update_many', { filter: byTag(tag), set: { stage: 'qualified' }, max_affected: 3 });
+    expect({ status: moved.status, body: moved.body }).toEqual({ status: 400, body: { error: `lead.update_many record ${ids[1]}.stage cannot move from lost to qualified` } });
+    expect(rows('select stage, probability from lead where lost_reason = ? order by id', tag)).toEqual([
+      { stage: 'new', probability: null },
+      { stage: 'lost', probability: null },
+      { stage: 'new', probability: null },
+    ]);
+  });
+
+  it('a dry run answers the count, ids and each change, and writes nothing', async () => {
+    const before = historyCount();
+    const res = await t.command(admin, 'lead.update_many', { filter: byTag(tag), set: { probability: 90 }, max_affected: 3, dry_run: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ dry_run: true, denied: [], value: { batch_id: null, count: 3, ids, changes: ids.map((id) => ({ id, changes: { probability: { from: null, to: 90 } } })) } });
+    expect(historyCount()).toBe(before);
+    expect(rows('select probability from lead where lost_reason = ?', tag)).toEqual(Array(3).fill({ probability: null }));
+    const audit = rows("select outcome, dry_run from rms_audit where command = 'lead.update_many' order by id desc limit 1");
+    expect(audit.map((row) => ({ outcome: row.outcome, dry_run: Boolean(row.dry_run) }))).toEqual([{ outcome: 'executed', dry_run: true }]);
+  });
+
+  it("keeps to the caller's field rights: a withheld field does not exist, a read-only role has no bulk write", async () => {
+    const parties = await t.command(admin, 'party.create_many', { records: [{ name: 'P1' }, { name: 'P2' }] });
+    const partyIds = parties.body.value.ids as string[];
+    const withheld = await t.command(sales, 'party.update_many', { ids: partyIds, set: { tax_id: 'T' }, max_affected: 2 });
+    expect({ status: withheld.status, body: withheld.body }).toEqual({ status: 400, body: { error: 'unknown field party.update_many set.tax_id' } });
+    const seen = await t.command(sales, 'party.update_many', { ids: partyIds, set: { kind: 'company' }, max_affected: 2 });
+    expect(seen.status).toBe(200);
+    expect(seen.body.denied).toEqual(['party.tax_id']);
+    for (const name of ['create_many', 'update_many', 'delete_many']) {
+      expect((await t.command(accountant, `lead.${name}`, { ids, set: { probability: 1 }, max_affected: 3 })).status, name).toBe(404);
+    }
+  });
+});
+
+describe('delete_many', () => {
+  it('deletes the selected records with a history entry each, in one batch', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 3);
+    const res = await t.command(admin, 'lead.delete_many', { filter: byTag(tag), max_affected: 3 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.value).toMatchObject({ count: 3, ids });
+    expect(res.body.value.changes[0].changes.title).toEqual({ from: `${tag} 0`, to: null });
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(0);
+    expect(rows('select record_id, kind from rms_history where batch_id = ? order by record_id', res.body.value.batch_id)).toEqual(ids.map((id) => ({ record_id: id, kind: 'delete' })));
+  });
+
+  it('a record still referred to undoes the whole call, naming the record', async () => {
+    const parties = (await t.command(admin, 'party.create_many', { records: [{ name: 'Free' }, { name: 'Taken' }] })).body.value.ids as string[];
+    const lead = (await t.command(admin, 'lead.create', { title: 'Refers', party: parties[1] })).body.value.id;
+    const res = await t.command(admin, 'party.delete_many', { ids: parties, max_affected: 2 });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: `party.delete_many record ${parties[1]}: party ${parties[1]} is referred to by lead ${lead}` } });
+    expect(count('select count(*) as n from party where id in (?, ?)', parties[0], parties[1])).toBe(2);
+  });
+
+  it.each([
+    ['no selection', { max_affected: 1 }, 400, 'party.delete_many needs a filter or ids'],
+    ['more than max_affected', { ids: ['A', 'B'], max_affected: 1 }, 409, 'party.delete_many would change 2 records, more than max_affected 1'],
+    ['a set', { ids: ['A'], set: {}, max_affected: 1 }, 400, 'unknown field party.set'],
+  ])('refuses %s', async (_case, input, status, error) => {
+    const res = await t.command(admin, 'party.delete_many', input);
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error } });
+  });
+});
+
+describe('revert_batch', () => {
+  it('puts back every record an update_many changed, as one batch of reverts; a second time is a conflict', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2, { probability: 10 });
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 80, hot: true }, max_affected: 2 });
+    const entries = rows('select id from rms_history where batch_id = ? order by id', updated.body.value.batch_id).map((row) => row.id);
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.value).toEqual({
+      batch_id: expect.any(String),
+      count: 2,
+      ids,
+      changes: ids.map((id) => ({ id, changes: { probability: { from: 80, to: 10 }, hot: { from: true, to: null } } })),
+    });
+    expect(rows('select probability, hot from lead where lost_reason = ? order by id', tag)).toEqual([
+      { probability: 10, hot: null },
+      { probability: 10, hot: null },
+    ]);
+    expect(rows('select record_id, command, reverts from rms_history where batch_id = ? order by id', res.body.value.batch_id)).toEqual(
+      ids.map((id, i) => ({ record_id: id, command: 'lead.revert_batch', reverts: entries[i] })),
+    );
+    const again = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 409, body: { error: `lead.revert_batch record ${ids[0]}: lead ${ids[0]} changed since change ${entries[0]}` } });
+  });
+
+  it('a dry run answers the reverts and puts nothing back', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 1);
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 55 }, max_affected: 1 });
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id, dry_run: true });
+    expect(res.body).toEqual({ dry_run: true, denied: [], value: { batch_id: null, count: 1, ids, changes: [{ id: ids[0], changes: { probability: { from: 55, to: null } } }] } });
+    expect(rows('select probability from lead where id = ?', ids[0])).toEqual([{ probability: 55 }]);
+  });
+
+  it('a record changed since undoes the reverts before it', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2);
+    const updated = await t.command(admin, 'lead.update_many', { ids, set: { probability: 30 }, max_affected: 2 });
+    await t.command(admin, 'lead.update', { id: ids[1], probability: 31 });
+    const res = await t.command(admin, 'lead.revert_batch', { batch_id: updated.body.value.batch_id });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatch(new RegExp(`^lead.revert_batch record ${ids[1]}: lead ${ids[1]} changed since change `));
+    expect(rows('select probability from lead where lost_reason = ? order by id', tag)).toEqual([{ probability: 30 }, { probability: 31 }]);
+  });
+
+  it.each([
+    ['no batch_id', {}, 400, 'batch_id is required'],
+    ['an unknown batch', { batch_id: 'NOPE' }, 400, 'batch NOPE not found'],
+  ])('refuses %s', async (_case, input, status, error) => {
+    const res = await t.command(admin, 'lead.revert_batch', input);
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error } });
+  });
+
+  it("refuses a batch of create_many or delete_many, and another model's batch", async () => {
+    const created = await t.command(admin, 'lead.create_many', { records: [{ title: 'Not undone' }] });
+    const batch = created.body.value.batch_id as string;
+    expect((await t.command(admin, 'lead.revert_batch', { batch_id: batch })).body).toEqual({ error: `batch ${batch} cannot be reverted` });
+    const other = await t.command(admin, 'party.revert_batch', { batch_id: batch });
+    expect({ status: other.status, body: other.body }).toEqual({ status: 400, body: { error: `batch ${batch} not found` } });
+  });
+});
+
+describe('agents', () => {
+  it('have delete_many only: the bulk commands carrying field values are 404, as commands they may not use', async () => {
+    for (const name of ['create_many', 'update_many', 'revert_batch']) {
+      const res = await t.command(agent, `lead.${name}`, { records: [{ title: 'x' }], ids: ['x'], max_affected: 1 });
+      expect({ status: res.status, body: res.body }, name).toEqual({ status: 404, body: { error: 'not found' } });
+    }
+    const listed = await t.request('GET', '/api/commands', undefined, agent);
+    expect((listed.body.commands as { id: string }[]).map((command) => command.id).filter((id) => /_(many|batch)$/.test(id))).toEqual(['party.delete_many', 'lead.delete_many']);
+  });
+
+  it("an agent's delete_many is a plan of the ids its filter selects, capped at 100 records", async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2);
+    const capped = await t.command(agent, 'lead.delete_many', { filter: byTag(tag), max_affected: 101 });
+    expect({ status: capped.status, body: capped.body }).toEqual({ status: 400, body: { error: 'max_affected may be at most 100 for an agent' } });
+    const proposed = await t.command(agent, 'lead.delete_many', { filter: byTag(tag), max_affected: 2 });
+    expect(proposed.status).toBe(202);
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, admin);
+    expect(plan.body.plan.input).toEqual({ ids, max_affected: 2 });
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(2);
+    expect((await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
+    expect(count('select count(*) as n from lead where lost_reason = ?', tag)).toBe(0);
+  });
+});
