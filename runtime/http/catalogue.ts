@@ -6,6 +6,7 @@
 import { Router, type Request, type Response } from 'express';
 import { DEFAULT_SERVICE_INFO, type ActionInfo, type CallerInfo, type CommandInfo, type CommandsAnswer, type FieldInfo, type LineListInfo, type MetaAnswer, type ModelInfo, type ModuleInfo, type ServiceAnswer, type ServiceInfo } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
+import { NOT_AN_AGENTS_KINDS } from '../command-kinds.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { FieldMeta, Registry } from '../registry.ts';
 import { rightsOf, type CallerRights, type FieldRights } from '../rights.ts';
@@ -138,6 +139,8 @@ function decidesPlans(registry: Registry, rights: CallerRights): boolean {
   return Object.values(registry.commands).some(
     (command) =>
       rights.commands.has(command.id) &&
+      // A command no agent may have (erase, most bulk commands) is never in a plan.
+      !NOT_AN_AGENTS_KINDS.has(command.kind) &&
       (command.needsApproval ||
         (command.kind === 'update' && (registry.models[command.model]?.actions ?? []).some((action) => action.needsApproval && rights.commands.has(`${command.model}.${action.name}`)))),
   );

@@ -4,13 +4,9 @@
  * with --reads-only) and the plans decided before it, keeps a pending plan's rows and everything
  * made since, says how many, and refuses a date that is not one, or one after today, changing nothing.
  */
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
-const CLI = FIXTURE_CLI;
 
 let t: TestServer;
 let admin: string;
@@ -21,11 +17,14 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function prune(...args: string[]) {
-  const env = { ...process.env };
-  delete env.RMS_DB;
-  const result = spawnSync(process.execPath, [CLI, 'audit', 'prune', ...args, '--db', t.dbUrl], { env, encoding: 'utf8', timeout: 60_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+/**
+ * `rmsgen audit prune` in a child process, awaited: the test server runs in this process, and a
+ * synchronous spawn would stop its event loop long enough for its idle keep-alive connections to
+ * be closed under the next request (ECONNRESET).
+ */
+async function prune(...args: string[]) {
+  const result = await runFixtureCli(['audit', 'prune', ...args, '--db', t.dbUrl]);
+  return { status: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
 const rows = async () => (await t.server.db('rms_audit').select('command', 'access', 'outcome').orderBy('id')) as { command: string; access: string; outcome: string }[];
@@ -59,11 +58,11 @@ describe('rmsgen audit prune', () => {
       'lead.update write executed',
     ]);
 
-    expect(prune('--before', '2024-03-01', '--reads-only')).toEqual({ status: 0, stdout: 'removed 0 audit rows of reads made before 2024-03-01\n', stderr: '' });
-    expect(prune('--before', '2024-03-02', '--reads-only')).toEqual({ status: 0, stdout: 'removed 2 audit rows of reads made before 2024-03-02\n', stderr: '' });
+    expect(await prune('--before', '2024-03-01', '--reads-only')).toEqual({ status: 0, stdout: 'removed 0 audit rows of reads made before 2024-03-01\n', stderr: '' });
+    expect(await prune('--before', '2024-03-02', '--reads-only')).toEqual({ status: 0, stdout: 'removed 2 audit rows of reads made before 2024-03-02\n', stderr: '' });
     expect(await rows()).toEqual(before.filter((_, index) => index !== 1 && index !== 2));
 
-    expect(prune('--before', '2024-03-02')).toEqual({ status: 0, stdout: 'removed 4 audit rows made before 2024-03-02, and 1 plan decided before then\n', stderr: '' });
+    expect(await prune('--before', '2024-03-02')).toEqual({ status: 0, stdout: 'removed 4 audit rows made before 2024-03-02, and 1 plan decided before then\n', stderr: '' });
     expect(await rows()).toEqual([before[3], before[7], before[8]]);
     expect(await t.server.db('rms_plans').pluck('id')).toEqual([pending]);
     // The pending plan still stands: a person can decide it.
@@ -73,10 +72,10 @@ describe('rmsgen audit prune', () => {
   it('refuses what is not a calendar date, or a day after today, removing nothing', async () => {
     const before = await rows();
     for (const [bad, readsOnly] of [['2024-02-30', false], ['2024-13-01', true], ['yesterday', false], ['2024-3-1', true]] as const) {
-      expect(prune('--before', bad, ...(readsOnly ? ['--reads-only'] : []))).toEqual({ status: 1, stdout: '', stderr: `invalid --before ${bad}: use a real calendar date YYYY-MM-DD\n` });
+      expect(await prune('--before', bad, ...(readsOnly ? ['--reads-only'] : []))).toEqual({ status: 1, stdout: '', stderr: `invalid --before ${bad}: use a real calendar date YYYY-MM-DD\n` });
     }
     const today = new Date().toISOString().slice(0, 10);
-    expect(prune('--before', '2999-01-01')).toEqual({ status: 1, stdout: '', stderr: `--before 2999-01-01 is after today (${today}): that would remove rows not yet made; use today or an earlier day\n` });
+    expect(await prune('--before', '2999-01-01')).toEqual({ status: 1, stdout: '', stderr: `--before 2999-01-01 is after today (${today}): that would remove rows not yet made; use today or an earlier day\n` });
     expect(await rows()).toEqual(before);
   }, 120_000);
 });

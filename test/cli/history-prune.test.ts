@@ -3,13 +3,9 @@
  * RMS_TEST_PG_URL) PostgreSQL: it removes the entries made before that day and no others, says how
  * many, and refuses a date that is not one, or one after today, changing nothing.
  */
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-
-/** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
-const CLI = FIXTURE_CLI;
 
 let t: TestServer;
 let admin: string;
@@ -20,11 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function prune(before: string) {
-  const env = { ...process.env };
-  delete env.RMS_DB;
-  const result = spawnSync(process.execPath, [CLI, 'history', 'prune', '--before', before, '--db', t.dbUrl], { env, encoding: 'utf8', timeout: 60_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+/** `rmsgen history prune` in a child process, awaited (see test/cli/audit-prune.test.ts for why not a synchronous spawn). */
+async function prune(before: string) {
+  const result = await runFixtureCli(['history', 'prune', '--before', before, '--db', t.dbUrl]);
+  return { status: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
 const entries = () => t.inspect((db) => (db.prepare('select record_id, at from rms_history order by id').all() as { record_id: string; at: string }[]).map((row) => row.record_id));
@@ -40,9 +35,9 @@ describe('rmsgen history prune', () => {
     });
     expect(entries()).toEqual([old, old, recent]);
 
-    const kept = prune('2024-03-01');
+    const kept = await prune('2024-03-01');
     expect(kept).toEqual({ status: 0, stdout: 'removed 0 history entries made before 2024-03-01\n', stderr: '' });
-    const removed = prune('2024-03-02');
+    const removed = await prune('2024-03-02');
     expect(removed).toEqual({ status: 0, stdout: 'removed 2 history entries made before 2024-03-02\n', stderr: '' });
     expect(entries()).toEqual([recent]);
     // The records keep their values; their history starts later now.
@@ -50,13 +45,13 @@ describe('rmsgen history prune', () => {
     expect((await t.command(admin, 'lead.history', { id: old })).body.value).toEqual({ rows: [], total: 0 });
   });
 
-  it('refuses what is not a calendar date, or a day after today, removing nothing', () => {
+  it('refuses what is not a calendar date, or a day after today, removing nothing', async () => {
     const before = entries();
     for (const bad of ['2024-02-30', '2024-13-01', 'yesterday', '2024-3-1']) {
-      expect(prune(bad)).toEqual({ status: 1, stdout: '', stderr: `invalid --before ${bad}: use a real calendar date YYYY-MM-DD\n` });
+      expect(await prune(bad)).toEqual({ status: 1, stdout: '', stderr: `invalid --before ${bad}: use a real calendar date YYYY-MM-DD\n` });
     }
     const today = new Date().toISOString().slice(0, 10);
-    expect(prune('2999-01-01')).toEqual({ status: 1, stdout: '', stderr: `--before 2999-01-01 is after today (${today}): that would remove entries not yet made; use today or an earlier day\n` });
+    expect(await prune('2999-01-01')).toEqual({ status: 1, stdout: '', stderr: `--before 2999-01-01 is after today (${today}): that would remove entries not yet made; use today or an earlier day\n` });
     expect(entries()).toEqual(before);
   });
 });
