@@ -240,7 +240,7 @@ describe('sign-in: failures per client address', () => {
   async function guessedUsernames(s: TestServer): Promise<string[]> {
     const usernames = Array.from({ length: 30 }, (_, i) => `guess${i}`);
     const admin = await s.server.db('rms_people').where('username', 'admin').first();
-    await s.server.db('rms_people').insert(usernames.slice(0, 25).map((username, i) => ({ ...admin, id: `${admin.id.slice(0, -2)}${String(i).padStart(2, '0')}`, username, roles: '[]' })));
+    await s.server.db('rms_people').insert(usernames.slice(0, 25).map((username, i) => ({ ...admin, id: `guessed-person-${i}`, username, roles: '[]' })));
     return usernames;
   }
 
