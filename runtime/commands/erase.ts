@@ -13,7 +13,6 @@
  * values. An id that was never a record's is `<model> <id> not found`.
  */
 import type { Knex } from 'knex';
-import type { ErasureInfo } from '../api-shapes.ts';
 import { eraseFromAudit, collectAuditValues } from '../audit/erase.ts';
 import { auditActor } from '../audit/store.ts';
 import { searchDesign } from '../db/migrate/index-design.ts';
@@ -26,34 +25,8 @@ import { eraseMaskedValues, forgetBindings } from '../masking/erase.ts';
 import { collectPlanValues, eraseFromPlans } from '../plans/erase.ts';
 import type { StoredLine } from '../registry.ts';
 import { linesOfRecord } from './documents.ts';
+import type { ErasedFields, ErasureResult } from './results.ts';
 import type { CommandContext, CompiledModel, RecordService } from './types.ts';
-
-/**
- * The fields an erasure emptied, as the command path's record change (`RecordChange` of
- * handlers.ts) says a write's: history names them with the marker, never their values.
- */
-export interface ErasedFields {
-  readonly recordId: string;
-  readonly givenFields: readonly string[];
-  readonly before: Readonly<Record<string, unknown>>;
-  /** What each holds now: empty, or a required field's erased value (runtime/erased.ts). */
-  readonly after: Readonly<Record<string, unknown>>;
-  readonly kept: Readonly<Record<string, unknown>>;
-  readonly lines?: Readonly<Record<string, LinesChange>>;
-  /** Line values a write gave and kept (RecordChange's): an erasure gives none. */
-  readonly linesKept?: never;
-}
-
-/** What an erasure gives the command path: the answer, the history entry's change, and what to do once it committed. */
-export interface ErasureResult {
-  readonly shape: 'erased';
-  readonly recordId: string;
-  readonly erased: ErasureInfo;
-  /** The fields it emptied; none when the record held nothing personal. */
-  readonly change?: ErasedFields;
-  /** After the transaction commits (SQLite: the write-ahead log's old pages, which held the values, are checkpointed away). */
-  readonly afterCommit?: () => Promise<void>;
-}
 
 /** The erased values, in the erasure's transaction: everything else that keeps a copy of records forgets them here. */
 export interface Erasure {

@@ -3,11 +3,11 @@
  * what each write changed, from which run.ts keeps history, bindings and the audit trail.
  */
 import type { Knex } from 'knex';
+import type { ErasureInfo } from '../api-shapes.ts';
 import type { HistoryEntry } from '../history/store.ts';
 import type { TokenFor } from '../masking/bindings.ts';
 import type { StoredRecord } from '../registry.ts';
 import type { LinesChange } from './documents.ts';
-import type { ErasureResult } from './erase.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
 
 /**
@@ -33,6 +33,24 @@ export interface RecordChange {
   readonly linesKept?: Readonly<Record<string, readonly KeptLineFields[]>>;
   /** An action's inputs that are not fields of the record, as given. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The fields an erasure emptied, as a record change (commands/erase.ts): `after` holds what each
+ * holds now (empty, or a required field's erased value, runtime/erased.ts); history names them with
+ * the marker, never their values. An erasure has no action inputs and keeps no line values.
+ */
+export type ErasedFields = Omit<RecordChange, 'inputs' | 'linesKept'> & { readonly linesKept?: never };
+
+/** What an erasure gives the command path: the answer, the history entry's change, and what to do once it committed. */
+export interface ErasureResult {
+  readonly shape: 'erased';
+  readonly recordId: string;
+  readonly erased: ErasureInfo;
+  /** The fields it emptied; none when the record held nothing personal. */
+  readonly change?: ErasedFields;
+  /** After the transaction commits (SQLite: the write-ahead log's old pages, which held the values, are checkpointed away). */
+  readonly afterCommit?: () => Promise<void>;
 }
 
 /** Fields an update gave a line it kept, whose values did not change, with those values. */
