@@ -114,18 +114,10 @@ class TableWriter {
     } else {
       const bindings = this.bindings;
       this.bindings = [];
-      const client = trx.client as { acquireConnection(): Promise<SqliteConnection>; releaseConnection(connection: unknown): unknown };
-      const connection = await client.acquireConnection();
-      try {
+      await this.onConnection<SqliteConnection>(trx, (connection) => {
         const statement = rows === this.rowsPerStatement ? (this.prepared.get(connection) ?? this.prepareFull(connection)) : connection.prepare(this.sqliteInsert(rows));
         statement.run(bindings);
-      } catch (error) {
-        const refusal = this.unique && duplicateOf(error, this.unique);
-        if (refusal) throw badRequest(refusal);
-        throw error;
-      } finally {
-        await client.releaseConnection(connection);
-      }
+      });
     }
     this.written += rows;
   }
@@ -139,10 +131,18 @@ class TableWriter {
 
   /** PostgreSQL: the rows' column arrays, on the transaction's own connection (knex hands it out), without knex's formatting of the arrays. */
   private async sendPostgres(trx: Knex, values: unknown[][]): Promise<void> {
-    const client = trx.client as { acquireConnection(): Promise<{ query(text: string, values: unknown[]): Promise<unknown> }>; releaseConnection(connection: unknown): unknown };
+    await this.onConnection<{ query(text: string, values: unknown[]): Promise<unknown> }>(trx, (connection) => connection.query(this.fullInsert, values));
+  }
+
+  /**
+   * Runs `write` on the transaction's own connection (knex hands it out), bypassing knex's
+   * formatting; a duplicate of one of the model's uniques is the seed's 400, as the write path says it.
+   */
+  private async onConnection<Connection>(trx: Knex, write: (connection: Connection) => unknown): Promise<void> {
+    const client = trx.client as { acquireConnection(): Promise<Connection>; releaseConnection(connection: unknown): unknown };
     const connection = await client.acquireConnection();
     try {
-      await connection.query(this.fullInsert, values);
+      await write(connection);
     } catch (error) {
       const refusal = this.unique && duplicateOf(error, this.unique);
       if (refusal) throw badRequest(refusal);
