@@ -7,3 +7,6 @@ export interface Project {
 }
 
 export function findProject(from: string, packageRoot: string): Project;
+
+/** See bin/project.js. */
+export const SERVER_COMMANDS: ReadonlySet<string>;

@@ -49,3 +49,11 @@ function realPath(path) {
     return resolve(path);
   }
 }
+
+/**
+ * The first words of the server's commands (runtime/cli.ts registers them): bin/rmsgen.js runs these
+ * compiled (dist/server/), everything else through the TypeScript CLI. A server command missing
+ * here would still work, but load tsx and the runtime from source each time (test/cli/commands.test.ts
+ * checks the two lists agree).
+ */
+export const SERVER_COMMANDS = new Set(['serve', 'migrate', 'seed', 'history', 'audit', 'user', 'backup', 'restore']);

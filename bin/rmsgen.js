@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Two ways in. The server's commands (`serve`, `migrate`, `seed`, `history …`, `user …`, `backup`, `restore`) run the compiled server in
+// Two ways in. The server's commands (`serve`, `migrate`, `seed`, `history …`, `audit …`, `user …`, `backup`, `restore`: SERVER_COMMANDS) run the compiled server in
 // dist/server/ (plain JavaScript built by `npm install` and `rmsgen build`, see bin/compile.ts):
 // no TypeScript compiler, generator or esbuild in the process, and nothing compiled at start. The
 // rest (`build`, `check`, help) is the TypeScript CLI, bin/cli.ts, which tsx runs as it is so that
@@ -11,9 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { findProject } from './project.js';
-
-const SERVER_COMMANDS = new Set(['serve', 'migrate', 'seed', 'history', 'user', 'backup', 'restore']);
+import { findProject, SERVER_COMMANDS } from './project.js';
 
 if (SERVER_COMMANDS.has(process.argv[2])) {
   const project = findProject(process.cwd(), fileURLToPath(new URL('..', import.meta.url)));

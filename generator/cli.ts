@@ -6,13 +6,23 @@
 import type { Command } from 'commander';
 import { allCommands, allModels, type ModuleIR } from './ir.ts';
 import { RmsgenError } from './errors.ts';
-import { logicProblems } from './check-logic.ts';
-import { typeProblems } from './diagnostics.ts';
-import { loadModules } from './load.ts';
-import { generate, loadProject } from './pipeline.ts';
-import { validate } from './validate/index.ts';
 import { renderProblem, type Problem } from './problems.ts';
 import { diffOutput, writeOutput } from './write.ts';
+
+/**
+ * What reads and checks definitions brings ts-morph and TypeScript, about a second of loading: only
+ * `build` and `check` load it, not help, `init` or a refused option of `dev`.
+ */
+async function pipeline() {
+  const [{ logicProblems }, { typeProblems }, { loadModules }, { generate, loadProject }, { validate }] = await Promise.all([
+    import('./check-logic.ts'),
+    import('./diagnostics.ts'),
+    import('./load.ts'),
+    import('./pipeline.ts'),
+    import('./validate/index.ts'),
+  ]);
+  return { logicProblems, typeProblems, loadModules, generate, loadProject, validate };
+}
 
 interface BuildOptions {
   readonly check?: boolean;
@@ -36,6 +46,7 @@ async function reportingErrors(run: () => Promise<void>): Promise<void> {
 }
 
 export async function runBuild(options: BuildOptions): Promise<void> {
+  const { loadProject, generate, logicProblems } = await pipeline();
   const ir = await loadProject(options.modules);
   const files = generate(ir, options.out);
   // The module files' functions, type-checked in their generated copies: nothing is written while one does not check.
@@ -62,6 +73,7 @@ export async function runBuild(options: BuildOptions): Promise<void> {
 }
 
 export async function runCheck(options: { readonly modules: string }): Promise<void> {
+  const { loadModules, validate, typeProblems, logicProblems, generate } = await pipeline();
   const loaded = await loadModules(options.modules);
   const ir = validate(loaded);
   // What validation cannot see: type errors in the module files (helpers, imports, annotations).
