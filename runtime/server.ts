@@ -94,6 +94,12 @@ export interface ServerOptions {
    * log. Default `data/initial-admin-password` in the working directory (`DEFAULT_ADMIN_PASSWORD_FILE`).
    */
   readonly adminPasswordFile?: string;
+  /**
+   * bcrypt's cost for the first admin's hash: default 10 (`BCRYPT_COST`). Only tests lower it (to 4,
+   * bcrypt's least), as test set-ups of other frameworks do: a cost-10 hash takes a tenth of a
+   * second of CPU at each of the suite's hundreds of server starts, and sign-in checks either alike.
+   */
+  readonly passwordHashCost?: number;
   /** Operator-facing lines (`listening on …`). Default: stdout. */
   readonly log?: (line: string) => void;
   /** Unexpected errors (answered 500 without details), with the id of the request they happened in. Default: stderr, in `logFormat`. */
@@ -195,7 +201,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Additive: creates what this version is missing; drops and kind changes wait for `rmsgen migrate`.
     const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
     for (const line of [...changes.filter(isAddedIndex), ...leftInPlace]) log(line);
-    const admin = await ensureAdminUser(db, options.adminPassword === undefined ? {} : { password: options.adminPassword });
+    const admin = await ensureAdminUser(db, {
+      ...(options.adminPassword === undefined ? {} : { password: options.adminPassword }),
+      ...(options.passwordHashCost === undefined ? {} : { hashCost: options.passwordHashCost }),
+    });
     if (admin.created && admin.password !== undefined) log(keepGeneratedPassword(options.adminPasswordFile ?? DEFAULT_ADMIN_PASSWORD_FILE, admin.password));
 
     const clock = options.clock ?? systemClock;

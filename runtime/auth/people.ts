@@ -55,8 +55,11 @@ export function checkPassword(password: string): void {
   if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) throw new AuthInputError(`password must be at most ${MAX_PASSWORD_BYTES} bytes`);
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_COST);
+/** bcrypt's smallest cost, the least `hashCost` may be. */
+export const MIN_BCRYPT_COST = 4;
+
+export function hashPassword(password: string, cost: number = BCRYPT_COST): Promise<string> {
+  return bcrypt.hash(password, cost);
 }
 
 export function toPerson(row: PersonRow): Person {
@@ -106,7 +109,7 @@ export interface NewPerson {
 }
 
 /** Creates a person; throws AuthInputError when the username is taken or the input is weak. */
-export async function createPerson(db: Knex, input: NewPerson): Promise<Person> {
+export async function createPerson(db: Knex, input: NewPerson, hashCost: number = BCRYPT_COST): Promise<Person> {
   const username = normalizeUsername(input.username);
   checkUsername(username);
   checkPassword(input.password);
@@ -114,7 +117,7 @@ export async function createPerson(db: Knex, input: NewPerson): Promise<Person> 
   const row: PersonRow = {
     id: newId(),
     username,
-    password_hash: await hashPassword(input.password),
+    password_hash: await hashPassword(input.password, hashCost),
     roles: JSON.stringify(normalizeRoles(input.roles)),
     disabled: false,
     created_at: isoNow(),
@@ -180,7 +183,7 @@ export function generatePassword(): string {
  * given, else a random one returned in `password` so the caller can hand it over once (the server
  * writes it to a file only its user can read, never to the log).
  */
-export async function ensureAdminUser(db: Knex, options: { password?: string } = {}): Promise<{ created: boolean; password?: string }> {
+export async function ensureAdminUser(db: Knex, options: { password?: string; hashCost?: number } = {}): Promise<{ created: boolean; password?: string }> {
   const any = await db(PEOPLE_TABLE).select('id').first();
   if (any) return { created: false };
   const given = options.password !== undefined && options.password !== '' ? options.password : undefined;
@@ -193,7 +196,7 @@ export async function ensureAdminUser(db: Knex, options: { password?: string } =
   }
   const password = given ?? generatePassword();
   try {
-    await createPerson(db, { username: 'admin', password, roles: ['admin'] });
+    await createPerson(db, { username: 'admin', password, roles: ['admin'] }, options.hashCost);
   } catch (err) {
     // Another instance starting at the same moment created it first.
     if (err instanceof AuthInputError && (await findPerson(db, 'admin'))) return { created: false };

@@ -9,12 +9,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import bcrypt from 'bcryptjs';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { registry } from '../fixtures/generated/registry.ts';
 import { createPerson } from '../../runtime/auth/index.ts';
-import { normalizeUsername } from '../../runtime/auth/people.ts';
+import { BCRYPT_COST, MIN_BCRYPT_COST } from '../../runtime/auth/people.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import type { ServerExtension } from '../../runtime/extension.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../runtime/server.ts';
@@ -84,16 +83,14 @@ export interface TestServerOptions {
   readonly log?: ServerOptions['log'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
-   * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
-   * that each sign-in checks in about a millisecond instead of a tenth of a second: the cost is not
-   * what most tests are about, and sign-in runs the same code on either hash. Tests of the stored
-   * hash itself ask for the real ones.
+   * `addPerson`'s hashes are made at cost 4 (the server's `passwordHashCost`), so that each hash and
+   * sign-in takes about a millisecond instead of a tenth of a second: the cost is not what most
+   * tests are about, and sign-in runs the same code on either hash. Tests of the stored hash itself
+   * ask for the real ones.
    */
   readonly realPasswordHashes?: boolean;
 }
 
-/** bcrypt's minimum cost: see `realPasswordHashes`. */
-const CHEAP_HASH_COST = 4;
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'rmsgen-test-'));
@@ -109,6 +106,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     port: 0,
     adminPassword: ADMIN_PASSWORD,
+    ...(options.realPasswordHashes ? {} : { passwordHashCost: MIN_BCRYPT_COST }),
     log: options.log ?? (() => {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.pruneBatches ? { pruneBatches: options.pruneBatches } : {}),
@@ -126,11 +124,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     throw error;
   });
   const url = server.url;
-  async function cheapenHash(username: string, password: string): Promise<void> {
-    if (options.realPasswordHashes) return;
-    await server.db('rms_people').where('username', normalizeUsername(username)).update({ password_hash: await bcrypt.hash(password, CHEAP_HASH_COST) });
-  }
-  await cheapenHash('admin', ADMIN_PASSWORD);
+  const hashCost = options.realPasswordHashes ? BCRYPT_COST : MIN_BCRYPT_COST;
 
   async function request(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<TestResponse> {
     const init: RequestInit = { method, headers: { ...headers } };
@@ -170,8 +164,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return answer;
     },
     async addPerson(username, roles, password = `${username}-test-password`) {
-      await createPerson(server.db, { username, password, roles });
-      await cheapenHash(username, password);
+      await createPerson(server.db, { username, password, roles }, hashCost);
       return login(username, password);
     },
     inspect(fn) {
