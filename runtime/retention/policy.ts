@@ -44,6 +44,8 @@ export interface PruneCutoffs {
   readonly historyBefore?: string;
   /** Masking tokens and bindings of agent tokens revoked or expired before it. */
   readonly agentsGoneBefore?: string;
+  /** Sessions (people's sign-ins) revoked or expired before it: in the server's passes, the pass's own instant, whatever the policy. */
+  readonly sessionsGoneBefore?: string;
 }
 
 /** The cutoffs of the policy at `now` (ms since the epoch). */
@@ -54,6 +56,8 @@ export function cutoffsAt(policy: RetentionPolicy, now: number): PruneCutoffs {
   // A reads' window longer than the trail's is the trail's: reads go with the rest.
   const readsBefore = reads !== undefined && (audit === undefined || reads > audit) ? reads : undefined;
   return {
+    // A session that has ended can never be used again, and nothing refers to it (the audit names the person).
+    sessionsGoneBefore: new Date(now).toISOString(),
     ...(readsBefore !== undefined ? { auditReadsBefore: readsBefore } : {}),
     ...(audit !== undefined ? { auditBefore: audit } : {}),
     ...(before(policy.historyMs) !== undefined ? { historyBefore: before(policy.historyMs)! } : {}),

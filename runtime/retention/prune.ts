@@ -11,6 +11,9 @@
  * - History entries made before theirs.
  * - Masking tokens and bindings of agent tokens revoked or expired before theirs: such a token can
  *   no longer act, so no answer depends on its tokens staying stable. A live agent's are kept.
+ * - Sessions that have ended (signed out, revoked or expired): they can never be used again. Sign-in
+ *   removes a person's own expired ones; this removes everyone's, signed in again or not. Agent
+ *   tokens stay: plans and the audit trail name them.
  */
 import type { Knex } from 'knex';
 import { AUDIT_TABLE } from '../audit/store.ts';
@@ -30,12 +33,13 @@ export interface PruneReport {
   readonly history: number;
   readonly maskTokens: number;
   readonly bindings: number;
+  readonly sessions: number;
 }
 
-export const EMPTY_REPORT: PruneReport = { auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0 };
+export const EMPTY_REPORT: PruneReport = { auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 0 };
 
 export async function prune(db: Knex, cutoffs: PruneCutoffs, options: BatchOptions = {}): Promise<PruneReport> {
-  const { auditReadsBefore, auditBefore, historyBefore, agentsGoneBefore } = cutoffs;
+  const { auditReadsBefore, auditBefore, historyBefore, agentsGoneBefore, sessionsGoneBefore } = cutoffs;
   const step = (table: string, keys: readonly string[], where: (query: Knex.QueryBuilder) => void) => deleteInBatches(db, table, keys, where, options);
 
   const auditReads = auditReadsBefore === undefined ? 0 : await step(AUDIT_TABLE, ['id'], (query) => query.where('access', 'read').andWhere('at', '<', auditReadsBefore));
@@ -64,7 +68,14 @@ export async function prune(db: Knex, cutoffs: PruneCutoffs, options: BatchOptio
     bindings = await step(MASK_BINDINGS_TABLE, ['agent_token_id', 'model', 'record_id', 'field'], (query) => query.whereIn('agent_token_id', gone()));
   }
 
-  return { auditReads, audit, plans, history, maskTokens, bindings };
+  const sessions =
+    sessionsGoneBefore === undefined
+      ? 0
+      : await step(TOKENS_TABLE, ['id'], (query) =>
+          query.where('kind', 'session').andWhere((ended) => ended.where('expires_at', '<', sessionsGoneBefore).orWhere('revoked_at', '<', sessionsGoneBefore)),
+        );
+
+  return { auditReads, audit, plans, history, maskTokens, bindings, sessions };
 }
 
 /** Whether a pass removed anything. */

@@ -61,6 +61,7 @@ const TARGETS: readonly [string, (report: PruneReport) => number][] = [
   ['plans', (report) => report.plans],
   ['history', (report) => report.history],
   ['masking', (report) => report.maskTokens + report.bindings],
+  ['sessions', (report) => report.sessions],
 ];
 
 /** Creates the pruner and starts its timer (unref'd: it never keeps a process alive). */
@@ -129,6 +130,7 @@ export function describePass(report: PruneReport): string {
     `${report.history} history entries`,
     `${report.maskTokens} masking tokens`,
     `${report.bindings} masking bindings`,
+    `${report.sessions} ended sessions`,
   ];
   return `retention: removed ${parts.join(', ')}`;
 }

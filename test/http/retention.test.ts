@@ -2,8 +2,8 @@
  * Background retention through the real server, on SQLite and (under RMS_TEST_PG_URL) PostgreSQL:
  * rows are made by real requests, then the server's clock (a TestClock) is moved past each window
  * in turn and a pass is run, so that each step removes exactly what fell out of its window and
- * nothing within one: reads after their own window, masking state of a revoked agent (a live
- * agent's kept), history entries, then the trail and the plans decided before its cutoff (a pending
+ * nothing within one: ended sessions at once (a live one kept), reads after their own window,
+ * masking state of a revoked agent (a live agent's kept), history entries, then the trail and the plans decided before its cutoff (a pending
  * plan keeps its rows). The timer runs passes by itself, the pass logs counts only, and the
  * metrics count the runs.
  */
@@ -68,6 +68,12 @@ describe('background retention', () => {
     const rejectedPlan = (await ok(t.command(live.token, 'lead.delete', { id: rejectedLead }), 202)).plan_id as string;
     await ok(t.request('POST', `/api/reject/${rejectedPlan}`, undefined, admin));
 
+    // A session signed out: it can never be used again.
+    const signedOut = await t.login();
+    await ok(t.request('POST', '/api/auth/logout', undefined, signedOut));
+    const sessions = () => ids('rms_tokens', (query) => query.where('kind', 'session'));
+    expect((await sessions()).length).toBe(2);
+
     await new Promise((resolve) => setTimeout(resolve, 5));
     const boundary = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -84,14 +90,18 @@ describe('background retention', () => {
     const allAudit = await ids('rms_audit');
     expect([oldReads.length, newReads.length, newWrites.length]).toEqual([3, 2, 1]);
 
-    // Nothing is out of any window yet.
+    // Nothing is out of any window yet, but the signed-out session goes at once; the admin's stays and works.
     clock.advance(at(boundary) - clock.now());
-    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0 });
+    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1 });
     expect(await ids('rms_audit')).toEqual(allAudit);
+    expect((await sessions()).length).toBe(1);
+    expect((await t.request('GET', '/api/meta', undefined, admin)).status).toBe(200);
+    expect((await t.request('GET', '/api/meta', undefined, signedOut)).status).toBe(401);
 
-    // Two days on: the reads made before the boundary go, every other row stays.
+    // Two days on: the reads made before the boundary go, and the admin's session, expired; every other row stays.
     clock.advance(2 * DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 3, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0 });
+    expect((await pass()).report).toEqual({ auditReads: 3, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1 });
+    expect(await sessions()).toEqual([]);
     expect(await ids('rms_audit')).toEqual(allAudit.filter((id) => !oldReads.includes(id)));
 
     // Three days on: the reads after the boundary are out of their window too; the revoked agent's
@@ -102,7 +112,7 @@ describe('background retention', () => {
     expect(goneTokens).toBeGreaterThan(0);
     expect(goneBindings).toBeGreaterThan(0);
     clock.advance(DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 2, audit: 0, plans: 0, history: 0, maskTokens: goneTokens, bindings: goneBindings });
+    expect((await pass()).report).toEqual({ auditReads: 2, audit: 0, plans: 0, history: 0, maskTokens: goneTokens, bindings: goneBindings, sessions: 0 });
     expect(await ids('rms_audit')).toEqual(allAudit.filter((id) => !oldReads.includes(id) && !newReads.includes(id)));
     expect([await count('rms_mask_tokens', { agent_token_id: gone.id }), await count('rms_mask_bindings', { agent_token_id: gone.id })]).toEqual([0, 0]);
     expect(await count('rms_mask_tokens', { agent_token_id: live.id })).toBe(liveTokens);
@@ -112,7 +122,7 @@ describe('background retention', () => {
     const newHistory = await ids('rms_history', (query) => query.where('at', '>=', boundary));
     expect(oldHistory.length).toBe(4);
     clock.advance(2 * DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 4, maskTokens: 0, bindings: 0 });
+    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 4, maskTokens: 0, bindings: 0, sessions: 0 });
     expect(await ids('rms_history')).toEqual(newHistory);
 
     // Ten days on: the trail before the boundary goes, with the rejected plan; the pending plan and
@@ -121,7 +131,7 @@ describe('background retention', () => {
     expect(pendingRows.length).toBe(1);
     clock.advance(5 * DAY_MS);
     const trail = (await pass()).report;
-    expect(trail).toEqual({ auditReads: 0, audit: allAudit.length - oldReads.length - newReads.length - newWrites.length - pendingRows.length, plans: 1, history: 1, maskTokens: 0, bindings: 0 });
+    expect(trail).toEqual({ auditReads: 0, audit: allAudit.length - oldReads.length - newReads.length - newWrites.length - pendingRows.length, plans: 1, history: 1, maskTokens: 0, bindings: 0, sessions: 0 });
     expect(await ids('rms_history')).toEqual([]);
     expect(await ids('rms_audit')).toEqual([...pendingRows, ...newWrites].sort());
     expect(await ids('rms_plans')).toEqual([pendingPlan]);
@@ -135,10 +145,11 @@ describe('background retention', () => {
     // Each pass that removed something said how much of what, and nothing else.
     const lines = logged.filter((line) => line.startsWith('retention:'));
     expect(lines).toEqual([
-      'retention: removed 3 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings',
-      `retention: removed 2 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, ${goneTokens} masking tokens, ${goneBindings} masking bindings`,
-      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 4 history entries, 0 masking tokens, 0 masking bindings',
-      `retention: removed 0 audit rows of reads, ${trail.audit} other audit rows, 1 decided plans, 1 history entries, 0 masking tokens, 0 masking bindings`,
+      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions',
+      'retention: removed 3 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions',
+      `retention: removed 2 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, ${goneTokens} masking tokens, ${goneBindings} masking bindings, 0 ended sessions`,
+      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 4 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions',
+      `retention: removed 0 audit rows of reads, ${trail.audit} other audit rows, 1 decided plans, 1 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions`,
     ]);
     expect(logged.join('\n')).not.toMatch(/Ada|ada@example/);
 
@@ -160,7 +171,7 @@ describe('background retention', () => {
       // The pass logs once it has removed the rows: its line is the sign it ran.
       const deadline = Date.now() + 10_000;
       while (!logs.some((line) => line.startsWith('retention:')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(logs.filter((line) => line.startsWith('retention:'))).toEqual(['retention: removed 4 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings']);
+      expect(logs.filter((line) => line.startsWith('retention:'))).toEqual(['retention: removed 4 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions']);
       expect(Number((await reads()).n)).toBe(0);
       expect(await fast.server.db('rms_leases').select('name', 'holder')).toEqual([{ name: 'retention', holder: fast.server.pruner!.holder }]);
     } finally {

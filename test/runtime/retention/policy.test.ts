@@ -18,7 +18,7 @@ const policy = (audit: number, reads: number, history: number, agent: number): R
 
 describe('cutoffsAt', () => {
   it('gives the defaults: a 400-day trail, 30 days of reads, history for ever, 30 days of a gone agent', () => {
-    expect(cutoffsAt(DEFAULT_RETENTION, NOW)).toEqual({ auditReadsBefore: days(30), auditBefore: days(400), agentsGoneBefore: days(30) });
+    expect(cutoffsAt(DEFAULT_RETENTION, NOW)).toEqual({ sessionsGoneBefore: days(0), auditReadsBefore: days(30), auditBefore: days(400), agentsGoneBefore: days(30) });
   });
 
   it.each([
@@ -30,6 +30,7 @@ describe('cutoffsAt', () => {
     ['reads 0 with a trail: reads go with the trail', policy(30, 0, 0, 0), { auditBefore: days(30) }],
     ['history and agents only', policy(0, 0, 1, 1), { historyBefore: days(1), agentsGoneBefore: days(1) }],
   ])('%s', (_name, given, expected) => {
-    expect(cutoffsAt(given, NOW)).toEqual(expected);
+    // Ended sessions go at every pass, whatever the policy.
+    expect(cutoffsAt(given, NOW)).toEqual({ sessionsGoneBefore: days(0), ...expected });
   });
 });
