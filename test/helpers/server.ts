@@ -7,6 +7,7 @@
  * PostgreSQL database on that server instead, dropped on close.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -126,22 +127,41 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const url = server.url;
   const hashCost = options.realPasswordHashes ? BCRYPT_COST : MIN_BCRYPT_COST;
 
-  async function request(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<TestResponse> {
-    const init: RequestInit = { method, headers: { ...headers } };
-    if (token) (init.headers as Record<string, string>).authorization = `Bearer ${token}`;
+  // node:http, not fetch: undici's fetch cost about twice the CPU per request of the server and
+  // node:http together (measured in a test file: 2.9 against 1.4 ms), in a suite of tens of
+  // thousands of requests. What fetch did that a test could see is kept: redirects are not followed
+  // by the API anyway, and the body is decoded as fetch decodes it (UTF-8, a leading BOM dropped).
+  const agent = new HttpAgent({ keepAlive: true });
+  function request(method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<TestResponse> {
+    const sent: Record<string, string> = { ...headers };
+    if (token) sent.authorization = `Bearer ${token}`;
+    let payload: string | undefined;
     if (body !== undefined) {
-      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
-      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      sent['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      sent['content-length'] ??= String(Buffer.byteLength(payload));
     }
-    const res = await fetch(url + path, init);
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.status, headers: res.headers, body: parsed };
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest(url + path, { method, headers: sent, agent }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', reject);
+        incoming.on('end', () => {
+          const text = new TextDecoder().decode(Buffer.concat(chunks));
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON: keep the text
+          }
+          const received = new Headers();
+          for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) received.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+          resolve({ status: incoming.statusCode!, headers: received, body: parsed });
+        });
+      });
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
   }
 
   async function login(username = 'admin', password = ADMIN_PASSWORD): Promise<string> {
@@ -186,6 +206,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     },
     async close() {
+      agent.destroy();
       await server.close();
       await pgDatabase?.drop();
       rmSync(dir, { recursive: true, force: true });
