@@ -16,14 +16,22 @@ export function newId(now: number = Date.now()): string {
   let random: Uint8Array;
   if (now <= lastTime) {
     random = increment(lastRandom);
-    now = lastTime;
   } else {
     random = freshRandom();
+    lastTime = now;
+    timePart = encodeTime(now);
   }
-  lastTime = now;
   lastRandom = random;
-  return encodeTime(now) + encodeRandom(random);
+  return timePart + encodeRandom(random);
 }
+
+/** The id of `time` (ms) and 10 random bytes: what newId returns, as a pure function (for tests). */
+export function encodeId(time: number, random: Uint8Array): string {
+  return encodeTime(time) + encodeRandom(random);
+}
+
+/** `lastTime` as its 10 characters: ids of one millisecond share them. */
+let timePart = '';
 
 /** Random bytes for this many ids are drawn at once: one call into the CSPRNG, not one per id. */
 const POOLED_IDS = 256;
@@ -40,32 +48,32 @@ function freshRandom(): Uint8Array {
   return randomPool.slice(poolOffset - 10, poolOffset);
 }
 
+/**
+ * Every 10-bit number as its two characters: an id is built from 13 look-ups instead of 26
+ * divisions and string prepends (an id took about 2.5 µs, and each request makes one or more).
+ */
+const PAIRS: readonly string[] = Array.from({ length: 1024 }, (_, value) => ALPHABET[value >> 5]! + ALPHABET[value & 31]!);
+
+/** 48 bits of milliseconds as 10 characters (50 bits: the first is always 0 until the year 10889). */
 function encodeTime(time: number): string {
-  let out = '';
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[time % 32] + out;
-    time = Math.floor(time / 32);
-  }
-  return out;
+  const high = Math.floor(time / 2 ** 30); // the top 20 bits
+  const low = time % 2 ** 30; // the bottom 30
+  return PAIRS[(high >> 10) & 1023]! + PAIRS[high & 1023]! + PAIRS[(low >> 20) & 1023]! + PAIRS[(low >> 10) & 1023]! + PAIRS[low & 1023]!;
 }
 
-/** 80 bits as 16 characters: two halves of 40 bits, each exact in a double (no BigInt needed). */
+/** 80 bits as 16 characters, 40 bits (8 characters) at a time. */
 function encodeRandom(bytes: Uint8Array): string {
   return encode40(bytes, 0) + encode40(bytes, 5);
 }
 
 function encode40(bytes: Uint8Array, at: number): string {
-  let value = bytes[at]! * 2 ** 32 + (((bytes[at + 1]! << 24) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!) >>> 0);
-  let out = '';
-  for (let i = 0; i < 8; i++) {
-    out = ALPHABET[value % 32] + out;
-    value = Math.floor(value / 32);
-  }
-  return out;
+  const high = (bytes[at]! << 12) | (bytes[at + 1]! << 4) | (bytes[at + 2]! >> 4); // 20 bits
+  const low = ((bytes[at + 2]! & 15) << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!; // 20 bits
+  return PAIRS[high >> 10]! + PAIRS[high & 1023]! + PAIRS[low >> 10]! + PAIRS[low & 1023]!;
 }
 
 function increment(bytes: Uint8Array): Uint8Array {
-  const next = Uint8Array.from(bytes);
+  const next = new Uint8Array(bytes);
   for (let i = next.length - 1; i >= 0; i--) {
     const byte = next[i]!;
     next[i] = (byte + 1) & 255;
