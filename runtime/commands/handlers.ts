@@ -201,6 +201,7 @@ export const handlers: Record<CommandKind, Handler> = {
   update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
   delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
   revert_batch: (ctx, db, prepared) => revertBatch(ctx, db, prepared, handlers.revert),
+  action_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.action),
 
   async action(ctx, db, prepared) {
     const model = ctx.command.model;

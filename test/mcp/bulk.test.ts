@@ -81,8 +81,15 @@ describe("an agent's delete_many", () => {
     expect(rest.body.error).toBe((result.content[0] as { text: string }).text);
   });
 
-  it('lists no tool for the bulk commands that carry field values', async () => {
-    const names = (await connected.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.endsWith('_many') || name.endsWith('_batch'));
-    expect(names).toEqual(['lead__delete_many']);
+  it('lists a tool for each bulk command but revert_batch, each with the hints of its kind', async () => {
+    const tools = (await connected.client.listTools()).tools.filter((tool) => tool.name.endsWith('_many') || tool.name.endsWith('_batch'));
+    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual([
+      ['lead__create_many', { title: 'Create many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__update_many', { title: 'Update many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+      ['lead__delete_many', { title: 'Delete many lead', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }],
+      ['lead__qualify_many', { title: 'Qualify many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__win_many', { title: 'Win many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__lose_many', { title: 'Lose many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+    ]);
   });
 });
