@@ -9,25 +9,67 @@ import type { Knex } from 'knex';
 import { badRequest } from '../errors.ts';
 import { findBatch } from '../history/store.ts';
 import type { BatchItem, Handler, RunResult } from './results.ts';
+import { draftRecord, storedRecord, type DraftedRecord } from './create-record.ts';
+import { writeTime } from './documents.ts';
 import { prepareCommand } from './prepare.ts';
 import { withoutPrefix } from '../masking/value-parts.ts';
 import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
 
-/** `create_many`: each of `records` (validated as `create` validates its input) created in turn. */
-export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, create: Handler): Promise<RunResult> {
+/**
+ * `create_many`: each of `records` (validated as `create` validates its input) created as `create`
+ * creates one (create-record.ts): drafted and checked in turn, then their rows stored a few
+ * hundred a statement, then each one's lines. The first record refused, in their order, names the
+ * refusal, as when each was created in turn.
+ */
+export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<RunResult> {
   const single = singleContext(ctx, 'create');
   const records = prepared.input.records as Record<string, unknown>[];
-  const items: BatchItem[] = [];
+  const drafts: DraftedRecord[] = [];
   for (const [index, input] of records.entries()) {
-    const one: PreparedCommand = { command: single.command.meta.id, input, actions: [], recordId: null, needsApproval: false, ...tokensOfPart(prepared, `records.${index}.`) };
     try {
-      items.push({ ctx: single, prepared: one, result: (await create(single, db, one)) as BatchItem['result'] });
+      drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock)));
+    } catch (error) {
+      // A record before it that its row refuses (a unique value) was refused first.
+      await storeRows(ctx, single, db, drafts);
+      throw namingRecord(ctx, `records[${index}]`, error);
+    }
+  }
+  await storeRows(ctx, single, db, drafts);
+  const items: BatchItem[] = [];
+  for (const [index, drafted] of drafts.entries()) {
+    const one: PreparedCommand = { command: single.command.meta.id, input: records[index]!, actions: [], recordId: null, needsApproval: false, ...tokensOfPart(prepared, `records.${index}.`) };
+    try {
+      items.push({ ctx: single, prepared: one, result: await storedRecord(single, db, drafted) });
     } catch (error) {
       throw namingRecord(ctx, `records[${index}]`, error);
     }
   }
   return { shape: 'batch', items };
+}
+
+/**
+ * The drafted records' rows, several a statement, in a savepoint: a statement the database
+ * refuses does not say which record, so then they are stored one by one, and the first refused is
+ * named by its index.
+ */
+async function storeRows(ctx: CommandContext, single: CommandContext, db: Knex, drafts: readonly DraftedRecord[]): Promise<void> {
+  if (drafts.length === 0) return;
+  const { queries } = single.command.model;
+  const rows = drafts.map((drafted) => drafted.record);
+  try {
+    await db.transaction((savepoint) => queries.insertMany(savepoint, rows));
+    return;
+  } catch {
+    // Rolled back to the savepoint: found below, record by record.
+  }
+  for (const [index, row] of rows.entries()) {
+    try {
+      await queries.insert(db, row);
+    } catch (error) {
+      throw namingRecord(ctx, `records[${index}]`, error);
+    }
+  }
 }
 
 /**

@@ -121,6 +121,55 @@ describe('create_many', () => {
     expect(count('select count(*) as n from party')).toBe(before);
   });
 
+  // Rows are stored a few hundred a statement; the record a statement refuses is still the one named.
+  it.each([
+    ['a unique value a record holds already', (taken: string) => [{ name: 'Fine' }, { name: 'Repeats', tax_id: taken }, { name: 'Also fine' }], 'party.create_many records[1].tax_id must be unique'],
+    ['the same unique value in two records, far apart', () => [{ name: 'First', tax_id: 'ROW-DUP' }, ...Array.from({ length: 600 }, (_, i) => ({ name: `Filler ${i}` })), { name: 'Last', tax_id: 'ROW-DUP' }], 'party.create_many records[601].tax_id must be unique'],
+  ])('stores rows several a statement, and still names the record refused for %s', async (_case, records, error) => {
+    const taken = `TAKEN-${++tagNumber}`;
+    expect((await t.command(admin, 'party.create', { name: 'Holder', tax_id: taken })).status).toBe(200);
+    const before = count('select count(*) as n from party');
+    const res = await t.command(admin, 'party.create_many', { records: records(taken) });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
+    expect(count('select count(*) as n from party')).toBe(before);
+  });
+
+  it('names the first record refused in the transaction, in their order, whether its row or its check refuses it', async () => {
+    const missing = '01M8452PGTZ3QHM2AWMARJ1NTB';
+    const number = `BK-${5000 + ++tagNumber}`;
+    const order = (overrides: Record<string, unknown>) => ({ number: `BK-${6000 + ++tagNumber}`, customer: party, items: [{ description: 'Item', quantity: 1, unit_price: 100 }], ...overrides });
+    expect((await t.command(admin, 'order.create', order({ number }))).status).toBe(200);
+    const before = count('select count(*) as n from "order"');
+    // The number repeats two unique indexes (number; customer and number): the database says which it found first, as for a single create.
+    const cases: [Record<string, unknown>[], RegExp][] = [
+      [[order({}), order({ number }), order({ customer: missing })], /^order\.create_many records\[1\](\.number|: order: customer, number) must be unique$/],
+      [[order({}), order({ customer: missing }), order({ number })], new RegExp(`^order\\.create_many records\\[1\\]\\.customer: no party with id ${missing}$`)],
+    ];
+    for (const [records, error] of cases) {
+      const res = await t.command(admin, 'order.create_many', { records });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: expect.stringMatching(error) } });
+    }
+    expect(count('select count(*) as n from "order"')).toBe(before);
+  });
+
+  it('creates records with lines: each record with its lines, its computed fields and one history entry', async () => {
+    const orders = [1, 2].map((n) => ({ number: `BK-${1000 + tagNumber * 10 + n}`, customer: party, items: [{ description: `Item ${n}a`, quantity: 2, unit_price: 150 }, { description: `Item ${n}b`, quantity: 1, unit_price: 99 }] }));
+    tagNumber++;
+    const res = await t.command(admin, 'order.create_many', { records: orders });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const ids = res.body.value.ids as string[];
+    expect(rows('select number, total from "order" where id in (?, ?) order by id', ...ids)).toEqual(orders.map((order) => ({ number: order.number, total: 399 })));
+    expect(rows('select owner, position, description, amount from order__items where owner in (?, ?) order by owner, position', ...ids)).toEqual(
+      ids.flatMap((id, n) => [
+        { owner: id, position: 0, description: `Item ${n + 1}a`, amount: 300 },
+        { owner: id, position: 1, description: `Item ${n + 1}b`, amount: 99 },
+      ]),
+    );
+    const got = await t.command(admin, 'order.get', { id: ids[1] });
+    expect(got.body.value.items.map((line: { description: string }) => line.description)).toEqual(['Item 2a', 'Item 2b']);
+    expect(rows('select record_id, kind from rms_history where batch_id = ? order by record_id', res.body.value.batch_id)).toEqual(ids.map((id) => ({ record_id: id, kind: 'create' })));
+  });
+
   it('a dry run answers what would be created and writes nothing', async () => {
     const before = { leads: leadCount(), history: historyCount() };
     const res = await t.command(admin, 'lead.create_many', { records: [{ title: 'Maybe' }], dry_run: true });
