@@ -1,12 +1,13 @@
 /**
- * Bulk commands (`create_many`, `update_many`, `delete_many`, `<action>_many`, `revert_batch`): each record goes
- * through the single-record command of its kind — the same handler, with its rules, computed
- * fields, line lists, refs, uniques, locks and write rights — inside the bulk command's one
- * transaction, so that a record that fails undoes them all. run.ts then keeps a history entry and an audit row per record
- * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
+ * Bulk commands (`create_many`, `update_many`, `delete_many`, `<action>_many`, `revert_batch`):
+ * each record goes through the single-record command of its kind — the same handler (a create's
+ * two steps, create-record.ts), with its rules, computed fields, line lists, refs, uniques, locks
+ * and write rights — inside the bulk command's one transaction, so that a record that fails undoes
+ * them all. run.ts then keeps a history entry and an audit row per record (sharing one batch id).
+ * A refusal names the record: by its index in `records`, or by its id.
  */
 import type { Knex } from 'knex';
-import { badRequest } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
 import { findBatch } from '../history/store.ts';
 import type { BatchItem, Handler, RunResult } from './results.ts';
 import { draftRecord, storedRecord, type DraftedRecord } from './create-record.ts';
@@ -30,8 +31,9 @@ export async function createMany(ctx: CommandContext, db: Knex, prepared: Prepar
     try {
       drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock)));
     } catch (error) {
-      // A record before it that its row refuses (a unique value) was refused first.
-      await storeRows(ctx, single, db, drafts);
+      // A record before it that its row refuses (a unique value) was refused first. (A failure
+      // that is no refusal may have ended the transaction: it is thrown as it is.)
+      if (error instanceof HttpError) await storeRows(ctx, single, db, drafts);
       throw namingRecord(ctx, `records[${index}]`, error);
     }
   }

@@ -367,7 +367,7 @@ function BulkChangeEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo })
     });
   return (
     <>
-      <p class="small">{`${action ? `${optionLabel(action.name)}:` : 'Changes'} ${ids.length === 1 ? '1 record' : `${ids.length} records`}:`}</p>
+      <p class="small">{`${action ? optionLabel(action.name) : 'Changes'} ${ids.length === 1 ? '1 record' : `${ids.length} records`}:`}</p>
       {state.loading && live && <p class="small muted">Reading the records…</p>}
       <ul class="plan-records">
         {ids.map((id) => {
