@@ -19,7 +19,8 @@ let agent: string;
 let party: string;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // On PostgreSQL each row count is a synchronous psql call that holds this process (and its server) for a while: keep idle connections open past them.
+  t = await startTestServer({ timeouts: { keepAliveMs: 120_000 } });
   admin = await t.login();
   sales = await t.addPerson('bsales', ['sales']);
   accountant = await t.addPerson('baccountant', ['accountant']);
