@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
+import { runRowsInsert, runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -112,7 +112,7 @@ export async function insertManyLeads(db: Knex, records: readonly Lead[]): Promi
       record.notes,
       record.lost_reason,
     ]);
-    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings);
   }
 }
 

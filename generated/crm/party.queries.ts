@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
+import { runRowsInsert, runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -93,7 +93,7 @@ export async function insertManyParties(db: Knex, records: readonly Required<Par
       record.tax_id,
       record.notes,
     ]);
-    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
   }
 }
 

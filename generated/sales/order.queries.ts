@@ -7,7 +7,14 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst, selectIn, uniqueFields } from '../../runtime/db/statements.ts';
+import {
+  runRowsInsert,
+  runSelect,
+  runWrite,
+  selectFirst,
+  selectIn,
+  uniqueFields,
+} from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import type { LineQueries, ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -132,7 +139,7 @@ export async function insertManyOrders(db: Knex, records: readonly StoredOrder[]
       record.total,
       record.status,
     ]);
-    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
   }
 }
 

@@ -21,6 +21,7 @@ import type { AuditActor } from '../audit/store.ts';
 import type { RecordChangeKind } from '../command-kinds.ts';
 import { isErased, type ErasedMarker } from '../erased.ts';
 import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
+import { runRowsInsert } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 import type { TokenFor } from '../masking/bindings.ts';
@@ -143,7 +144,7 @@ export async function writeHistoryEntries(db: Knex, entries: readonly Omit<Histo
   // Written once per row count (not built by knex per call: for a few hundred rows its builder cost more than the insert).
   for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) {
     const chunk = rows.slice(start, start + ENTRIES_PER_INSERT);
-    await db.raw(historyInsertSql(chunk.length), chunk.flatMap((row) => HISTORY_COLUMNS.map((column): Knex.RawBinding => row[column])));
+    await runRowsInsert(db, historyInsertSql(chunk.length), chunk.flatMap((row) => HISTORY_COLUMNS.map((column) => row[column])));
   }
   return rows.map((row) => row.id);
 }
