@@ -154,7 +154,7 @@ export async function runRowsInsert(db: Knex, sql: string, bindings: readonly un
   const client = db.client as { acquireConnection(): Promise<SqliteWriter>; releaseConnection(connection: SqliteWriter): unknown };
   const connection = await client.acquireConnection();
   try {
-    connection.prepare(sql).run(...bindings);
+    connection.prepare(sql).run(bindings);
   } catch (error) {
     const refusal = unique && duplicateOf(error, unique);
     if (refusal) throw badRequest(refusal);
@@ -165,7 +165,7 @@ export async function runRowsInsert(db: Knex, sql: string, bindings: readonly un
 }
 
 interface SqliteWriter {
-  prepare(sql: string): { run(...bindings: readonly unknown[]): unknown };
+  prepare(sql: string): { run(bindings: readonly unknown[]): unknown };
 }
 
 /**
