@@ -241,12 +241,13 @@ interface CommandIRBase {
 
 /** get, list, search, create, update or delete: every model has them. */
 export interface GeneratedCommandIR extends CommandIRBase {
-  readonly kind: Exclude<CommandKind, 'action'>;
+  readonly kind: Exclude<CommandKind, 'action' | 'action_many'>;
   readonly action: undefined;
 }
 
+/** A workflow action's command, or its bulk command (`<action>_many`, on each record a selection names). */
 export interface ActionCommandIR extends CommandIRBase {
-  readonly kind: 'action';
+  readonly kind: 'action' | 'action_many';
   readonly action: ActionIR;
 }
 

@@ -26,6 +26,8 @@ export interface AgentCaller {
   readonly creatorRoles: readonly string[];
   /** The token's own rate limits (per minute; 0 unlimited); null where the server's apply. */
   readonly limits: { readonly requestsPerMinute: number | null; readonly writesPerMinute: number | null };
+  /** The most records one of its bulk commands may change or create, as the token says; absent: the default (runtime/kinds.ts, `BULK_LIMITS.agentMaxAffected`). */
+  readonly maxAffected?: number;
   /** The request this caller was resolved for (`X-Request-Id`): its audit rows carry it. */
   readonly requestId?: string;
 }

@@ -134,9 +134,19 @@ export const COMMAND_KINDS = {
     needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
     adminOnly: false, personalData: false,
   },
+  /**
+   * A workflow action run on each record a selection names (`lead.qualify_many`): a model has one
+   * per action, named `<action>_many`, implied by the action itself. Its history entries are the
+   * action's (an action's change is not reverted, nor is its batch).
+   */
+  action_many: {
+    access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: 'action',
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+    adminOnly: false, personalData: false,
+  },
 } as const satisfies { readonly [kind: string]: Traits<string> };
 // The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is one plan listing every
-// record. Of them agents have delete_many only, for now (rights.ts says why).
+// record and what it changes in each.
 
 /** SPEC 2.5's generated commands, their record history, erasure, and `action` for a model's workflow actions. */
 export type CommandKind = keyof typeof COMMAND_KINDS;
@@ -166,10 +176,23 @@ export const EVERY_MODEL_COMMANDS = COMMAND_KIND_NAMES.filter((kind): kind is Ev
  * after them those that come with another (history, revert), then those only `admin` uses.
  */
 export const KINDS_BEFORE_ACTIONS = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy === null && !COMMAND_KINDS[kind].adminOnly);
-export const KINDS_AFTER_ACTIONS = [
-  ...EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null && !COMMAND_KINDS[kind].adminOnly),
-  ...EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].adminOnly),
-];
+export const KINDS_IMPLIED = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].impliedBy !== null && !COMMAND_KINDS[kind].adminOnly);
+export const KINDS_ADMIN_ONLY = EVERY_MODEL_COMMANDS.filter((kind) => COMMAND_KINDS[kind].adminOnly);
+export const KINDS_AFTER_ACTIONS = [...KINDS_IMPLIED, ...KINDS_ADMIN_ONLY];
+
+/**
+ * A model's command names in catalogue order: SPEC's commands, its actions, the commands that come
+ * with another (history, revert, the bulk commands), each action's bulk command, then the admin's.
+ */
+export function catalogueNames(actions: readonly string[], has: (kind: EveryModelKind) => boolean = () => true): string[] {
+  return [
+    ...KINDS_BEFORE_ACTIONS.filter(has),
+    ...actions,
+    ...KINDS_IMPLIED.filter(has),
+    ...actions.map(actionManyName),
+    ...KINDS_ADMIN_ONLY.filter(has),
+  ];
+}
 
 /** The kinds whose commands read records. */
 export const READING_KINDS = COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].access === 'read');
@@ -179,9 +202,14 @@ export const ADMIN_ONLY_KINDS: ReadonlySet<CommandKind> = new Set(COMMAND_KIND_N
 
 /**
  * The kinds no agent token has, whatever its scopes and whoever made it: those only `admin` uses,
- * and the bulk kinds but `delete_many` (runtime/rights.ts says why). All are every-model kinds, so
- * their commands are named `<model>.<kind>` (what the web app's scope picker leaves out by).
+ * and `revert_batch` (an agent proposes reverts one change at a time). All are every-model kinds,
+ * so their commands are named `<model>.<kind>` (what the web app's scope picker leaves out by).
  */
 export const NOT_AN_AGENTS_KINDS: ReadonlySet<CommandKind> = new Set(
-  COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly || (COMMAND_KINDS[kind].result === 'batch' && kind !== 'delete_many')),
+  COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly || kind === 'revert_batch'),
 );
+
+/** The name of an action's bulk command (`qualify` → `qualify_many`). */
+export function actionManyName(action: string): string {
+  return `${action}_many`;
+}

@@ -238,6 +238,11 @@ export function revertInput(model: string) {
 /** The most records one bulk command takes: `create_many`'s records, and those `update_many`, `delete_many` change. */
 export const BULK_LIMITS = { createMany: 1_000, changeMany: 10_000, agentMaxAffected: 100 } as const;
 
+/** The most records one bulk command of an agent may change or create: its token's own cap, else the default. */
+export function agentMaxAffected(own: number | null | undefined): number {
+  return own ?? BULK_LIMITS.agentMaxAffected;
+}
+
 const dryRun = z.boolean({ error: 'dry_run must be true or false' }).optional();
 
 /** Input of `<model>.create_many`: the records, each checked by the runtime as `<model>.create` checks its input. */
@@ -278,6 +283,17 @@ export function updateManyInput(model: string) {
 /** Input of `<model>.revert_batch`: the `batch_id` of an `update_many` (from its answer or its records' history). */
 export function revertBatchInput(model: string) {
   return z.strictObject({ batch_id: idOf('batch_id'), dry_run: dryRun }, { error: unknownFieldError(model) });
+}
+
+/**
+ * Input of `<model>.<action>_many`: the selection, and the action's inputs (`input`, the same for
+ * every record), checked by the runtime as `<model>.<action>` checks them.
+ */
+export function actionManyInput(model: string) {
+  return z.strictObject(
+    { ...selection(), input: z.record(z.string(), z.unknown(), { error: 'input must be an object of the action\'s inputs' }).optional() },
+    { error: unknownFieldError(model) },
+  );
 }
 
 /** Input of `<model>.delete_many`: the selection. */

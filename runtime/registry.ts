@@ -234,6 +234,8 @@ export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   count(db: Knex, list: CompiledList): Promise<number>;
   /** Stores a new record: every field given, null when empty. */
   insert(db: Knex, record: Stored): Promise<void>;
+  /** Stores new records as `insert` does, several a statement; a refusal does not say which record. */
+  insertMany(db: Knex, records: readonly Stored[]): Promise<void>;
   /** Writes the given fields of the record with this id (null empties one); the others keep their values. */
   update(db: Knex, id: string, changes: Partial<Omit<Stored, 'id'>>): Promise<void>;
   /** Deletes the record with this id. References to it are the caller's to check (`firstReferrer`). */

@@ -7,7 +7,7 @@
  * looks them up.
  */
 import { scopeMatches } from './auth/scopes.ts';
-import { ADMIN_ONLY_KINDS, EVERY_MODEL_COMMANDS, NOT_AN_AGENTS_KINDS, kindTraits } from './command-kinds.ts';
+import { ADMIN_ONLY_KINDS, EVERY_MODEL_COMMANDS, NOT_AN_AGENTS_KINDS, actionManyName, kindTraits } from './command-kinds.ts';
 import type { Caller } from './caller.ts';
 import type { FieldMeta, LineListMeta, ModelMeta, Registry } from './registry.ts';
 
@@ -62,17 +62,25 @@ for (const kind of EVERY_MODEL_COMMANDS) {
   if (by !== null) IMPLIED_BY.set(by, [...(IMPLIED_BY.get(by) ?? []), kind]);
 }
 
-/** The command ids with those their commands imply, of the ids `available` allows. */
+/**
+ * The command ids with those their commands imply, of the ids `available` allows. A name that is no
+ * every-model kind's is an action's: it implies the action's bulk command (`lead.qualify` brings
+ * `lead.qualify_many`).
+ */
 export function withImpliedCommands(ids: Iterable<string>, available: (id: string) => boolean): Set<string> {
   const all = new Set(ids);
   for (const id of [...all]) {
     const dot = id.lastIndexOf('.');
-    for (const implied of IMPLIED_BY.get(id.slice(dot + 1)) ?? []) {
-      if (available(`${id.slice(0, dot)}.${implied}`)) all.add(`${id.slice(0, dot)}.${implied}`);
+    const name = id.slice(dot + 1);
+    const implied = EVERY_MODEL_KIND_NAMES.has(name) ? (IMPLIED_BY.get(name) ?? []) : [actionManyName(name)];
+    for (const command of implied) {
+      if (available(`${id.slice(0, dot)}.${command}`)) all.add(`${id.slice(0, dot)}.${command}`);
     }
   }
   return all;
 }
+
+const EVERY_MODEL_KIND_NAMES: ReadonlySet<string> = new Set(EVERY_MODEL_COMMANDS);
 
 /** Command ids the caller may use: a person's roles, or an agent's scopes cut down to its creator's roles. */
 export function allowedCommands(registry: Registry, caller: Caller): ReadonlySet<string> {
@@ -132,10 +140,9 @@ function compileRights(registry: Registry, caller: Caller, key: string): CallerR
 }
 
 /**
- * The bulk commands an agent does not have: those whose input carries field values
- * (`create_many`'s records, `update_many`'s set), whose masking in a plan of many records is not
- * built yet, and `revert_batch`. An agent's `delete_many` is a plan listing every record it deletes
- * (docs/api.md, Bulk commands). Nor an admin-only one (`erase`), whoever made the token.
+ * The commands an agent does not have: `revert_batch` (an agent proposes reverts one change at a
+ * time), and an admin-only one (`erase`), whoever made the token. Its other bulk commands are each
+ * one plan listing every record and change (docs/api.md, Bulk commands).
  */
 function notAnAgents(registry: Registry, id: string): boolean {
   const command = Object.hasOwn(registry.commands, id) ? registry.commands[id] : undefined;

@@ -17,6 +17,9 @@ import {
   invoiceUpdateManyInput,
   invoiceDeleteManyInput,
   invoiceRevertBatchInput,
+  invoicePostManyInput,
+  invoicePayManyInput,
+  invoiceCancelManyInput,
 } from './invoice.schemas.ts';
 
 /** The commands of `invoice`: the generated ones, its actions, then history and revert. */
@@ -158,5 +161,35 @@ export const invoiceCommands: readonly CommandMeta[] = [
     description: 'Put back what one update_many of invoices changed, every record or none',
     needsApproval: true,
     input: invoiceRevertBatchInput,
+  },
+  {
+    id: 'invoice.post_many',
+    model: 'invoice',
+    name: 'post_many',
+    kind: 'action_many',
+    description: 'Post a draft invoice, on each of the invoices a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: invoicePostManyInput,
+    action: invoicePostAction,
+  },
+  {
+    id: 'invoice.pay_many',
+    model: 'invoice',
+    name: 'pay_many',
+    kind: 'action_many',
+    description: 'Mark a posted invoice as paid, on each of the invoices a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: invoicePayManyInput,
+    action: invoicePayAction,
+  },
+  {
+    id: 'invoice.cancel_many',
+    model: 'invoice',
+    name: 'cancel_many',
+    kind: 'action_many',
+    description: 'Cancel a draft or posted invoice, on each of the invoices a filter or ids select, in one transaction, all or none',
+    needsApproval: true,
+    input: invoiceCancelManyInput,
+    action: invoiceCancelAction,
   },
 ];

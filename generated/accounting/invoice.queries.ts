@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
+import { runRowsInsert, runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -34,6 +34,8 @@ const SELECT = 'select "id", "number", "party", "lead", "amount", "issue_date", 
 const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "invoice"';
 const INSERT = 'insert into "invoice" ("id", "number", "party", "lead", "amount", "issue_date", "due_date", "state", "internal_note") values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ROWS = 'insert into "invoice" ("id", "number", "party", "lead", "amount", "issue_date", "due_date", "state", "internal_note") values ';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "invoice" where "id" = ?';
 
 /** Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free). */
@@ -92,6 +94,25 @@ export async function insertInvoice(db: Knex, record: Required<Invoice>): Promis
   ], UNIQUE);
 }
 
+/** Stores new invoices, each as `insertInvoice` stores one, up to 500 a statement (a bulk create). A refusal (a unique value repeated) does not say which record: insert them one by one to know. */
+export async function insertManyInvoices(db: Knex, records: readonly Required<Invoice>[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 500) {
+    const rows = records.slice(i, i + 500);
+    const bindings = rows.flatMap((record) => [
+      record.id,
+      record.number,
+      record.party,
+      record.lead,
+      record.amount,
+      record.issue_date,
+      record.due_date,
+      record.state,
+      record.internal_note,
+    ]);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+  }
+}
+
 /** Writes the given fields of the invoice with this id; the others keep their values. */
 export async function updateInvoice(db: Knex, id: string, changes: InvoiceChanges): Promise<void> {
   const assignments: string[] = [];
@@ -142,6 +163,7 @@ export const invoiceQueries: ModelQueries<Required<Invoice>> = {
   list: listInvoices,
   count: countInvoices,
   insert: insertInvoice,
+  insertMany: insertManyInvoices,
   update: updateInvoice,
   remove: deleteInvoice,
   lockForWrite: lockInvoiceForWrite,

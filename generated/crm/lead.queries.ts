@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
+import { runRowsInsert, runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -35,6 +35,8 @@ const SELECT = 'select "id", "title", "party", "stage", "expected_revenue", "pro
 const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "lead"';
 const INSERT = 'insert into "lead" ("id", "title", "party", "stage", "expected_revenue", "probability", "close_date", "hot", "notes", "lost_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ROWS = 'insert into "lead" ("id", "title", "party", "stage", "expected_revenue", "probability", "close_date", "hot", "notes", "lost_reason") values ';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "lead" where "id" = ?';
 
 /** Reading a record to write it: PostgreSQL locks the row until the transaction ends; SQLite has one writer at a time. */
@@ -93,6 +95,27 @@ export async function insertLead(db: Knex, record: Lead): Promise<void> {
   ]);
 }
 
+/** Stores new leads, each as `insertLead` stores one, up to 500 a statement (a bulk create). A refusal (a unique value repeated) does not say which record: insert them one by one to know. */
+export async function insertManyLeads(db: Knex, records: readonly Lead[]): Promise<void> {
+  const dialect = dialectOf(db);
+  for (let i = 0; i < records.length; i += 500) {
+    const rows = records.slice(i, i + 500);
+    const bindings = rows.flatMap((record) => [
+      record.id,
+      record.title,
+      record.party,
+      record.stage,
+      record.expected_revenue,
+      record.probability,
+      record.close_date,
+      toDb.bool(record.hot, dialect),
+      record.notes,
+      record.lost_reason,
+    ]);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings);
+  }
+}
+
 /** Writes the given fields of the lead with this id; the others keep their values. */
 export async function updateLead(db: Knex, id: string, changes: LeadChanges): Promise<void> {
   const dialect = dialectOf(db);
@@ -147,6 +170,7 @@ export const leadQueries: ModelQueries<Lead> = {
   list: listLeads,
   count: countLeads,
   insert: insertLead,
+  insertMany: insertManyLeads,
   update: updateLead,
   remove: deleteLead,
   lockForWrite: lockLeadForWrite,

@@ -851,6 +851,309 @@ export const leadTools: readonly ToolMeta[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
+    name: 'lead__qualify_many',
+    command: 'lead.qualify_many',
+    title: 'Qualify many lead',
+    description: 'Mark a new lead as qualified, on each of the leads a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves stage from new to qualified. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as lead__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of lead__qualify but id, the same for every selected record; this action takes none.',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__win_many',
+    command: 'lead.win_many',
+    title: 'Win many lead',
+    description: 'Mark a qualified lead as won, on each of the leads a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves stage from qualified to won. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as lead__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of lead__win but id, the same for every selected record; this action takes none.',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'lead__lose_many',
+    command: 'lead.lose_many',
+    title: 'Lose many lead',
+    description: 'Mark a lead as lost, giving the reason, on each of the leads a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves stage from new or qualified to lost. Also give in input: lost_reason. Personal fields (notes) come back masked as tokens like NOTES_1; such a token may be sent to lead__create or lead__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as lead__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of lead__lose but id, the same for every selected record (lost_reason).',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
     name: 'lead__erase',
     command: 'lead.erase',
     title: 'Erase lead',

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
+import { runRowsInsert, runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -24,6 +24,8 @@ const SELECT = 'select "id", "name", "email", "phone", "kind", "tax_id", "notes"
 const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "party"';
 const INSERT = 'insert into "party" ("id", "name", "email", "phone", "kind", "tax_id", "notes") values (?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ROWS = 'insert into "party" ("id", "name", "email", "phone", "kind", "tax_id", "notes") values ';
+const ROW = '(?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "party" where "id" = ?';
 
 /** Its unique fields: a write that would repeat a value of one is refused with `<model>.<field> must be unique` (the database decides, race-free). */
@@ -76,6 +78,23 @@ export async function insertParty(db: Knex, record: Required<Party>): Promise<vo
     record.tax_id,
     record.notes,
   ], UNIQUE);
+}
+
+/** Stores new parties, each as `insertParty` stores one, up to 500 a statement (a bulk create). A refusal (a unique value repeated) does not say which record: insert them one by one to know. */
+export async function insertManyParties(db: Knex, records: readonly Required<Party>[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 500) {
+    const rows = records.slice(i, i + 500);
+    const bindings = rows.flatMap((record) => [
+      record.id,
+      record.name,
+      record.email,
+      record.phone,
+      record.kind,
+      record.tax_id,
+      record.notes,
+    ]);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+  }
 }
 
 /** Writes the given fields of the party with this id; the others keep their values. */
@@ -132,6 +151,7 @@ export const partyQueries: ModelQueries<Required<Party>> = {
   list: listParties,
   count: countParties,
   insert: insertParty,
+  insertMany: insertManyParties,
   update: updateParty,
   remove: deleteParty,
   lockForWrite: lockPartyForWrite,

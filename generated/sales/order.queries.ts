@@ -7,7 +7,14 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runSelect, runWrite, selectFirst, selectIn, uniqueFields } from '../../runtime/db/statements.ts';
+import {
+  runRowsInsert,
+  runSelect,
+  runWrite,
+  selectFirst,
+  selectIn,
+  uniqueFields,
+} from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import type { LineQueries, ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -42,6 +49,8 @@ const SELECT = 'select "id", "number", "customer", "ordered_on", "deliver_by", "
 const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "order"';
 const INSERT = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ROWS = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status") values ';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "order" where "id" = ?';
 
 /** Its unique fields and indexes: a write that would repeat a value of one is refused with `<model>.<field> must be unique`, `<model>: <fields> must be unique` (the database decides, race-free). */
@@ -108,6 +117,30 @@ export async function insertOrder(db: Knex, record: StoredOrder): Promise<void> 
     record.total,
     record.status,
   ], UNIQUE);
+}
+
+/** Stores new orders, each as `insertOrder` stores one, up to 500 a statement (a bulk create). A refusal (a unique value repeated) does not say which record: insert them one by one to know. */
+export async function insertManyOrders(db: Knex, records: readonly StoredOrder[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 500) {
+    const rows = records.slice(i, i + 500);
+    const bindings = rows.flatMap((record) => [
+      record.id,
+      record.number,
+      record.customer,
+      record.ordered_on,
+      record.deliver_by,
+      record.contact_email,
+      record.website,
+      toDb.decimal(record.discount_pct, 2),
+      toDb.multiselect(record.tags),
+      record.confirmed_on,
+      record.delivered_at,
+      record.credit_limit,
+      record.total,
+      record.status,
+    ]);
+    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+  }
 }
 
 /** Writes the given fields of the order with this id; the others keep their values. */
@@ -255,6 +288,7 @@ export const orderQueries: ModelQueries<StoredOrder> = {
   list: listOrders,
   count: countOrders,
   insert: insertOrder,
+  insertMany: insertManyOrders,
   update: updateOrder,
   remove: deleteOrder,
   lockForWrite: lockOrderForWrite,

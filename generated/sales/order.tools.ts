@@ -1096,6 +1096,309 @@ export const orderTools: readonly ToolMeta[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
+    name: 'order__confirm_many',
+    command: 'order.confirm_many',
+    title: 'Confirm many order',
+    description: 'Confirm the order, on each of the orders a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves status from draft to confirmed. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as order__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of order__confirm but id, the same for every selected record; this action takes none.',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__cancel_many',
+    command: 'order.cancel_many',
+    title: 'Cancel many order',
+    description: 'Cancel the order, on each of the orders a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves status from draft or confirmed to cancelled. Also give in input: reason. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as order__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of order__cancel but id, the same for every selected record (reason).',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'order__deliver_many',
+    command: 'order.deliver_many',
+    title: 'Deliver many order',
+    description: 'Deliver the order, on each of the orders a filter or ids select, in one transaction, all or none. Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing. A filter or ids is required, and max_affected: selecting more records refuses the call. Moves status from confirmed to done. May also give in input: delivered_at. Personal fields (contact_email) come back masked as tokens like CONTACT_EMAIL_1; such a token may be sent to order__create or order__update to store the real value it stands for. For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        filter: {
+          maxItems: 50,
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
+              value: {},
+            },
+            required: ['field', 'op'],
+            additionalProperties: false,
+          },
+          description: 'Conditions combined with AND, as order__list takes them; a filter or ids is required.',
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 10000,
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'Record ids to change; with a filter, those of them it selects.',
+        },
+        max_affected: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most records the call may change; more selected refuses the call (409).',
+        },
+        dry_run: { type: 'boolean', description: 'true: answer what would change, change nothing.' },
+        input: {
+          type: 'object',
+          propertyNames: { type: 'string' },
+          additionalProperties: {},
+          description: 'The inputs of order__deliver but id, the same for every selected record (delivered_at).',
+        },
+      },
+      required: ['max_affected'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            denied: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Fields withheld from you, as <model>.<field>.',
+            },
+            value: {
+              type: 'object',
+              properties: {
+                batch_id: {
+                  type: ['string', 'null'],
+                  description: 'Names the history entries of the batch; null in a dry run.',
+                },
+                count: { type: 'integer' },
+                ids: { type: 'array', items: { type: 'string' } },
+                changes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      changes: {
+                        type: 'object',
+                        additionalProperties: {
+                          type: 'object',
+                          properties: { from: {}, to: {} },
+                          required: ['from', 'to'],
+                        },
+                      },
+                    },
+                    required: ['id', 'changes'],
+                  },
+                },
+              },
+              required: ['batch_id', 'count', 'ids', 'changes'],
+            },
+          },
+          required: ['denied', 'value'],
+        },
+        {
+          type: 'object',
+          properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
+          required: ['status', 'plan_id'],
+        },
+      ],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
     name: 'order__erase',
     command: 'order.erase',
     title: 'Erase order',

@@ -4,7 +4,7 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
-import { createManyInput, deleteManyInput, historyInput, indexedTextMaxLength, revertBatchInput, updateManyInput, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
+import { actionManyInput, createManyInput, deleteManyInput, historyInput, indexedTextMaxLength, revertBatchInput, updateManyInput, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import type { CommandIR, FieldIR, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
 import { builderCall, valueSchema, type ValueArguments } from '../value-schemas.ts';
@@ -45,6 +45,7 @@ export type CommandInput =
   | { readonly kind: 'updateMany' }
   | { readonly kind: 'deleteMany' }
   | { readonly kind: 'revertBatch' }
+  | { readonly kind: 'actionMany' }
   | { readonly kind: 'object'; readonly properties: readonly InputProperty[] };
 
 const ID: InputProperty = { kind: 'id', name: 'id' };
@@ -108,6 +109,8 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
       return { kind: 'deleteMany' };
     case 'revert_batch':
       return { kind: 'revertBatch' };
+    case 'action_many':
+      return { kind: 'actionMany' };
     case 'create':
       return {
         kind: 'object',
@@ -270,6 +273,7 @@ export function buildInput(model: ModelIR, input: CommandInput): z.ZodType {
   if (input.kind === 'updateMany') return updateManyInput(model.name);
   if (input.kind === 'deleteMany') return deleteManyInput(model.name);
   if (input.kind === 'revertBatch') return revertBatchInput(model.name);
+  if (input.kind === 'actionMany') return actionManyInput(model.name);
   const shape = Object.fromEntries(input.properties.map((property) => [property.name, buildProperty(model, property)]));
   return z.strictObject(shape, { error: unknownFieldError(model.name) });
 }
@@ -285,5 +289,5 @@ export function kindsImports(inputs: readonly CommandInput[]): string[] {
       for (const property of input.properties) used.add(property.kind === 'id' ? 'recordId' : 'kinds');
     }
   }
-  return ['createManyInput', 'deleteManyInput', 'historyInput', 'kinds', 'listInput', 'recordId', 'revertBatchInput', 'revertInput', 'unknownFieldError', 'updateManyInput'].filter((name) => used.has(name));
+  return ['actionManyInput', 'createManyInput', 'deleteManyInput', 'historyInput', 'kinds', 'listInput', 'recordId', 'revertBatchInput', 'revertInput', 'unknownFieldError', 'updateManyInput'].filter((name) => used.has(name));
 }

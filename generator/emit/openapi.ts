@@ -76,6 +76,10 @@ function requestExample(model: ModelIR, command: CommandIR): Json | undefined {
       const values = valuesOf(command.action.inputs.filter(({ input }) => input.required).map(({ input }) => input));
       return values && { id: EXAMPLE_ID, ...values };
     }
+    case 'action_many': {
+      const values = valuesOf(command.action.inputs.filter(({ input }) => input.required).map(({ input }) => input));
+      return values && { ids: [EXAMPLE_ID], max_affected: 1, ...(Object.keys(values).length > 0 ? { input: values } : {}) };
+    }
   }
 }
 

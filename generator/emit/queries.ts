@@ -25,6 +25,7 @@ export function queryNames(model: ModelIR) {
     list: `list${pascalCase(plural(model.name))}`,
     count: `count${pascalCase(plural(model.name))}`,
     insert: `insert${pascal}`,
+    insertMany: `insertMany${pascalCase(plural(model.name))}`,
     update: `update${pascal}`,
     remove: `delete${pascal}`,
     lockForWrite: `lock${pascal}ForWrite`,
@@ -128,7 +129,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   const hasUnique = model.fields.some((field) => field.unique) || model.uniques.length > 0;
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'),
-    namedImports: ['runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
+    namedImports: ['runRowsInsert', 'runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
   });
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
@@ -175,6 +176,8 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   statement('SELECT_BY_ID', '`${SELECT} where "id" = ?`');
   statement('COUNT', quote(`select count(*) as "n" from ${table}`));
   statement('INSERT', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values (${columns.map(() => '?').join(', ')})`));
+  statement('INSERT_ROWS', quote(`insert into ${table} (${columns.map(sqlName).join(', ')}) values `));
+  statement('ROW', quote(`(${columns.map(() => '?').join(', ')})`));
   statement('DELETE', quote(`delete from ${table} where "id" = ?`));
   const unique = model.fields.filter((field) => field.unique).map((field) => field.name);
   const composite = model.uniques.map((entry) => {
@@ -258,6 +261,25 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     parameters: [db, { name: 'record', type: record }],
     returnType: 'Promise<void>',
     statements: [...dialect, `await runWrite(db, INSERT, ${literal(inserted.map(code), 0, '  await runWrite(db, INSERT, '.length)}${hasUnique ? ', UNIQUE' : ''});`],
+  });
+
+  const rowsPerInsert = recordsPerInsert(columns.length);
+  const rowBindings = 'const bindings = rows.flatMap((record) => ';
+  file.addFunction({
+    name: names.insertMany,
+    isExported: true,
+    isAsync: true,
+    docs: `Stores new ${plural(phrase)}, each as \`${names.insert}\` stores one, up to ${rowsPerInsert} a statement (a bulk create). A refusal (a unique value repeated) does not say which record: insert them one by one to know.`,
+    parameters: [db, { name: 'records', type: `readonly ${record}[]` }],
+    returnType: 'Promise<void>',
+    statements: [
+      ...dialect,
+      `for (let i = 0; i < records.length; i += ${rowsPerInsert}) {`,
+      `  const rows = records.slice(i, i + ${rowsPerInsert});`,
+      `  ${rowBindings}${literal(inserted.map(code), 1, rowBindings.length + 2)});`,
+      `  await runRowsInsert(db, \`\${INSERT_ROWS}\${rows.map(() => ROW).join(', ')}\`, bindings${hasUnique ? ', UNIQUE' : ''});`,
+      '}',
+    ],
   });
 
   file.addFunction({
@@ -357,6 +379,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   list: ${names.list},
   count: ${names.count},
   insert: ${names.insert},
+  insertMany: ${names.insertMany},
   update: ${names.update},
   remove: ${names.remove},
   lockForWrite: ${names.lockForWrite},
@@ -374,6 +397,14 @@ function withArticleCapitalised(phrase: string): string {
 
 /** Lines bound in one multi-row insert at most: far below either database's limit on bound values. */
 const LINES_PER_INSERT = 100;
+
+/**
+ * Records bound in one multi-row insert at most: 500, fewer for a wide table, so that a statement
+ * binds at most 30,000 values (SQLite takes 32,766, PostgreSQL 65,535).
+ */
+function recordsPerInsert(columns: number): number {
+  return Math.max(1, Math.min(500, Math.floor(30_000 / columns)));
+}
 
 /**
  * The queries of one line list: its statements written once, its rows as typed lines, and the

@@ -244,12 +244,16 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
     return schema;
   }
-  if (input.kind === 'updateMany' || input.kind === 'deleteMany') {
+  if (input.kind === 'updateMany' || input.kind === 'deleteMany' || input.kind === 'actionMany') {
     describeProperty(properties.filter, `Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`);
     describeProperty(properties.ids, 'Record ids to change; with a filter, those of them it selects.');
     describeProperty(properties.max_affected, 'The most records the call may change; more selected refuses the call (409).');
     describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
     if (input.kind === 'updateMany') describeProperty(properties.set, `Field values to set on every selected record, as ${model.name}__update takes them.`);
+    if (input.kind === 'actionMany') {
+      const action = command.action!;
+      describeProperty(properties.input, `The inputs of ${model.name}__${action.name} but id, the same for every selected record${action.inputs.length > 0 ? ` (${action.inputs.map(({ input: one }) => one.name).join(', ')})` : '; this action takes none'}.`);
+    }
     return schema;
   }
   if (input.kind === 'revertBatch') {

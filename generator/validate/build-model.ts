@@ -1,5 +1,5 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
-import { COMMAND_KINDS, KINDS_AFTER_ACTIONS, KINDS_BEFORE_ACTIONS } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, actionManyName, catalogueNames } from '../../runtime/command-kinds.ts';
 import type { GeneratedCommand } from '../define.ts';
 import type { ActionSet } from '../../runtime/api-shapes.ts';
 import type { FunctionSource } from '../definition-source.ts';
@@ -202,21 +202,33 @@ function buildCommands(model: string, label: string, actions: readonly ActionIR[
     needsApproval: COMMAND_KINDS[name].needsApproval,
     action: undefined,
   });
-  // Implied commands (history, revert) and the admin's (erase) come after the actions: the catalogue keeps SPEC's commands first.
+  const action = (action: ActionIR): ActionCommandIR => ({
+    id: `${model}.${action.name}`,
+    model,
+    name: action.name,
+    kind: 'action',
+    description: action.description,
+    needsApproval: action.needsApproval,
+    action,
+  });
+  const actionMany = (action: ActionIR): ActionCommandIR => ({
+    id: `${model}.${actionManyName(action.name)}`,
+    model,
+    name: actionManyName(action.name),
+    kind: 'action_many',
+    description: `${action.description}, on each of the ${plural(phrase)} a filter or ids select, in one transaction, all or none`,
+    needsApproval: COMMAND_KINDS.action_many.needsApproval,
+    action,
+  });
+  // Implied commands (history, revert, bulk) and the admin's (erase) come after the actions: the catalogue keeps SPEC's commands first.
   const has = (kind: GeneratedCommand) => personalData || !COMMAND_KINDS[kind].personalData;
-  return [
-    ...KINDS_BEFORE_ACTIONS.filter(has).map(generated),
-    ...actions.map(
-      (action): ActionCommandIR => ({
-        id: `${model}.${action.name}`,
-        model,
-        name: action.name,
-        kind: 'action',
-        description: action.description,
-        needsApproval: action.needsApproval,
-        action,
-      }),
-    ),
-    ...KINDS_AFTER_ACTIONS.filter(has).map(generated),
-  ];
+  const byName = new Map(actions.map((candidate) => [candidate.name, candidate]));
+  const manyOf = new Map(actions.map((candidate) => [actionManyName(candidate.name), candidate]));
+  return catalogueNames(actions.map((candidate) => candidate.name), has).map((name) => {
+    const single = byName.get(name);
+    if (single) return action(single);
+    const many = manyOf.get(name);
+    if (many) return actionMany(many);
+    return generated(name as GeneratedCommand);
+  });
 }

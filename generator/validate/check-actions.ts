@@ -10,6 +10,7 @@ import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { choiceHint, describeValue } from './hints.ts';
 import type { ProblemList, Report } from './problem-list.ts';
 import { RESERVED_COMMAND_NAMES } from './reserved.ts';
+import { actionManyName } from '../../runtime/command-kinds.ts';
 import { fieldArguments } from './field-arguments.ts';
 
 type SelectFieldDraft = Extract<FieldDraft, { readonly kind: 'select' }>;
@@ -32,6 +33,10 @@ export function checkActions(model: ModelDraft, problems: ProblemList): CheckedA
     const report = problems.at(model.module.source, { model: model.name, action: action.name });
     if (RESERVED_COMMAND_NAMES.includes(action.name)) {
       report({ code: 'reserved-command-name', message: `name collides with the generated command ${model.name}.${action.name}`, fix: 'rename the action' });
+    }
+    const bulkOf = model.actions.find((other) => actionManyName(other.name) === action.name);
+    if (bulkOf) {
+      report({ code: 'reserved-command-name', message: `name collides with the bulk command ${model.name}.${action.name} of action ${bulkOf.name}`, fix: 'rename the action' });
     }
     checkInputs(model, action, fields, fieldNames, report);
     checkDeclaredInputs(model, action, fields, problems);

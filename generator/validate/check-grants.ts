@@ -3,7 +3,7 @@
  * depends on (so a helpdesk module can let its role read parties without editing the CRM module);
  * grants of one role from several modules add up. `admin` needs no grant.
  */
-import { COMMAND_KINDS, KINDS_AFTER_ACTIONS, KINDS_BEFORE_ACTIONS } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, catalogueNames, type EveryModelKind } from '../../runtime/command-kinds.ts';
 import { holdsPersonalData } from './build-model.ts';
 import { IDENTIFIER } from '../names.ts';
 import { unknownNameHint } from '../suggest.ts';
@@ -79,10 +79,10 @@ export function checkGrants(
   return { granted, byModule };
 }
 
-/** The model's commands in catalogue order: the generated ones, the actions, then history, revert and erase (once each, should an action repeat a generated name: that has its own problem). */
+/** The model's commands in catalogue order: the generated ones, the actions, then history, revert, the bulk commands (each action's too) and erase (once each, should an action repeat a generated name: that has its own problem). */
 function commandNames(model: ModelDraft): string[] {
-  const has = (kind: (typeof KINDS_BEFORE_ACTIONS)[number]) => !COMMAND_KINDS[kind].personalData || holdsPersonalData(model);
-  return [...new Set([...KINDS_BEFORE_ACTIONS.filter(has), ...model.actions.map((action) => action.name), ...KINDS_AFTER_ACTIONS.filter(has)])];
+  const has = (kind: EveryModelKind) => !COMMAND_KINDS[kind].personalData || holdsPersonalData(model);
+  return [...new Set(catalogueNames(model.actions.map((action) => action.name), has))];
 }
 
 /** A generated command only `admin` uses (`erase`): `'*'` leaves it out, and a grant that names it is refused. */

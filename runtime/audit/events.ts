@@ -67,5 +67,7 @@ function auditEntry(ctx: CommandContext, event: AuditEvent, dryRun: boolean): Au
 function auditInput(ctx: CommandContext, prepared: PreparedCommand): unknown {
   if (ctx.command.meta.kind === 'get') return undefined;
   if (!kindTraits(ctx.command.meta.kind).takesFields) return { ...prepared.input };
-  return inputAsSeen(ctx.caller, ctx.fields, prepared.input, prepared.agentTokens);
+  // A bulk command's row of one record (an executed one) holds that record's input, its single command's.
+  const kind = prepared.command === ctx.command.meta.id ? ctx.command.meta.kind : undefined;
+  return inputAsSeen(ctx.caller, ctx.fields, prepared.input, prepared.agentTokens, kind);
 }

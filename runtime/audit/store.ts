@@ -11,7 +11,7 @@ import type { AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import { READING_KINDS, type CommandAccess } from '../command-kinds.ts';
 import { dialectOf } from '../db/connect.ts';
-import { runPreparedStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { runPreparedStatement, runRowsInsert, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 
@@ -159,7 +159,7 @@ async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
   countRowsWritten('audit', rows.length);
   // One text per row count: on PostgreSQL each runs prepared (see runPreparedStatement).
   if (dialectOf(db) === 'postgres') await runPreparedStatement(db, insertSql(rows.length), rows.flat());
-  else await db.raw(insertSql(rows.length), rows.flat() as Knex.RawBinding[]);
+  else await runRowsInsert(db, insertSql(rows.length), rows.flat());
 }
 
 /**

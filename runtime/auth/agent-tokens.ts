@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { AgentTokenInfo, IssuedAgentToken } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import { newId } from '../ids.ts';
+import { agentMaxAffected } from '../kinds.ts';
 import { ADMIN_ROLE } from '../rights.ts';
 import { parseScopes } from './authenticate.ts';
 import { effectiveLimits, limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
@@ -28,6 +29,8 @@ export interface NewAgentToken {
   readonly expiresInDays: number;
   /** The token's own rate limits (checked against the server's); null where the server's apply. */
   readonly limits: OwnLimits;
+  /** Its own cap on the records one bulk command changes (checked by the caller); null: the default. */
+  readonly maxAffected?: number | null;
 }
 
 /** The scopes among `scopes` that match no command in `allowed`. */
@@ -60,9 +63,10 @@ export async function issueAgentToken(
     last_used_at: null,
     requests_per_minute: input.limits.requestsPerMinute,
     writes_per_minute: input.limits.writesPerMinute,
+    max_affected: input.maxAffected ?? null,
   });
   const limits = limitsInfo(effectiveLimits(input.limits, person.roles.includes(ADMIN_ROLE), serverLimits));
-  return { id, token, label: input.label, scopes: input.scopes, created, expires, limits };
+  return { id, token, label: input.label, scopes: input.scopes, created, expires, limits, max_affected: agentMaxAffected(input.maxAffected) };
 }
 
 /** The person's own agent tokens, newest first, revoked and expired ones included. */
@@ -70,7 +74,7 @@ export async function listAgentTokens(db: Knex, person: PersonCaller, serverLimi
   const rows = await db<TokenRow>(TOKENS_TABLE)
     .where({ user_id: person.userId, kind: 'agent' })
     .orderBy('id', 'desc')
-    .select('id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'requests_per_minute', 'writes_per_minute');
+    .select('id', 'label', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'requests_per_minute', 'writes_per_minute', 'max_affected');
   const admin = person.roles.includes(ADMIN_ROLE);
   const nowIso = isoNow(now);
   return rows.map((row) => ({
@@ -83,12 +87,25 @@ export async function listAgentTokens(db: Knex, person: PersonCaller, serverLimi
     revoked: row.revoked_at,
     status: row.revoked_at !== null ? 'revoked' : row.expires_at <= nowIso ? 'expired' : 'active',
     limits: limitsInfo(effectiveLimits(ownLimits(row), admin, serverLimits)),
+    max_affected: agentMaxAffected(row.max_affected === null ? null : Number(row.max_affected)),
   }));
 }
 
 function ownLimits(row: Pick<TokenRow, 'requests_per_minute' | 'writes_per_minute'>): OwnLimits {
   const number = (value: number | string | null) => (value === null ? null : Number(value));
   return { requestsPerMinute: number(row.requests_per_minute), writesPerMinute: number(row.writes_per_minute) };
+}
+
+/**
+ * Sets an agent token's cap on the records one bulk command changes (null: back to the default):
+ * one of `ownerId`'s, or anyone's when `ownerId` is undefined (an admin's). False when there is no
+ * such token (of theirs). It applies from the token's next request.
+ */
+export async function setAgentTokenMaxAffected(db: Knex, ownerId: string | undefined, tokenId: string, maxAffected: number | null): Promise<boolean> {
+  const changed = await db(TOKENS_TABLE)
+    .where({ id: tokenId, kind: 'agent', ...(ownerId === undefined ? {} : { user_id: ownerId }) })
+    .update({ max_affected: maxAffected });
+  return changed > 0;
 }
 
 /**

@@ -27,6 +27,7 @@ interface TokenWithPerson {
   last_used_at: string | null;
   requests_per_minute: number | string | null;
   writes_per_minute: number | string | null;
+  max_affected: number | string | null;
   user_id: string;
   username: string;
   roles: string;
@@ -35,7 +36,7 @@ interface TokenWithPerson {
 
 /** The one lookup of every request: the token by its hash, joined with its person (written once, not built per call). */
 const TOKEN_WITH_PERSON_SQL =
-  'select t.id, t.kind, t.label, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.requests_per_minute, t.writes_per_minute, t.user_id, p.username, p.roles, p.disabled' +
+  'select t.id, t.kind, t.label, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.requests_per_minute, t.writes_per_minute, t.max_affected, t.user_id, p.username, p.roles, p.disabled' +
   ` from ${sqlIdentifier(TOKENS_TABLE)} as t inner join ${sqlIdentifier(PEOPLE_TABLE)} as p on p.id = t.user_id` +
   ' where t.token_hash = ?';
 
@@ -81,6 +82,7 @@ export async function authenticate(db: Knex, authorization: string | undefined, 
     creatorUsername: row.username,
     creatorRoles: roles,
     limits: { requestsPerMinute: numberOrNull(row.requests_per_minute), writesPerMinute: numberOrNull(row.writes_per_minute) },
+    ...(row.max_affected !== null ? { maxAffected: Number(row.max_affected) } : {}),
   };
   return agent;
 }

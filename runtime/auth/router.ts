@@ -10,7 +10,7 @@ import { ADMIN_ONLY_KINDS } from '../command-kinds.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { noteEvent } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
-import { textProblem } from '../kinds.ts';
+import { BULK_LIMITS, agentMaxAffected, textProblem } from '../kinds.ts';
 import type { Registry } from '../registry.ts';
 import { allowedCommands } from '../rights.ts';
 import {
@@ -20,6 +20,7 @@ import {
   listAgentTokens,
   revokeAgentToken,
   scopesGrantingNothing,
+  setAgentTokenMaxAffected,
 } from './agent-tokens.ts';
 import type { Callers } from '../http/callers.ts';
 import { ADMIN_ROLE } from '../rights.ts';
@@ -86,19 +87,20 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
 
   router.post('/api/auth/agent-token', async function createAgentToken(req: Request, res: Response) {
     const person = await requirePerson(req, res);
-    const body = readBody(req.body, ['scopes', 'label', 'expires_in_days', 'limits']);
+    const body = readBody(req.body, ['scopes', 'label', 'expires_in_days', 'limits', 'max_affected']);
     const scopes = readScopes(body);
     const label = requireString(body, 'label', MAX_LABEL_LENGTH).trim();
     if (label === '') throw badRequest('label must not be empty');
     const expiresInDays = readExpiresInDays(body);
     const limits = readLimits(body, person, serverLimits);
+    const maxAffected = readMaxAffected(body, person);
     const allowed = allowedCommands(registry, person);
     const [first] = scopesGrantingNothing(scopes, allowed);
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
     // `erase` and its like are a person's acts (runtime/command-kinds.ts, adminOnly): a scope naming only them would grant an agent nothing.
     const [adminOnly] = scopesGrantingNothing(scopes, [...allowed].filter((id) => !ADMIN_ONLY_KINDS.has(registry.commands[id]!.kind)));
     if (adminOnly !== undefined) throw badRequest(`scope ${adminOnly} matches only commands no agent may use`);
-    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits }, serverLimits, callers.clock.now());
+    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits, maxAffected }, serverLimits, callers.clock.now());
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });
 
@@ -106,6 +108,18 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const person = await requirePerson(req, res);
     const tokens = await listAgentTokens(db, person, serverLimits, callers.clock.now());
     sendJson(res, 200, { tokens, server_limits: limitsInfo(serverLimits) } satisfies AgentTokensAnswer);
+  });
+
+  router.post('/api/auth/agent-token/update', async function update(req: Request, res: Response) {
+    const person = await requirePerson(req, res);
+    const body = readBody(req.body, ['id', 'max_affected']);
+    const id = requireString(body, 'id', TOKEN_ID_LENGTH);
+    if (!('max_affected' in body)) throw badRequest('max_affected is required (null for the default)');
+    const maxAffected = readMaxAffected(body, person);
+    // As with revoking: an admin may change anyone's agent token, anyone else their own.
+    const owner = person.roles.includes(ADMIN_ROLE) ? undefined : person.userId;
+    if (!(await setAgentTokenMaxAffected(db, owner, id, maxAffected))) throw notFound();
+    sendJson(res, 200, { id, max_affected: agentMaxAffected(maxAffected) });
   });
 
   router.post('/api/auth/agent-token/revoke', async function revoke(req: Request, res: Response) {
@@ -185,6 +199,23 @@ function readLimits(body: Record<string, unknown>, person: PersonCaller, server:
     return limit;
   };
   return { requestsPerMinute: read('requests_per_minute', server.requestsPerMinute), writesPerMinute: read('writes_per_minute', server.writesPerMinute) };
+}
+
+/**
+ * `max_affected`: the most records one bulk command of the token may change or create, a whole
+ * number from 1 to the bulk commands' own limit; null or absent: the default. As with rate limits,
+ * only an admin may give a token more than the default.
+ */
+function readMaxAffected(body: Record<string, unknown>, person: PersonCaller): number | null {
+  const value = body.max_affected;
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > BULK_LIMITS.changeMany) {
+    throw badRequest(`max_affected must be an integer from 1 to ${BULK_LIMITS.changeMany}`);
+  }
+  if (value > BULK_LIMITS.agentMaxAffected && !person.roles.includes(ADMIN_ROLE)) {
+    throw badRequest(`max_affected may be at most ${BULK_LIMITS.agentMaxAffected} (only an admin may give a token more)`);
+  }
+  return value;
 }
 
 /** The client's address: the socket's, or with `--trust-proxy` the one the trusted proxies forwarded. */

@@ -40,6 +40,8 @@ export interface TokenRow {
   /** An agent token's own limits; null: the server's. */
   requests_per_minute: number | null;
   writes_per_minute: number | null;
+  /** An agent token's cap on the records one bulk command changes; null: the default. */
+  max_affected: number | null;
 }
 
 /** Row of `rms_login_failures`: one failed sign-in. `id` is time-ordered (newId). */
@@ -74,6 +76,7 @@ export async function ensureAuthTables(db: Knex): Promise<void> {
     t.string('last_used_at', 24).nullable();
     t.integer('requests_per_minute').nullable();
     t.integer('writes_per_minute').nullable();
+    t.integer('max_affected').nullable();
     t.index(['user_id', 'kind'], 'rms_tokens_user_kind');
   });
   // Agent tokens' own rate limits (null: the server's) came after the table.
@@ -81,6 +84,8 @@ export async function ensureAuthTables(db: Knex): Promise<void> {
     requests_per_minute: (t) => t.integer('requests_per_minute').nullable(),
     writes_per_minute: (t) => t.integer('writes_per_minute').nullable(),
   });
+  // An agent token's bulk cap (null: the default) came after them.
+  await addColumnsIfMissing(db, TOKENS_TABLE, { max_affected: (t) => t.integer('max_affected').nullable() });
   await createTableIfMissing(db, LOGIN_FAILURES_TABLE, (t) => {
     t.string('id', 26).primary();
     t.string('username', 200).notNullable();

@@ -9,10 +9,18 @@ import type { BatchAnswer, FieldChangeInfo } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import type { StoredRecord } from '../registry.ts';
 import type { ModelRights } from '../rights.ts';
-import { recordsAsSeen } from '../view/caller-view.ts';
+import { recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import type { BatchItem } from './results.ts';
 
-export async function batchAsSeen(db: Knex, caller: Caller, rights: ModelRights, items: readonly BatchItem[], batchId: string | null): Promise<BatchAnswer> {
+export async function batchAsSeen(
+  db: Knex,
+  caller: Caller,
+  rights: ModelRights,
+  items: readonly BatchItem[],
+  batchId: string | null,
+  /** For an agent: what it wrote in each record (its tokens), by the items' order. */
+  owns?: readonly OwnWrite[],
+): Promise<BatchAnswer> {
   const ids = items.map((item) => (item.result.shape === 'deleted' ? item.result.recordId : item.result.record.id));
   const sides = items.flatMap((item, index) => {
     const change = item.result.change;
@@ -20,7 +28,7 @@ export async function batchAsSeen(db: Knex, caller: Caller, rights: ModelRights,
     const to = { id: ids[index]!, ...change?.after } as StoredRecord;
     return [from, to];
   });
-  const seen = (await recordsAsSeen(db, caller, rights, sides)) as Readonly<Record<string, unknown>>[];
+  const seen = owns ? await seenWithOwn(db, caller, rights, sides, owns) : ((await recordsAsSeen(db, caller, rights, sides)) as Readonly<Record<string, unknown>>[]);
   const changes = items.map((item, index) => {
     const change = item.result.change;
     const names = [...new Set([...Object.keys(change?.before ?? {}), ...Object.keys(change?.after ?? {})])].filter((name) => rights.readableNames.has(name));
@@ -31,4 +39,19 @@ export async function batchAsSeen(db: Knex, caller: Caller, rights: ModelRights,
     return { id: ids[index]!, changes: fields };
   });
   return { batch_id: batchId, count: items.length, ids, changes };
+}
+
+/**
+ * The sides (before, after; by record) as an agent sees them: the values it gave in a record show
+ * the tokens it knows them by on that record's after side only (the before side is what was
+ * stored: a token of the agent's there would tell it that a value it sent equals a stored one).
+ */
+async function seenWithOwn(db: Knex, caller: Caller, rights: ModelRights, sides: readonly StoredRecord[], owns: readonly OwnWrite[]): Promise<Readonly<Record<string, unknown>>[]> {
+  const befores = (await recordsAsSeen(db, caller, rights, sides.filter((_, index) => index % 2 === 0))) as Readonly<Record<string, unknown>>[];
+  const seen: Readonly<Record<string, unknown>>[] = [];
+  for (const [index, before] of befores.entries()) {
+    const [after] = (await recordsAsSeen(db, caller, rights, [sides[index * 2 + 1]!], owns[index])) as Readonly<Record<string, unknown>>[];
+    seen.push(before, after!);
+  }
+  return seen;
 }

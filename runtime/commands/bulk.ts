@@ -1,27 +1,48 @@
 /**
- * Bulk commands (`create_many`, `update_many`, `delete_many`, `revert_batch`): each record goes
- * through the single-record command of its kind — the same handler, with its rules, computed
- * fields, line lists, refs, uniques, locks and write rights — inside the bulk command's one
- * transaction, so that a record that fails undoes them all. run.ts then keeps a history entry and an audit row per record
- * (sharing one batch id). A refusal names the record: by its index in `records`, or by its id.
+ * Bulk commands (`create_many`, `update_many`, `delete_many`, `<action>_many`, `revert_batch`):
+ * each record goes through the single-record command of its kind — the same handler (a create's
+ * two steps, create-record.ts), with its rules, computed fields, line lists, refs, uniques, locks
+ * and write rights — inside the bulk command's one transaction, so that a record that fails undoes
+ * them all. run.ts then keeps a history entry and an audit row per record (sharing one batch id).
+ * A refusal names the record: by its index in `records`, or by its id.
  */
 import type { Knex } from 'knex';
-import { badRequest } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
 import { findBatch } from '../history/store.ts';
 import type { BatchItem, Handler, RunResult } from './results.ts';
+import { draftRecord, storedRecord, type DraftedRecord } from './create-record.ts';
+import { writeTime } from './documents.ts';
 import { prepareCommand } from './prepare.ts';
+import { withoutPrefix } from '../masking/value-parts.ts';
 import { moreThanAllowed, namingRecord, singleContext } from './single.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
 
-/** `create_many`: each of `records` (validated as `create` validates its input) created in turn. */
-export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, create: Handler): Promise<RunResult> {
+/**
+ * `create_many`: each of `records` (validated as `create` validates its input) created as `create`
+ * creates one (create-record.ts): drafted and checked in turn, then their rows stored a few
+ * hundred a statement, then each one's lines. The first record refused, in their order, names the
+ * refusal, as when each was created in turn.
+ */
+export async function createMany(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<RunResult> {
   const single = singleContext(ctx, 'create');
   const records = prepared.input.records as Record<string, unknown>[];
-  const items: BatchItem[] = [];
+  const drafts: DraftedRecord[] = [];
   for (const [index, input] of records.entries()) {
-    const one: PreparedCommand = { command: single.command.meta.id, input, actions: [], recordId: null, needsApproval: false };
     try {
-      items.push({ ctx: single, prepared: one, result: (await create(single, db, one)) as BatchItem['result'] });
+      drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock)));
+    } catch (error) {
+      // A record before it that its row refuses (a unique value) was refused first. (A failure
+      // that is no refusal may have ended the transaction: it is thrown as it is.)
+      if (error instanceof HttpError) await storeRows(ctx, single, db, drafts);
+      throw namingRecord(ctx, `records[${index}]`, error);
+    }
+  }
+  await storeRows(ctx, single, db, drafts);
+  const items: BatchItem[] = [];
+  for (const [index, drafted] of drafts.entries()) {
+    const one: PreparedCommand = { command: single.command.meta.id, input: records[index]!, actions: [], recordId: null, needsApproval: false, ...tokensOfPart(prepared, `records.${index}.`) };
+    try {
+      items.push({ ctx: single, prepared: one, result: await storedRecord(single, db, drafted) });
     } catch (error) {
       throw namingRecord(ctx, `records[${index}]`, error);
     }
@@ -30,22 +51,53 @@ export async function createMany(ctx: CommandContext, db: Knex, prepared: Prepar
 }
 
 /**
- * `update_many`, `delete_many`: the records `ids` or the filter selects (in id order), refused as a
- * whole when they are more than `max_affected`; then each updated (with `set`, preparing the
- * action a governed field's change runs from that record's state) or deleted in turn.
+ * The drafted records' rows, several a statement, in a savepoint: a statement the database
+ * refuses does not say which record, so then they are stored one by one, and the first refused is
+ * named by its index.
+ */
+async function storeRows(ctx: CommandContext, single: CommandContext, db: Knex, drafts: readonly DraftedRecord[]): Promise<void> {
+  if (drafts.length === 0) return;
+  const { queries } = single.command.model;
+  const rows = drafts.map((drafted) => drafted.record);
+  try {
+    await db.transaction((savepoint) => queries.insertMany(savepoint, rows));
+    return;
+  } catch {
+    // Rolled back to the savepoint: found below, record by record.
+  }
+  for (const [index, row] of rows.entries()) {
+    try {
+      await queries.insert(db, row);
+    } catch (error) {
+      throw namingRecord(ctx, `records[${index}]`, error);
+    }
+  }
+}
+
+/**
+ * `update_many`, `delete_many`, `<action>_many`: the records `ids` or the filter selects (in id
+ * order), refused as a whole when they are more than `max_affected`; then each updated (with `set`,
+ * preparing the action a governed field's change runs from that record's state), deleted, or moved
+ * by the action (with `input`; the action's from-state rule checked on each record) in turn.
  */
 export async function changeMany(ctx: CommandContext, db: Knex, prepared: PreparedCall, change: Handler): Promise<RunResult> {
-  const kind = ctx.command.meta.kind === 'update_many' ? 'update' : 'delete';
+  const kind = SINGLE_KIND[ctx.command.meta.kind as keyof typeof SINGLE_KIND];
   const single = singleContext(ctx, kind);
   const ids = await selectedIds(ctx, db, prepared);
   const set = (prepared.input.set as Record<string, unknown> | undefined) ?? {};
+  const actionInput = (prepared.input.input as Record<string, unknown> | undefined) ?? {};
+  const { meta } = single.command;
+  // The agent's tokens of the values of `set` or `input`, as each record's single command keys them.
+  const tokens = tokensOfPart(prepared, kind === 'update' ? 'set.' : 'input.');
   const items: BatchItem[] = [];
   for (const id of ids) {
     try {
       const one: PreparedCommand =
         kind === 'update'
-          ? await prepareCommand(single, { input: { id, ...set } }, db)
-          : { command: single.command.meta.id, input: { id }, actions: [], recordId: id, needsApproval: single.command.meta.needsApproval };
+          ? { ...(await prepareCommand(single, { input: { id, ...set } }, db)), ...tokens }
+          : kind === 'action'
+            ? { command: meta.id, input: { id, ...actionInput }, actions: [meta.action!.name], recordId: id, needsApproval: meta.needsApproval, ...tokens }
+            : { command: meta.id, input: { id }, actions: [], recordId: id, needsApproval: meta.needsApproval };
       items.push({ ctx: single, prepared: one, result: (await change(single, db, one)) as BatchItem['result'] });
     } catch (error) {
       throw namingRecord(ctx, `record ${id}`, error);
@@ -53,6 +105,9 @@ export async function changeMany(ctx: CommandContext, db: Knex, prepared: Prepar
   }
   return { shape: 'batch', items };
 }
+
+/** The single-record command each record of a selection runs as. */
+const SINGLE_KIND = { update_many: 'update', delete_many: 'delete', action_many: 'action' } as const;
 
 /**
  * `revert_batch`: each entry of an `update_many`'s batch reverted as `<model>.revert` reverts it
@@ -77,6 +132,12 @@ export async function revertBatch(ctx: CommandContext, db: Knex, prepared: Prepa
     }
   }
   return { shape: 'batch', items };
+}
+
+/** `{agentTokens}` of the part of the bulk input under `prefix`, keyed as its single command keys them; nothing when there are none. */
+function tokensOfPart(prepared: PreparedCall, prefix: string): { agentTokens?: Record<string, string> } {
+  const tokens = withoutPrefix(prepared.agentTokens, prefix);
+  return Object.keys(tokens).length > 0 ? { agentTokens: tokens } : {};
 }
 
 /** The ids a selection names: its `ids` (each once), or the records its filter selects; no more than `max_affected`. */

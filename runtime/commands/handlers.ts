@@ -20,6 +20,7 @@ import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
 import type { CommandContext, CompiledModel } from './types.ts';
 import { changeMany, createMany, revertBatch } from './bulk.ts';
+import { draftRecord, storedRecord } from './create-record.ts';
 import type { Handler, KeptLineFields, RecordChange, RevertOf, RunResult } from './results.ts';
 import {
   checkNotLocked,
@@ -71,25 +72,9 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async create(ctx, db, prepared) {
-    const model = ctx.command.model;
-    const time = writeTime(ctx.service.clock);
-    const id = newId();
-    const drafted = newRecordValues(model, prepared.input, time);
-    const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
-    await checkRefs(ctx, db, record);
-    for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
-    await model.queries.insert(db, record as StoredRecord);
-    const linesChanged: Record<string, LinesChange> = {};
-    for (const [name, list] of model.lines) {
-      const added = lines[name] ?? [];
-      if (added.length === 0) continue;
-      await writeLines(db, list, id, { insert: added.map((line, position) => ({ line, position })), update: [], remove: [] });
-      linesChanged[name] = { added, removed: [], changed: [] };
-    }
-    const after: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(record)) if (name !== 'id' && value !== null && value !== undefined) after[name] = value;
-    const change: RecordChange = { recordId: id, givenFields: Object.keys(after), before: {}, after, kept: {}, ...(Object.keys(linesChanged).length > 0 ? { lines: linesChanged } : {}) };
-    return { shape: 'record', record: withLines(record as StoredRecord, lines), change };
+    const drafted = await draftRecord(ctx, db, prepared.input, writeTime(ctx.service.clock));
+    await ctx.command.model.queries.insert(db, drafted.record);
+    return storedRecord(ctx, db, drafted);
   },
 
   async update(ctx, db, prepared) {
@@ -197,10 +182,11 @@ export const handlers: Record<CommandKind, Handler> = {
     return erased;
   },
 
-  create_many: (ctx, db, prepared) => createMany(ctx, db, prepared, handlers.create),
+  create_many: (ctx, db, prepared) => createMany(ctx, db, prepared),
   update_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.update),
   delete_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.delete),
   revert_batch: (ctx, db, prepared) => revertBatch(ctx, db, prepared, handlers.revert),
+  action_many: (ctx, db, prepared) => changeMany(ctx, db, prepared, handlers.action),
 
   async action(ctx, db, prepared) {
     const model = ctx.command.model;

@@ -12,10 +12,10 @@ import type { DryRunAnswer } from '../api-shapes.ts';
 import { auditFailure, writeAuditEvent } from '../audit/events.ts';
 import type { Caller } from '../caller.ts';
 import { notFound } from '../errors.ts';
-import { tokensOfWrite } from '../masking/agent-input.ts';
 import { insertPlan } from '../plans/store.ts';
 import { rightsOf } from '../rights.ts';
 import { prepareCall } from './prepare.ts';
+import { writtenTokensOf } from './bulk-input.ts';
 import { rolledBack, runCommand, tryCommand, type Proposal } from './run.ts';
 import { handlers } from './handlers.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type CommandOutcome, type PreparedCall, type PreparedCommand, type RecordService } from './types.ts';
@@ -117,9 +117,7 @@ async function proposeCommand(ctx: CommandContext, prepared: PreparedCall): Prom
   await tryInTransaction(ctx, prepared);
   const agent = ctx.caller as Extract<Caller, { kind: 'agent' }>;
   return ctx.service.db.transaction(async (trx) => {
-    const agentTokens = prepared.clearPersonal
-      ? await tokensOfWrite(trx, agent.tokenId, ctx.fields, prepared.input, prepared.agentTokens, prepared.clearPersonal)
-      : prepared.agentTokens;
+    const agentTokens = prepared.clearPersonal ? await writtenTokensOf(ctx, trx, agent.tokenId, prepared) : prepared.agentTokens;
     const plan = storedForm({ ...prepared, ...(agentTokens ? { agentTokens } : {}) });
     const planId = await insertPlan(trx, {
       command: plan.command,

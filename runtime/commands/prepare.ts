@@ -12,6 +12,8 @@ import { recordNotFound } from './documents.ts';
 import type { CommandContext, PreparedCall } from './types.ts';
 import { isPlainObject, validateInput, type ValidInput } from './validate-input.ts';
 import { actionMoving } from './workflow.ts';
+import { clearPersonalBulkKeys, resolveAgentBulkInput } from './bulk-input.ts';
+import { takesValueParts } from '../masking/value-parts.ts';
 
 /**
  * The call's input validated and prepared. An agent's tokens are resolved to the values they
@@ -20,9 +22,14 @@ import { actionMoving } from './workflow.ts';
  */
 export async function prepareCall(ctx: CommandContext, rawInput: unknown): Promise<PreparedCall> {
   if (ctx.caller.kind !== 'agent' || !takesPersonalValues(ctx) || !isPlainObject(rawInput)) return prepareCommand(ctx, await validateInput(ctx, rawInput));
-  const agentInput = await resolveAgentInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, rawInput);
+  const kind = ctx.command.meta.kind;
+  // A bulk command's values are in parts (its records, its set), each masked as its single command's input.
+  const bulk = takesValueParts(kind);
+  const agentInput = bulk
+    ? await resolveAgentBulkInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, kind, rawInput)
+    : await resolveAgentInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, rawInput);
   const prepared = await prepareCommand(ctx, await validateInput(ctx, agentInput.input));
-  const clearPersonal = clearPersonalKeys(ctx.fields, prepared.input, agentInput.sentTokens);
+  const clearPersonal = bulk ? clearPersonalBulkKeys(ctx.fields, kind, prepared.input, agentInput.sentTokens) : clearPersonalKeys(ctx.fields, prepared.input, agentInput.sentTokens);
   return {
     ...prepared,
     ...(Object.keys(agentInput.sentTokens).length > 0 ? { agentTokens: agentInput.sentTokens } : {}),
@@ -49,7 +56,8 @@ export async function prepareCommand(ctx: CommandContext, valid: ValidInput, db:
   const actions: string[] = [];
   let needsApproval = meta.needsApproval;
 
-  if (meta.kind === 'action') actions.push(meta.action!.name);
+  // An action's bulk command runs the action: approving its plan is running it.
+  if (meta.kind === 'action' || meta.kind === 'action_many') actions.push(meta.action!.name);
 
   if (meta.kind === 'update') {
     const changing = model.governed.filter((field) => field.name in input);

@@ -11,7 +11,7 @@ import type { Caller } from '../caller.ts';
 import { kindTraits } from '../command-kinds.ts';
 import { historyEntryOf, recordChange, type ChangeToRecord } from '../history/record-change.ts';
 import { writeHistoryEntries } from '../history/store.ts';
-import { tokensOfWrite } from '../masking/agent-input.ts';
+import { writtenTokensOf } from './bulk-input.ts';
 import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { newId } from '../ids.ts';
 import { batchAsSeen } from './batch-view.ts';
@@ -111,7 +111,7 @@ function isTransactional(ctx: CommandContext): boolean {
 /** An agent's call with the written tokens of the values it sent in clear, issued in `db` (the write's transaction). */
 async function withWrittenTokens(ctx: CommandContext, db: Knex, prepared: PreparedCall): Promise<PreparedCall> {
   if (!prepared.clearPersonal || ctx.caller.kind !== 'agent') return prepared;
-  const agentTokens = await tokensOfWrite(db, ctx.caller.tokenId, ctx.fields, prepared.input, prepared.agentTokens, prepared.clearPersonal);
+  const agentTokens = await writtenTokensOf(ctx, db, ctx.caller.tokenId, prepared);
   const { clearPersonal: _issued, ...rest } = prepared;
   return { ...rest, agentTokens };
 }
@@ -162,7 +162,8 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
     case 'deleted':
       return { id: result.recordId };
     case 'batch':
-      return batchAsSeen(db, caller, fields, result.items, batchId ?? null);
+      // An agent sees the values it gave by the tokens it knows them by, record by record.
+      return batchAsSeen(db, caller, fields, result.items, batchId ?? null, own && result.items.map((item) => writtenByLineId(item.prepared, item.result)));
     case 'erased':
       return result.erased;
   }
@@ -174,12 +175,13 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
  */
 async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string> {
   const batchId = newId();
-  const nothingOwn: OwnWrite = { values: {}, tokens: {} };
+  // What each record's write gave in the agent's tokens (an agent's approved plan): its history and bindings keep them.
+  const owns = items.map((item) => writtenByLineId(item.prepared, item.result));
   // Entries first (they read the tokens bound to the values replaced, which rebinding drops), then
   // written together: a statement per record would be most of the command's time.
   const entries = [];
-  for (const item of items) {
-    const write = changeToRecord(item.ctx, item.result, nothingOwn, proposal, { batchId, command: ctx.command.meta.id });
+  for (const [index, item] of items.entries()) {
+    const write = changeToRecord(item.ctx, item.result, owns[index]!, proposal, { batchId, command: ctx.command.meta.id });
     entries.push(write && (await historyEntryOf(db, write)));
   }
   const written = await writeHistoryEntries(db, entries.filter((entry) => entry !== undefined));
@@ -187,7 +189,7 @@ async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchIte
   const events: AuditEvent[] = [];
   for (const [index, item] of items.entries()) {
     // A record just created has no bindings to drop, and a person's write binds nothing.
-    if (agentTokenId !== undefined || item.ctx.command.meta.kind !== 'create') await keepBindings(item.ctx, db, item.result, nothingOwn, agentTokenId);
+    if (agentTokenId !== undefined || item.ctx.command.meta.kind !== 'create') await keepBindings(item.ctx, db, item.result, owns[index]!, agentTokenId);
     const changeId = entries[index] ? written.shift() : undefined;
     events.push({ outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId });
   }

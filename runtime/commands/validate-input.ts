@@ -9,7 +9,7 @@
  */
 import { HttpError, badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
-import { BULK_LIMITS, type ListInput } from '../kinds.ts';
+import { agentMaxAffected, type ListInput } from '../kinds.ts';
 import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
 import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
 import { parseOr400 } from '../query/values.ts';
@@ -53,6 +53,7 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'create_many':
     case 'update_many':
     case 'delete_many':
+    case 'action_many':
       return validateBulkInput(ctx, raw);
   }
 }
@@ -66,7 +67,11 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
 async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknown>): Promise<ValidInput> {
   const { meta, model } = ctx.command;
   const input = parseOr400(meta.input, raw) as Record<string, unknown>;
+  // An agent's bulk command is one plan a person reads through: its token caps how many records it names.
+  const agentCap = ctx.caller.kind === 'agent' ? agentMaxAffected(ctx.caller.maxAffected) : undefined;
   if (meta.kind === 'create_many') {
+    const given = (input.records as unknown[]).length;
+    if (agentCap !== undefined && given > agentCap) throw badRequest(`${meta.id} may create at most ${agentCap} records for an agent`);
     const create = singleContext(ctx, 'create');
     const records = (input.records as unknown[]).map((record, index) => {
       try {
@@ -94,8 +99,18 @@ async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknow
       throw namingRecord(ctx, 'set', error);
     }
   }
+  if (meta.kind === 'action_many') {
+    try {
+      // Checked as the action's input for one record; the id is each selected record's.
+      const { id: _id, ...checked } = validateRecordInput(singleContext(ctx, 'action'), { id: newId(), ...((input.input as Record<string, unknown> | undefined) ?? {}) });
+      if (Object.keys(checked).length > 0) input.input = checked;
+      else delete input.input;
+    } catch (error) {
+      throw namingRecord(ctx, 'input', error);
+    }
+  }
   const max = input.max_affected as number;
-  if (ctx.caller.kind === 'agent' && max > BULK_LIMITS.agentMaxAffected) throw badRequest(`max_affected may be at most ${BULK_LIMITS.agentMaxAffected} for an agent`);
+  if (agentCap !== undefined && max > agentCap) throw badRequest(`max_affected may be at most ${agentCap} for an agent`);
   if (!hasFilter) return { input };
   const lineClear = new Map(Object.entries(ctx.fields.lines).map(([name, line]) => [name, line.clearNames]));
   const list = compileList(model.query, ctx.fields.clearNames, { filter, order: [{ field: 'id' }] }, await maskedFilters(ctx, { filter }), lineClear);

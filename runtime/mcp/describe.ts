@@ -81,6 +81,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'update_many':
     case 'delete_many':
     case 'revert_batch':
+    case 'action_many':
       parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
       break;
     case 'erase':
@@ -101,7 +102,7 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     const rules = (model.rules ?? []).filter((rule) => rule.fields.every((field) => lineLists.has(field) || reads(model.name, field)));
     if (rules.length > 0) parts.push(`Rules the ${phrase} must pass: ${rules.map((rule) => rule.message).join('; ')}.`);
   }
-  if (command.kind === 'update_many' || command.kind === 'delete_many') {
+  if (command.kind === 'update_many' || command.kind === 'delete_many' || command.kind === 'action_many') {
     parts.push('A filter or ids is required, and max_affected: selecting more records refuses the call.');
   }
   if (command.kind === 'list' || command.kind === 'search') {
@@ -122,8 +123,10 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     const shown = inputs.filter((input) => !input.field || reads(model.name, input.name));
     const required = shown.filter((input) => input.required).map((input) => input.name);
     const optional = shown.filter((input) => !input.required).map((input) => input.name);
-    if (required.length > 0) parts.push(`Also give: ${required.join(', ')}.`);
-    if (optional.length > 0) parts.push(`May also give: ${optional.join(', ')}.`);
+    // An action's bulk command takes them in `input`, the same for every record.
+    const where = command.kind === 'action_many' ? ' in input' : '';
+    if (required.length > 0) parts.push(`Also give${where}: ${required.join(', ')}.`);
+    if (optional.length > 0) parts.push(`May also give${where}: ${optional.join(', ')}.`);
   }
   // A line's field is named `<lines>.<field>` of its model, as filters name it.
   const referrers = model.referencedBy.map((ref) => ({ model: ref.model, field: ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}` })).filter((ref) => reads(ref.model, ref.field));

@@ -14,6 +14,7 @@ import { HttpError, notFound } from '../errors.ts';
 import { findChange } from '../history/store.ts';
 import { rightsOf } from '../rights.ts';
 import { inputAsSeen } from '../view/caller-view.ts';
+import { takesValueParts, valueParts } from '../masking/value-parts.ts';
 import { decidePlan, findPlan, type PlanRow } from './store.ts';
 
 /** A plan this caller may see: the agent that proposed it, or a person who may decide it; else 404, as for no plan. */
@@ -42,10 +43,15 @@ export async function personMayDecide(service: RecordService, person: PersonCall
   const { input, actions } = parseStoredCommand(row.input);
   // A governed update runs actions: approving it is running them, so the approver needs their rights too.
   if (!actions.every((action) => rights.commands.has(`${model.meta.name}.${action}`))) return false;
-  const written = Object.keys(input).filter((name) => model.fields.has(name));
+  // A bulk command writes what each of its parts gives (every record of create_many, the set of update_many).
+  const kind = command.meta.kind;
+  const givens = takesValueParts(kind) ? valueParts(kind, input).map((part) => part.values) : [input];
+  const written = [...new Set(givens.flatMap((given) => Object.keys(given).filter((name) => model.fields.has(name))))];
   const writtenLines: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(input)) {
-    if (model.lines.has(name) && Array.isArray(value)) writtenLines[name] = value.flatMap((line: Record<string, unknown>) => Object.keys(line).filter((field) => field !== 'id'));
+  for (const given of givens) {
+    for (const [name, value] of Object.entries(given)) {
+      if (model.lines.has(name) && Array.isArray(value)) writtenLines[name] = [...(writtenLines[name] ?? []), ...value.flatMap((line: Record<string, unknown>) => Object.keys(line).filter((field) => field !== 'id'))];
+    }
   }
   const moved = actions.map((action) => model.actions.get(action)?.field ?? '');
   if (command.meta.kind === 'revert' && typeof input.change_id === 'string') {
@@ -130,7 +136,7 @@ export function planView(service: RecordService, caller: Caller, row: PlanRow, n
     plan_id: row.id,
     command: row.command,
     record_id: row.record_id,
-    input: rights ? inputAsSeen(caller, rights, prepared.input, prepared.agentTokens) : null,
+    input: rights ? inputAsSeen(caller, rights, prepared.input, prepared.agentTokens, command?.meta.kind) : null,
     status: row.status,
     created: row.created_at,
     agent: { id: row.agent_token_id, label: row.agent_label },

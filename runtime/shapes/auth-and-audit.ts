@@ -27,6 +27,8 @@ export interface IssuedAgentToken {
   readonly expires: string;
   /** The limits that apply to it. */
   readonly limits: RateLimitsInfo;
+  /** The most records one of its bulk commands may change or create (docs/api.md, Bulk commands). */
+  readonly max_affected: number;
 }
 
 /** What a person sees of one of their agent tokens. Never the token or its hash. */
@@ -42,6 +44,8 @@ export interface AgentTokenInfo {
   readonly status: 'active' | 'expired' | 'revoked';
   /** The limits that apply to it: its own, else the server's. */
   readonly limits: RateLimitsInfo;
+  /** The most records one of its bulk commands may change or create: its own cap, else the default 100. */
+  readonly max_affected: number;
 }
 
 /** `GET /api/auth/agent-tokens`: the person's own tokens, newest first. */

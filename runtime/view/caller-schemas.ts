@@ -38,6 +38,7 @@ export function fitInputSchema(command: CommandMeta, fields: ModelRights, schema
     case 'update_many':
     case 'delete_many':
     case 'revert_batch':
+    case 'action_many':
       return schema;
     case 'list':
     case 'search': {

@@ -14,6 +14,8 @@
 import type { Knex } from 'knex';
 import type { HistoryEntryInfo, RecordValue } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
+import type { CommandKind } from '../command-kinds.ts';
+import { takesValueParts, valueParts, withParts, withoutPrefix } from '../masking/value-parts.ts';
 import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { bindingKey, bindingsOf } from '../masking/bindings.ts';
 import { maskKey, sharedTokens, type MaskRequest } from '../masking/shared-tokens.ts';
@@ -289,9 +291,20 @@ function historyInfo(entry: HistoryEntry, changes: Readonly<Record<string, Entry
  * A command's input as the caller who sent it (or, for a plan, who may decide it) sees it: the
  * plan's and the audit trail's view. Keys that are not fields of the model (`id`, `filter`,
  * `change_id`, …) stay; fields the caller does not read are absent; for an agent, each personal
- * value is the token it knows the value by, or `NOT_KEPT` where none was kept.
+ * value is the token it knows the value by, or `NOT_KEPT` where none was kept. A bulk command's
+ * records, `set` or `input` (`kind`) are each seen so (masking/value-parts.ts).
  */
-export function inputAsSeen(caller: Caller, rights: ModelRights, input: Readonly<Record<string, unknown>>, agentTokens: Readonly<Record<string, string>> | undefined): Record<string, unknown> {
+export function inputAsSeen(
+  caller: Caller,
+  rights: ModelRights,
+  input: Readonly<Record<string, unknown>>,
+  agentTokens: Readonly<Record<string, string>> | undefined,
+  kind?: CommandKind,
+): Record<string, unknown> {
+  if (kind !== undefined && takesValueParts(kind)) {
+    const parts = valueParts(kind, input).map((part) => inputAsSeen(caller, rights, part.values, withoutPrefix(agentTokens, part.prefix)));
+    return withParts(kind, input, parts);
+  }
   const fields = new Set(rights.model.fields.map((field) => field.name));
   const agent = caller.kind === 'agent';
   const seen: Record<string, unknown> = {};

@@ -238,7 +238,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'modules/: 4 modules, 5 models, 73 commands, 4 roles; no problems',
+      'modules/: 4 modules, 5 models, 83 commands, 4 roles; no problems',
       '  crm: party, lead; grants sales: party *, lead *; accountant: party get list search create update, lead get list search',
       '  accounting: invoice; grants sales: invoice get list search; accountant: invoice *',
       '  helpdesk: ticket; grants support: ticket *, party (of a module it depends on) get search; sales: ticket get list close',
@@ -288,9 +288,10 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       'ticket.update_many',
       'ticket.delete_many',
       'ticket.revert_batch',
+      'ticket.close_many',
     ]);
     expect(registry.roles.support).toEqual(Object.keys(registry.commands).filter((id) => id.startsWith('ticket.')));
-    expect(registry.roles.sales?.filter((id) => id.startsWith('ticket.'))).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history']);
+    expect(registry.roles.sales?.filter((id) => id.startsWith('ticket.'))).toEqual(['ticket.get', 'ticket.list', 'ticket.close', 'ticket.history', 'ticket.close_many']);
     expect(registry.models.party?.referencedBy).toContainEqual({ model: 'ticket', field: 'party' });
     expect(registry.tools.ticket__close?.title).toBe('Close ticket');
 

@@ -21,7 +21,11 @@ afterAll(async () => {
 });
 
 describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
-  const BULK_IDS = ['party', 'lead', 'invoice', 'order'].flatMap((m) => ['create_many', 'update_many', 'delete_many', 'revert_batch'].map((c) => `${m}.${c}`));
+  const BULK_IDS = [
+    ...['party', 'lead', 'invoice', 'order'].flatMap((m) => ['create_many', 'update_many', 'delete_many', 'revert_batch'].map((c) => `${m}.${c}`)),
+    // Each action's bulk command.
+    ...['lead.qualify', 'lead.win', 'lead.lose', 'invoice.post', 'invoice.pay', 'invoice.cancel', 'order.confirm', 'order.cancel', 'order.deliver'].map((id) => `${id}_many`),
+  ];
   const ADMIN_IDS = [
     ...['party', 'lead', 'invoice'].flatMap((m) => ['get', 'list', 'search', 'create', 'update', 'delete'].map((c) => `${m}.${c}`)),
     'lead.qualify',
@@ -75,7 +79,7 @@ describe('SPEC 2.5 / 4.1: GET /api/commands and GET /api/meta', () => {
     const ids = ((await s.request('GET', '/api/commands', undefined, a)).body.commands as Rec[]).map((c) => c.id).sort();
     expect(ids).toEqual(
       [
-        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'delete_many'].map((c) => `lead.${c}`),
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'qualify_many', 'win_many', 'lose_many'].map((c) => `lead.${c}`),
         'party.get',
         'party.history',
       ].sort(),

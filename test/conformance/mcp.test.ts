@@ -78,7 +78,7 @@ describe('SPEC 4.6 / issue 5: MCP basics over raw JSON-RPC', () => {
     const tools = r.body.result.tools as Rec[];
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'delete_many'].map((c) => `lead__${c}`),
+        ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'qualify_many', 'win_many', 'lose_many'].map((c) => `lead__${c}`),
         'party__get',
         'party__history',
       ].sort(),

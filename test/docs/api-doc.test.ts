@@ -148,7 +148,7 @@ const audit = (query: string) => t.request('GET', `/api/audit?${query}`, undefin
 
 describe('commands', () => {
   const rows = tableRows(['Command', 'Input', '`value`']).map(([command]) => code(command!));
-  const generic = rows.filter((id) => id.startsWith('<model>.') && id !== '<model>.<action>').map((id) => id.slice('<model>.'.length));
+  const generic = rows.filter((id) => id.startsWith('<model>.') && id !== '<model>.<action>' && id !== '<model>.<action>_many').map((id) => id.slice('<model>.'.length));
 
   it('the commands table names the generated commands and the workflow actions', () => {
     expect(generic).toEqual(expect.arrayContaining(['get', 'list', 'search', 'create', 'update', 'delete', ...HISTORY_COMMANDS]));
@@ -171,10 +171,10 @@ describe('commands', () => {
         expect(listed.has(id), `${id} in GET /api/commands`).toBe(true);
       }
     }
-    // And the other way round: every command is a documented generated one or a workflow action.
+    // And the other way round: every command is a documented generated one, a workflow action or an action's bulk command (`<model>.<action>_many`).
     for (const id of listed) {
       const command = registry.commands[id]!;
-      expect(command.kind === 'action' || generic.includes(command.name), `${id} is documented`).toBe(true);
+      expect(command.kind === 'action' || command.kind === 'action_many' || generic.includes(command.name), `${id} is documented`).toBe(true);
     }
   });
 
@@ -465,7 +465,6 @@ describe('error texts', () => {
     '<model>.<command> takes a filter or ids, not both': () => t.command(admin, 'lead.delete_many', { filter: [{ field: 'hot', op: 'eq', value: true }], ids: [lead.id], max_affected: 1 }),
     'ids must be an array of 1 to 10000 record ids': () => t.command(admin, 'lead.delete_many', { ids: [], max_affected: 1 }),
     'max_affected is required': () => t.command(admin, 'lead.delete_many', { ids: [lead.id] }),
-    'max_affected must be an integer from 1 to 10000': () => t.command(admin, 'lead.delete_many', { ids: [lead.id], max_affected: 10_001 }),
     'set must be an object of field values': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: 5, max_affected: 1 }),
     '<model>.<command> set must give at least one field': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: {}, max_affected: 1 }),
     '<model>.<command> set cannot give id': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { id: lead.id }, max_affected: 1 }),
@@ -476,7 +475,13 @@ describe('error texts', () => {
     'dry_run must be true or false': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }], dry_run: 'yes' }),
     '<model>.<command> would change <n> records, more than max_affected <max>': () => t.command(admin, 'lead.delete_many', { ids: [lead.id, party.id], max_affected: 1 }),
     'batch_id is required': () => t.command(admin, 'lead.revert_batch', {}),
-    'max_affected may be at most 100 for an agent': () => t.command(agent, 'lead.delete_many', { ids: [lead.id], max_affected: 101 }),
+    'max_affected may be at most <n> for an agent': () => t.command(agent, 'lead.delete_many', { ids: [lead.id], max_affected: 101 }),
+    '<model>.<command> may create at most <n> records for an agent': () => t.command(agent, 'lead.create_many', { records: Array.from({ length: 101 }, () => ({ title: 'x' })) }),
+    "input must be an object of the action's inputs": () => t.command(admin, 'lead.lose_many', { ids: [lead.id], max_affected: 1, input: 'x' }),
+    '<model>.<command> input.<rest>': () => t.command(admin, 'lead.lose_many', { ids: [lead.id], max_affected: 1 }),
+    'max_affected must be an integer from 1 to 10000': () => t.command(admin, 'lead.delete_many', { ids: [lead.id], max_affected: 10_001 }),
+    'max_affected may be at most 100 (only an admin may give a token more)': () => newToken(sales, { scopes: ['lead.get'], label: 'x', max_affected: 101 }),
+    'max_affected is required (null for the default)': () => t.request('POST', '/api/auth/agent-token/update', { id: 'x' }, admin),
     'batch <batch_id> not found': () => t.command(admin, 'lead.revert_batch', { batch_id: 'NOPE' }),
     'batch <batch_id> cannot be reverted': async () => {
       const created = await ok(admin, 'lead.create_many', { records: [{ title: 'Doc bulk' }] });

@@ -85,7 +85,7 @@ describe('test/fixtures/generated/ for the fixture modules', () => {
   it('imports the runtime relative to the output folder', () => {
     const elsewhere = generate(ir, '/tmp/somewhere/out');
     expect(elsewhere.get('crm/lead.schemas.ts')).toContain(`from '${relative('/tmp/somewhere/out/crm', join(ROOT, 'runtime/kinds.ts'))}'`);
-    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import {\n  createManyInput,\n  deleteManyInput,\n  historyInput,\n  kinds,\n  listInput,\n  recordId,\n  revertBatchInput,\n  revertInput,\n  unknownFieldError,\n  updateManyInput,\n} from '../../runtime/kinds.ts';");
+    expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import {\n  actionManyInput,\n  createManyInput,\n  deleteManyInput,\n  historyInput,\n  kinds,\n  listInput,\n  recordId,\n  revertBatchInput,\n  revertInput,\n  unknownFieldError,\n  updateManyInput,\n} from '../../runtime/kinds.ts';");
     expect(emit(ir).get('registry.ts')).toContain("import type { Registry } from '../runtime/registry.ts';");
     expect(emit(ir).get('crm/lead.queries.ts')).toContain("import { fromDb, toDb } from '../../runtime/query/values.ts';");
     expect(generate(ir, FIXTURE_GENERATED_DIR).get('registry.ts')).toContain("import type { Registry } from '../../../runtime/registry.ts';");
@@ -119,19 +119,20 @@ describe('the registry generated for the fixture modules', () => {
     const ids = Object.keys(registry.commands);
     expect(ids).toEqual([
       ...['get', 'list', 'search', 'create', 'update', 'delete', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'erase'].map((name) => `party.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'erase'].map((name) => `lead.${name}`),
+      // Each action's bulk command after the other bulk commands, before erase.
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'qualify', 'win', 'lose', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'qualify_many', 'win_many', 'lose_many', 'erase'].map((name) => `lead.${name}`),
       // invoice holds no personal data: nothing to erase.
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `invoice.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'erase'].map((name) => `order.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'post_many', 'pay_many', 'cancel_many'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'confirm', 'cancel', 'deliver', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'confirm_many', 'cancel_many', 'deliver_many', 'erase'].map((name) => `order.${name}`),
     ]);
     const needsApproval = Object.values(registry.commands)
       .filter((command) => command.needsApproval)
       .map((command) => command.id);
     expect(needsApproval).toEqual([
       ...['party.delete', 'party.revert', 'party.create_many', 'party.update_many', 'party.delete_many', 'party.revert_batch'],
-      ...['lead.delete', 'lead.revert', 'lead.create_many', 'lead.update_many', 'lead.delete_many', 'lead.revert_batch'],
-      ...['invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.revert', 'invoice.create_many', 'invoice.update_many', 'invoice.delete_many', 'invoice.revert_batch'],
-      ...['order.delete', 'order.cancel', 'order.revert', 'order.create_many', 'order.update_many', 'order.delete_many', 'order.revert_batch'],
+      ...['lead.delete', 'lead.revert', 'lead.create_many', 'lead.update_many', 'lead.delete_many', 'lead.revert_batch', 'lead.qualify_many', 'lead.win_many', 'lead.lose_many'],
+      ...['invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.revert', 'invoice.create_many', 'invoice.update_many', 'invoice.delete_many', 'invoice.revert_batch', 'invoice.post_many', 'invoice.pay_many', 'invoice.cancel_many'],
+      ...['order.delete', 'order.cancel', 'order.revert', 'order.create_many', 'order.update_many', 'order.delete_many', 'order.revert_batch', 'order.confirm_many', 'order.cancel_many', 'order.deliver_many'],
     ]);
     expect(registry.commands['lead.qualify']).toMatchObject({ kind: 'action', description: 'Mark a new lead as qualified', action: { field: 'stage', from: ['new'], to: 'qualified' } });
     expect(registry.commands['lead.lose']?.action?.required).toEqual(['lost_reason']);
@@ -151,7 +152,7 @@ describe('the registry generated for the fixture modules', () => {
     expect(roles.accountant).toEqual([
       ...['get', 'list', 'search', 'create', 'update', 'history', 'revert', 'create_many', 'update_many', 'revert_batch'].map((name) => `party.${name}`),
       ...['get', 'list', 'search', 'history'].map((name) => `lead.${name}`),
-      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch'].map((name) => `invoice.${name}`),
+      ...['get', 'list', 'search', 'create', 'update', 'delete', 'post', 'pay', 'cancel', 'history', 'revert', 'create_many', 'update_many', 'delete_many', 'revert_batch', 'post_many', 'pay_many', 'cancel_many'].map((name) => `invoice.${name}`),
       ...['get', 'list', 'search', 'update', 'history', 'revert', 'update_many', 'revert_batch'].map((name) => `order.${name}`),
     ]);
   });

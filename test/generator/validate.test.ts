@@ -118,6 +118,18 @@ const REFUSED: readonly Refused[] = [
     ],
   },
   {
+    name: "an action named like another action's bulk command",
+    modules: `export default { models: { lead: {
+      fields: { stage: { kind: 'select', options: ['new', 'done'], governed: true } },
+      actions: {
+        finish: { description: 'Finish', from: 'new', to: 'done' },
+        finish_many: { description: 'Finish many', from: 'new', to: 'done' },
+      },
+    } } };`,
+    problems: [`${F}: model lead, action finish_many: name collides with the bulk command lead.finish_many of action finish (rename the action)`],
+    located: [{ file: F, model: 'lead', action: 'finish_many', code: 'reserved-command-name' }],
+  },
+  {
     name: "model names reserved by the service's endpoints or its system tables",
     modules: `export default { models: {
       auth: { fields: {} },
@@ -270,8 +282,8 @@ const REFUSED: readonly Refused[] = [
     problems: [
       "modules/accounting/module.ts: role accountant: grant on model \"lead\" of module crm, which module accounting does not depend on (add dependsOn: ['crm'] to modules/accounting/module.ts, or grant it in modules/crm/module.ts)",
       'modules/crm/module.ts: role sales: grant on unknown model "leed" (did you mean "lead"?)',
-      'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch)',
-      'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "wn" (did you mean "win"? commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch, win_many)',
+      'modules/crm/module.ts: role sales, model lead: unknown command "approve" (commands of lead: get, list, search, create, update, delete, win, history, revert, create_many, update_many, delete_many, revert_batch, win_many)',
       'modules/crm/module.ts: role admin: admin is built in and may use every command (remove this grant)',
     ],
     located: [
@@ -498,8 +510,9 @@ describe('validate', () => {
     ]);
     expect(lead?.fields.map((field) => field.governed)).toEqual([false, true, false, false]);
     expect(lead?.actions[0]?.field).toBe('stage');
-    expect(lead?.commands.at(-7)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
-    expect(lead?.commands.slice(-6).map((command) => [command.id, command.kind, command.needsApproval])).toEqual([
+    expect(lead?.commands.at(-8)).toMatchObject({ id: 'lead.win', kind: 'action', action: { field: 'stage', from: ['new'], to: 'won' } });
+    expect(lead?.commands.at(-1)).toMatchObject({ id: 'lead.win_many', kind: 'action_many', needsApproval: true, action: { name: 'win', field: 'stage' } });
+    expect(lead?.commands.slice(-7, -1).map((command) => [command.id, command.kind, command.needsApproval])).toEqual([
       ['lead.history', 'history', false],
       ['lead.revert', 'revert', true],
       ['lead.create_many', 'create_many', true],

@@ -82,6 +82,8 @@ export interface TestServerOptions {
   readonly retention?: ServerOptions['retention'];
   readonly pruneBatches?: ServerOptions['pruneBatches'];
   readonly log?: ServerOptions['log'];
+  /** The HTTP timeouts: a longer keep-alive for a test whose synchronous PostgreSQL inspections hold the process longer than the default 5 s between requests (the server would close the idle connection as the next request arrives on it: ECONNRESET). */
+  readonly timeouts?: ServerOptions['timeouts'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s hashes are made at cost 4 (the server's `passwordHashCost`), so that each hash and
@@ -120,6 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),
     ...(options.logFormat ? { logFormat: options.logFormat } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

@@ -134,6 +134,7 @@ describe('GET /api/auth/agent-tokens', () => {
       revoked: null,
       status: 'active',
       limits: { requests_per_minute: 600, writes_per_minute: 120 },
+      max_affected: 100,
     });
     // only their own
     const others = (await list(sales)).body.tokens as { id: string }[];

@@ -195,15 +195,17 @@ describe('rights of agents', () => {
     expect(a.status).toBe(200);
     expect(a.body.commands.map((c: { id: string }) => c.id)).toEqual([
       'party.get', 'party.history',
-      'lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose', 'lead.history', 'lead.revert', 'lead.delete_many',
+      'lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.update', 'lead.delete', 'lead.qualify', 'lead.win', 'lead.lose', 'lead.history', 'lead.revert',
+      'lead.create_many', 'lead.update_many', 'lead.delete_many', 'lead.qualify_many', 'lead.win_many', 'lead.lose_many',
     ]);
     expect(a.body.commands.find((c: { id: string }) => c.id === 'lead.delete')).toEqual({ id: 'lead.delete', description: expect.any(String), needs_approval: true });
     expect(a.body.commands.find((c: { id: string }) => c.id === 'lead.qualify').needs_approval).toBe(false);
     const b = await t.request('GET', '/api/commands', undefined, agentB);
     expect(b.body.commands.map((c: { id: string }) => c.id)).toEqual([
-      'party.get', 'party.list', 'party.search', 'party.create', 'party.update', 'party.delete', 'party.history', 'party.revert', 'party.delete_many',
+      'party.get', 'party.list', 'party.search', 'party.create', 'party.update', 'party.delete', 'party.history', 'party.revert', 'party.create_many', 'party.update_many', 'party.delete_many',
       'lead.search',
-      'invoice.get', 'invoice.list', 'invoice.search', 'invoice.create', 'invoice.update', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.cancel', 'invoice.history', 'invoice.revert', 'invoice.delete_many',
+      'invoice.get', 'invoice.list', 'invoice.search', 'invoice.create', 'invoice.update', 'invoice.delete', 'invoice.post', 'invoice.pay', 'invoice.cancel', 'invoice.history', 'invoice.revert',
+      'invoice.create_many', 'invoice.update_many', 'invoice.delete_many', 'invoice.post_many', 'invoice.pay_many', 'invoice.cancel_many',
       'order.search',
     ]);
   });

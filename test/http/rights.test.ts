@@ -139,14 +139,23 @@ describe('compiled rights (table tests)', () => {
       limits: { requestsPerMinute: null, writesPerMinute: null },
     });
     expect([...allowedCommands(registry, agent(['sales'], ['lead.*', 'party.get']))].sort()).toEqual(
-      ['lead.create', 'lead.delete', 'lead.get', 'lead.list', 'lead.lose', 'lead.qualify', 'lead.search', 'lead.update', 'lead.win', 'lead.history', 'lead.revert', 'lead.delete_many', 'party.get', 'party.history'].sort(),
+      [
+        ...['create', 'delete', 'get', 'list', 'lose', 'qualify', 'search', 'update', 'win', 'history', 'revert'].map((c) => `lead.${c}`),
+        ...['create_many', 'update_many', 'delete_many', 'qualify_many', 'win_many', 'lose_many'].map((c) => `lead.${c}`),
+        'party.get',
+        'party.history',
+      ].sort(),
     );
     expect([...allowedCommands(registry, agent(['sales'], ['invoice.post']))]).toEqual([]);
     // History comes with get and revert with update, never beyond the creator's rights.
     expect([...allowedCommands(registry, agent(['accountant'], ['lead.get', 'lead.update', 'party.update']))].sort()).toEqual(
-      ['lead.get', 'lead.history', 'party.revert', 'party.update'],
+      ['lead.get', 'lead.history', 'party.revert', 'party.update', 'party.update_many'],
     );
     expect([...allowedCommands(registry, agent(['sales'], ['lead.history']))]).toEqual(['lead.history']);
+    // An action brings its bulk command; the bulk command alone is only itself.
+    expect([...allowedCommands(registry, agent(['sales'], ['lead.qualify']))].sort()).toEqual(['lead.qualify', 'lead.qualify_many']);
+    expect([...allowedCommands(registry, agent(['sales'], ['lead.qualify_many']))]).toEqual(['lead.qualify_many']);
+    expect([...allowedCommands(registry, agent(['accountant'], ['lead.qualify']))]).toEqual([]);
     const party = fieldRights(registry, agent(['admin'], ['*.*']), 'party');
     expect(party.denied).toEqual(['party.tax_id']);
     expect(party.masked.map((field) => field.name)).toEqual(['name', 'email', 'phone', 'notes']);

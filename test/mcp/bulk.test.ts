@@ -2,8 +2,8 @@
  * An agent's bulk command through MCP, with the SDK's own client over real HTTP: `delete_many` is
  * one plan that lists every record it deletes (a filter becomes the ids it selects when proposed),
  * nothing changes until a person approves it, and then each record's history entry names the
- * agent and the plan, in one batch. An agent's max_affected is capped; the bulk commands that
- * carry field values are not an agent's.
+ * agent and the plan, in one batch. An agent's max_affected is capped. create_many and an
+ * action's bulk command are plans likewise, the records' personal values as the agent's tokens.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,8 +81,47 @@ describe("an agent's delete_many", () => {
     expect(rest.body.error).toBe((result.content[0] as { text: string }).text);
   });
 
-  it('lists no tool for the bulk commands that carry field values', async () => {
-    const names = (await connected.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.endsWith('_many') || name.endsWith('_batch'));
-    expect(names).toEqual(['lead__delete_many']);
+  it.each([
+    ['lead__qualify_many', (ids: string[]) => ({ ids, max_affected: 2 }), { stage: 'qualified', lost_reason: 'act-mcp' }],
+    ['lead__lose_many', (ids: string[]) => ({ filter: [{ field: 'title', op: 'contains', value: 'act-mcp-lose' }], max_affected: 2, input: { lost_reason: 'Went quiet' } }), { stage: 'lost', lost_reason: 'Went quiet' }],
+  ])("%s is one plan of the ids it selects; approved, it runs the action on each", async (tool, args, after) => {
+    const titles = tool === 'lead__lose_many' ? ['act-mcp-lose 1', 'act-mcp-lose 2'] : ['act-mcp 1', 'act-mcp 2'];
+    const ids = (await t.command(admin, 'lead.create_many', { records: titles.map((title) => ({ title, lost_reason: 'act-mcp' })) })).body.value.ids as string[];
+    const result = await call(tool, args(ids));
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { status, plan_id: planId } = result.structuredContent as { status: string; plan_id: string };
+    expect(status).toBe('approval_required');
+    expect((await t.request('GET', `/api/plans/${planId}`, undefined, admin)).body.plan.input.ids).toEqual(ids);
+    expect(rows('select stage from lead where id in (?, ?)', ...ids)).toEqual([{ stage: 'new' }, { stage: 'new' }]);
+    expect((await t.request('POST', `/api/approve/${planId}`, undefined, admin)).status).toBe(200);
+    expect(rows('select stage, lost_reason from lead where id in (?, ?)', ...ids)).toEqual([after, after]);
+    expect(rows('select command, kind, plan_id from rms_history where plan_id = ?', planId)).toEqual(ids.map(() => ({ command: `lead.${tool.slice('lead__'.length)}`, kind: 'action', plan_id: planId })));
+  });
+
+  it("create_many is one plan; the agent's plan and the answer to its dry run show its personal values as tokens only", async () => {
+    const dry = await call('lead__create_many', { records: [{ title: 'Dry', notes: 'mcp secret note' }], dry_run: true });
+    expect(dry.isError, JSON.stringify(dry.content)).toBeFalsy();
+    expect(JSON.stringify(dry)).not.toContain('mcp secret note');
+    const result = await call('lead__create_many', { records: [{ title: 'Planned', notes: 'mcp secret note' }] });
+    const { plan_id: planId } = result.structuredContent as { plan_id: string };
+    const plan = (await t.request('GET', `/api/plans/${planId}`, undefined, agent)).body.plan;
+    expect(plan.input.records).toEqual([{ title: 'Planned', notes: expect.stringMatching(/^NOTES_\d+$/) }]);
+    expect((await t.request('GET', `/api/plans/${planId}`, undefined, admin)).body.plan.input.records).toEqual([{ title: 'Planned', notes: 'mcp secret note' }]);
+    const approved = await t.request('POST', `/api/approve/${planId}`, undefined, admin);
+    expect(approved.status).toBe(200);
+    const read = await call('lead__get', { id: approved.body.value.ids[0] });
+    expect((read.structuredContent as { value: { notes: string } }).value.notes).toBe(plan.input.records[0].notes);
+  });
+
+  it('lists a tool for each bulk command but revert_batch, each with the hints of its kind', async () => {
+    const tools = (await connected.client.listTools()).tools.filter((tool) => tool.name.endsWith('_many') || tool.name.endsWith('_batch'));
+    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual([
+      ['lead__create_many', { title: 'Create many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__update_many', { title: 'Update many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+      ['lead__delete_many', { title: 'Delete many lead', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }],
+      ['lead__qualify_many', { title: 'Qualify many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__win_many', { title: 'Win many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+      ['lead__lose_many', { title: 'Lose many lead', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+    ]);
   });
 });

@@ -86,8 +86,8 @@ describe('a plain request', () => {
     const res = await mcp(listTools(7));
     expect(res.status).toBe(200);
     expect(res.json.id).toBe(7);
-    // Every command of the fixture modules: party 9, lead 12, invoice 11, order 12 (erase but for invoice, which holds no personal data), and each model's 4 bulk commands (a person's tools).
-    expect(res.json.result.tools.length).toBe(60);
+    // Every command of the fixture modules: party 9, lead 12, invoice 11, order 12 (erase but for invoice, which holds no personal data), each model's 4 bulk commands and each of the 9 actions' (a person's tools).
+    expect(res.json.result.tools.length).toBe(69);
   });
 });
 

@@ -119,7 +119,12 @@ describe('tools/list', () => {
       'lead__lose',
       'lead__history',
       'lead__revert',
+      'lead__create_many',
+      'lead__update_many',
       'lead__delete_many',
+      'lead__qualify_many',
+      'lead__win_many',
+      'lead__lose_many',
     ]);
     expect(await names(agentB)).toEqual([
       'party__get',
@@ -130,6 +135,8 @@ describe('tools/list', () => {
       'party__delete',
       'party__history',
       'party__revert',
+      'party__create_many',
+      'party__update_many',
       'party__delete_many',
       'lead__search',
       'invoice__get',
@@ -143,7 +150,12 @@ describe('tools/list', () => {
       'invoice__cancel',
       'invoice__history',
       'invoice__revert',
+      'invoice__create_many',
+      'invoice__update_many',
       'invoice__delete_many',
+      'invoice__post_many',
+      'invoice__pay_many',
+      'invoice__cancel_many',
       'order__search',
     ]);
     // Scopes never widen the creator's rights.

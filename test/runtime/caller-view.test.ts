@@ -262,8 +262,8 @@ describe.each(registries)('%s', (_registryName, registry) => {
         }
         noClearValues([get.body, list.body, search.body, listWithLines.body, searchWithLines.body, result, history], model, view, values, model.name);
         // A bulk command's changes show the same fields and tokens (a delete_many's dry run: every
-        // field the agent reads, from what the record holds; line lists are not listed); those
-        // carrying field values are not an agent's.
+        // field the agent reads, from what the record holds; line lists are not listed); one
+        // carrying a value the agent gives shows it as a token, never in clear.
         const bulk = await t.command(agent, `${model.name}.delete_many`, { ids: [id], max_affected: 1, dry_run: true });
         expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
         expect(bulk.body.denied).toEqual(denied);
@@ -271,7 +271,14 @@ describe.each(registries)('%s', (_registryName, registry) => {
         expect(Object.keys(changes).sort()).toEqual([...view.fields.keys()].sort());
         for (const [name, change] of Object.entries(changes)) expect(change, name).toEqual({ from: seen[name], to: null });
         noClearValues([bulk.body], model, view, values, `${model.name}.delete_many`);
-        expect((await t.command(agent, `${model.name}.create_many`, { records: [{}] })).status).toBe(404);
+        const writable = [...view.fields].find(([name, seenAs]) => seenAs === 'masked' && model.fields.some((field) => field.name === name && !field.computed && !field.governed));
+        if (writable) {
+          const secret = secretOf(model.fields.find((field) => field.name === writable[0])!);
+          const tried = await t.command(agent, `${model.name}.update_many`, { ids: [id], set: { [writable[0]]: secret }, max_affected: 1, dry_run: true });
+          expect(tried.status, JSON.stringify(tried.body)).toBe(200);
+          expect(JSON.stringify(tried.body)).not.toContain(JSON.stringify(secret).slice(1, -1));
+          expect(String(tried.body.value.changes[0].changes[writable[0]].to)).toMatch(/^[A-Z][A-Z0-9_]*_\d+$/);
+        }
       } finally {
         await mcp.close();
       }

@@ -81,6 +81,11 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
       const id = await makeRecord(t, admin, model, refs);
       return { input: { ids: [id], max_affected: 1 }, recordId: id };
     }
+    case 'action_many': {
+      const single = registry.commands[`${model.name}.${command.action!.name}`]!;
+      const { input: { id, ...given }, recordId } = await inputFor(model, single, forAgent);
+      return { input: { ids: [id], max_affected: 1, input: given }, recordId };
+    }
     case 'revert_batch': {
       const id = await makeRecord(t, admin, model, refs);
       const field = updatableField(model)!;
@@ -91,8 +96,8 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
   }
 }
 
-/** The bulk commands an agent does not have: all but delete_many (docs/api.md, Bulk commands). */
-const isBulk = (command: CommandMeta) => kindTraits(command.kind).result === 'batch' && command.kind !== 'delete_many';
+/** The bulk command an agent does not have: revert_batch (docs/api.md, Bulk commands). */
+const isBulk = (command: CommandMeta) => command.kind === 'revert_batch';
 
 const commands = Object.values(registry.commands);
 /** What an agent may be given: every command but those only `admin` uses. */

@@ -313,10 +313,10 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await page.getByLabel('Label').fill('Sales assistant');
     await page.getByRole('group', { name: 'Leads' }).getByRole('checkbox', { name: 'Leads' }).check();
     await page.getByRole('checkbox', { name: /^search/ }).first().waitFor();
-    // Only what an agent can be given: no admin-only erase, no bulk command but delete_many.
+    // Only what an agent can be given: no admin-only erase, no revert_batch; every other bulk command.
     const leadScopes = page.getByRole('group', { name: 'Leads' });
-    expect(await leadScopes.getByRole('checkbox', { name: /^(erase|create_many|update_many|revert_batch)/ }).count()).toBe(0);
-    expect(await leadScopes.getByRole('checkbox', { name: /^delete_many/ }).count()).toBe(1);
+    expect(await leadScopes.getByRole('checkbox', { name: /^(erase|revert_batch)/ }).count()).toBe(0);
+    for (const name of ['create_many', 'update_many', 'delete_many', 'qualify_many']) expect(await leadScopes.getByRole('checkbox', { name: new RegExp(`^${name}`) }).count(), name).toBe(1);
     await page.getByLabel('Expires after').selectOption('7');
     // Rate limits: empty is the server's (shown as the placeholder); a word is refused before sending.
     expect(await page.getByLabel('Requests a minute').getAttribute('placeholder')).toBe('600 (the server’s)');
@@ -324,6 +324,12 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByText('Limits are whole numbers of calls a minute').waitFor();
     await page.getByLabel('Writes a minute').fill('30');
+    // The most records one bulk plan names: empty is 100; 0 is refused before sending.
+    expect(await page.getByLabel('Records per bulk command').getAttribute('placeholder')).toBe('100');
+    await page.getByLabel('Records per bulk command').fill('0');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByText('The most records per bulk command is a whole number from 1').waitFor();
+    await page.getByLabel('Records per bulk command').fill('25');
     await page.getByRole('button', { name: 'Create token' }).click();
     const tokenInput = page.getByRole('textbox', { name: 'Agent token' });
     await tokenInput.waitFor();
@@ -342,6 +348,9 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     const row = page.locator('table.data tbody tr', { hasText: 'Sales assistant' });
     await row.getByText('Active').waitFor();
     await row.getByText('600 requests, 30 writes a minute').waitFor();
+    await row.getByText('at most 25 records per bulk command').waitFor();
+    const capped = await server.command(token, 'lead.update_many', { ids: ['x'], set: { probability: 1 }, max_affected: 26 });
+    expect(capped.body).toEqual({ error: 'max_affected may be at most 25 for an agent' });
     await row.getByRole('button', { name: 'Revoke Sales assistant' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('Revoked').waitFor();

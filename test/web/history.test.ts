@@ -5,8 +5,8 @@
  * back and the revert entry; a revert refused because the field changed again is shown in the
  * server's words; long histories page, and links to one entry (from the audit trail, whose
  * changes are shown without reads by default) find its page and highlight it; the Approvals inbox
- * shows what an agent's update and revert would change, from → to, and every record an agent's
- * delete_many would delete. At 1280 and 390 px, without
+ * shows what an agent's update and revert would change, from → to, every record an agent's
+ * delete_many would delete, and each record of its other bulk plans with its change. At 1280 and 390 px, without
  * sideways scrolling. Screenshots go to test/screenshots/ (git-ignored).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -507,5 +507,33 @@ describe.skipIf(!existsSync(CHROMIUM))('record history in Chromium', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Approve and delete' }).click();
     await notice().getByText(/^Approved: /).waitFor();
     for (const id of ids) expect((await server.command(adminToken, 'lead.get', { id })).status).toBe(400);
+  });
+
+  it("shows each record of an agent's qualify_many, update_many and create_many plan with its change; approving makes them", async () => {
+    const ids = (await ok(adminToken, 'lead.create_many', { records: [{ title: 'Bulk lead one', probability: 10 }, { title: 'Bulk lead two' }] })).ids as string[];
+    await proposed(leadBot, 'lead.qualify_many', { ids, max_affected: 2 });
+    await proposed(leadBot, 'lead.update_many', { ids, set: { probability: 55 }, max_affected: 2 });
+    await proposed(leadBot, 'lead.create_many', { records: [{ title: 'Proposed lead A', probability: 5 }, { title: 'Proposed lead B' }] });
+    await page.goto('/approvals');
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+
+    const qualify = page.locator('li.plan', { has: page.getByRole('heading', { name: 'Qualify lead records' }) });
+    await qualify.getByText('Qualify 2 records:').waitFor();
+    const qualified = qualify.locator('ul.plan-records > li');
+    await expect.poll(() => qualified.allInnerTexts()).toEqual([expect.stringMatching(/^Bulk lead one\s+Stage\s+New\s+→\s+Qualified$/), expect.stringMatching(/^Bulk lead two\s+Stage\s+New\s+→\s+Qualified$/)]);
+
+    const update = page.locator('li.plan', { has: page.getByRole('heading', { name: 'Update lead records' }) });
+    const updated = update.locator('ul.plan-records > li');
+    await expect.poll(() => updated.allInnerTexts()).toEqual([expect.stringMatching(/^Bulk lead one\s+Probability \(%\)\s+10\s+→\s+55$/), expect.stringMatching(/^Bulk lead two\s+Probability \(%\)\s+—\s+→\s+55$/)]);
+
+    const create = page.locator('li.plan', { has: page.getByRole('heading', { name: 'Create lead records' }) });
+    await create.getByText('Creates 2 records:').waitFor();
+    expect(await create.locator('ol.plan-records > li').allInnerTexts()).toEqual([expect.stringMatching(/^Title\s+Proposed lead A\s+Probability \(%\)\s+5$/), expect.stringMatching(/^Title\s+Proposed lead B$/)]);
+    await expectNoSidewaysScroll(page);
+    await shot('h09-approvals-bulk-changes');
+
+    await qualify.getByRole('button', { name: 'Approve' }).click();
+    await notice().getByText(/^Approved: /).waitFor();
+    for (const id of ids) expect((await server.command(adminToken, 'lead.get', { id })).body.value.stage).toBe('qualified');
   });
 });

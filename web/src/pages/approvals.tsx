@@ -254,6 +254,8 @@ function PlanEffect({ plan, model, title, entries }: { plan: PlanInfo; model: Mo
   }
 
   if (commandName === 'delete_many') return <BulkDeleteEffect plan={plan} model={model} />;
+  if (commandName === 'create_many') return <BulkCreateEffect plan={plan} model={model} />;
+  if (model && (commandName === 'update_many' || actionOfBulk(model, commandName))) return <BulkChangeEffect plan={plan} model={model} />;
 
   if (commandName === 'revert' && model) return <RevertEffect plan={plan} model={model} record={live ? record : undefined} loaded={!live || state.data !== undefined || state.error !== undefined} title={lookup} />;
 
@@ -303,6 +305,81 @@ function BulkDeleteEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo | 
           const name = title(modelName, id);
           if (name === null) return <li key={id} class="muted">{`${id} (no longer exists)`}</li>;
           return <li key={id}>{can(model, 'get') ? <a href={paths.record(modelName, id)} onClick={onLinkClick}>{name ?? id}</a> : (name ?? id)}</li>;
+        })}
+      </ul>
+    </>
+  );
+}
+
+/** The action whose bulk command `name` is (`qualify_many` → qualify), if any. */
+function actionOfBulk(model: ModelInfo, name: string) {
+  return name.endsWith('_many') ? model.actions.find((candidate) => `${candidate.name}_many` === name) : undefined;
+}
+
+/** An agent's create_many: every record it creates, each with the values it gives. */
+function BulkCreateEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo | undefined }) {
+  const records = Array.isArray(plan.input?.records) ? (plan.input.records as Record<string, unknown>[]) : [];
+  const fieldOf = (name: string) => model?.fields.find((field) => field.name === name);
+  return (
+    <>
+      <p class="small">{`Creates ${records.length === 1 ? '1 record' : `${records.length} records`}:`}</p>
+      <ol class="plan-records">
+        {records.map((record, index) => (
+          <li key={index}>
+            <ChangeList lines={Object.entries(record).filter(([name]) => fieldOf(name)).map(([name, value]) => ({ name, field: fieldOf(name), to: value }))} className="plan-input changes" />
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+/** The most records a bulk plan's change is read for at once (an `in` filter takes 1,000 values). */
+const RECORDS_PER_READ = 1000;
+
+/**
+ * An agent's update_many or <action>_many: every record it changes, by title, each field from its
+ * value now → the proposed one (the records are read while the plan is pending and readable).
+ */
+function BulkChangeEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo }) {
+  const [, commandName = ''] = plan.command.split('.');
+  const ids = Array.isArray(plan.input?.ids) ? (plan.input.ids as string[]) : [];
+  const title = useTitles(ids.map((id) => [model.name, id] as const));
+  const live = plan.status === 'pending' && can(model, 'list');
+  const [state] = useLoad(async () => {
+    if (!live) return new Map<string, RecordValue>();
+    const found = new Map<string, RecordValue>();
+    for (let start = 0; start < ids.length; start += RECORDS_PER_READ) {
+      const page = await run<RecordValue[]>(model.name, 'list', { filter: [{ field: 'id', op: 'in', value: ids.slice(start, start + RECORDS_PER_READ) }] });
+      for (const record of page) found.set(record.id, record);
+    }
+    return found;
+  }, [plan.plan_id, live]);
+  const action = actionOfBulk(model, commandName);
+  const given = ((action ? plan.input?.input : plan.input?.set) ?? {}) as Record<string, unknown>;
+  const fieldOf = (name: string) => model.fields.find((field) => field.name === name);
+  const changes: [string, unknown][] = [...(action ? [[action.field, action.to] as [string, unknown]] : []), ...Object.entries(given)];
+  const lines = (record: RecordValue | undefined): ChangeLine[] =>
+    changes.map(([name, to]) => {
+      const field = fieldOf(name);
+      if (!field && action) return { name, field: action.inputs?.find((input) => input.name === name), to };
+      return { name, field, ...(record && field ? { from: record[name] ?? null } : {}), to };
+    });
+  return (
+    <>
+      <p class="small">{`${action ? optionLabel(action.name) : 'Changes'} ${ids.length === 1 ? '1 record' : `${ids.length} records`}:`}</p>
+      {state.loading && live && <p class="small muted">Reading the records…</p>}
+      <ul class="plan-records">
+        {ids.map((id) => {
+          const name = title(model.name, id);
+          const record = state.data?.get(id);
+          const heading = name === null ? <span class="muted">{`${id} (no longer exists)`}</span> : can(model, 'get') ? <a href={paths.record(model.name, id)} onClick={onLinkClick}>{name ?? id}</a> : (name ?? id);
+          return (
+            <li key={id}>
+              {heading}
+              {name !== null && <ChangeList lines={lines(record)} className="plan-input changes" />}
+            </li>
+          );
         })}
       </ul>
     </>

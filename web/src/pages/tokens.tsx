@@ -86,6 +86,7 @@ export function TokensPage() {
                       <td data-label="Last used">{token.last_used ? formatDateTime(token.last_used) : <span class="muted">never</span>}</td>
                       <td data-label="Limits" class="token-limits">
                         <LimitsText limits={token.limits} />
+                        <span class="muted small">{` · at most ${token.max_affected} records per bulk command`}</span>
                       </td>
                       <td data-label="Status">
                         <span class={`status status-${status}`}>{optionLabel(status)}</span>
@@ -158,7 +159,8 @@ function NewTokenForm({
   const [scopes, setScopes] = useState<ReadonlySet<string>>(new Set());
   const [requestsPerMinute, setRequestsPerMinute] = useState('');
   const [writesPerMinute, setWritesPerMinute] = useState('');
-  const [errors, setErrors] = useState<{ label?: string; scopes?: string; limits?: string; form?: string }>({});
+  const [maxAffected, setMaxAffected] = useState('');
+  const [errors, setErrors] = useState<{ label?: string; scopes?: string; limits?: string; maxAffected?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
   const labelRef = useRef<HTMLInputElement>(null);
 
@@ -193,12 +195,14 @@ function NewTokenForm({
       if (!/^\d+$/.test(text.trim())) found.limits = 'Limits are whole numbers of calls a minute (0 for unlimited), or empty for the server’s.';
       else limits[key] = Number(text.trim());
     }
+    const cap = maxAffected.trim();
+    if (cap !== '' && !/^[1-9]\d*$/.test(cap)) found.maxAffected = 'The most records per bulk command is a whole number from 1, or empty for 100.';
     setErrors(found);
     if (found.label) {
       labelRef.current?.focus();
       return;
     }
-    if (found.scopes || found.limits) return;
+    if (found.scopes || found.limits || found.maxAffected) return;
     setBusy(true);
     try {
       const ordered = offered.map((command) => command.id).filter((id) => scopes.has(id));
@@ -207,17 +211,20 @@ function NewTokenForm({
         label: label.trim(),
         expires_in_days: days,
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
+        ...(cap !== '' ? { max_affected: Number(cap) } : {}),
       });
       onIssued({ token: issued.token, label: label.trim(), expires: issued.expires });
       setLabel('');
       setScopes(new Set());
       setRequestsPerMinute('');
       setWritesPerMinute('');
+      setMaxAffected('');
     } catch (caught) {
       const message = errorMessage(caught);
       if (caught instanceof ApiError && /^label\b/.test(message)) setErrors({ label: message });
       else if (caught instanceof ApiError && /^scope/.test(message)) setErrors({ scopes: message });
       else if (caught instanceof ApiError && /^limits/.test(message)) setErrors({ limits: message });
+      else if (caught instanceof ApiError && /^max_affected/.test(message)) setErrors({ maxAffected: message });
       else setErrors({ form: message });
     } finally {
       setBusy(false);
@@ -272,6 +279,28 @@ function NewTokenForm({
           onInput={setRequestsPerMinute}
         />
         <LimitInput id="token-writes" label="Writes a minute" value={writesPerMinute} serverLimit={serverLimits?.writes_per_minute} invalid={Boolean(errors.limits)} onInput={setWritesPerMinute} />
+        <div class={errors.maxAffected ? 'field has-error' : 'field'}>
+          <label for="token-max-affected">Records per bulk command</label>
+          <input
+            id="token-max-affected"
+            type="text"
+            inputMode="numeric"
+            value={maxAffected}
+            placeholder="100"
+            aria-invalid={errors.maxAffected ? 'true' : undefined}
+            aria-describedby={errors.maxAffected ? 'token-max-affected-error' : 'token-max-affected-help'}
+            onInput={(event) => setMaxAffected(event.currentTarget.value)}
+          />
+          {errors.maxAffected ? (
+            <p class="field-error" id="token-max-affected-error">
+              {errors.maxAffected}
+            </p>
+          ) : (
+            <p class="field-help small muted" id="token-max-affected-help">
+              The most records one bulk plan of the agent names. Empty: 100.
+            </p>
+          )}
+        </div>
       </div>
       {errors.limits && (
         <p class="field-error" id="token-limits-error">
