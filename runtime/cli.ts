@@ -43,6 +43,9 @@ import {
   RETAIN_AUDIT_READS_ENV,
   RETAIN_HISTORY_ENV,
   retentionPolicy,
+  filesOptions,
+  FILES_ENV,
+  MAX_UPLOAD_ENV,
   type ServeOptions,
   SERVICE_COLOUR_ENV,
   SERVICE_NAME_ENV,
@@ -86,6 +89,8 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
     .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
     .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
+    .option('--files <where>', `where uploaded files' content lives: disk:<directory>, or db (chunks in the database, shared by every instance) (default: env ${FILES_ENV}, else disk:<the SQLite file's folder>/files, db on PostgreSQL)`)
+    .option('--max-upload <size>', `the largest upload, e.g. 50MB (default: env ${MAX_UPLOAD_ENV}, else 50MB)`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -121,6 +126,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
         serviceInfo: identity,
         timeouts: timeouts(options),
+        ...filesOptions(options),
       }).catch(failStartup);
       process.once('exit', observability.flushLog);
       if (stopRequested !== undefined) shutDown(server, stopRequested);

@@ -37,6 +37,7 @@ import {
   writeTime,
   type LinesChange,
 } from './documents.ts';
+import { attachFiles } from './attach-files.ts';
 import { eraseRecord } from './erase.ts';
 import { checkLineRefs, checkRefs, writeChanges } from './record-write.ts';
 import { checkActionFrom } from './workflow.ts';
@@ -74,8 +75,9 @@ export const handlers: Record<CommandKind, Handler> = {
     const model = ctx.command.model;
     const time = writeTime(ctx.service.clock);
     const id = newId();
-    const drafted = newRecordValues(model, prepared.input, time);
-    const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, prepared.input, time));
+    const input = await attachFiles(ctx, db, prepared.input);
+    const drafted = newRecordValues(model, input, time);
+    const { record, lines } = computeAndCheck(model, { id, ...drafted }, newLines(model, input, time));
     await checkRefs(ctx, db, record);
     for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
     await model.queries.insert(db, record as StoredRecord);
@@ -94,7 +96,7 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async update(ctx, db, prepared) {
     const model = ctx.command.model;
-    const { id, ...given } = prepared.input;
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
     const recordId = id as string;
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
@@ -205,7 +207,7 @@ export const handlers: Record<CommandKind, Handler> = {
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
-    const { id, ...given } = prepared.input;
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
     const recordId = id as string;
     const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};

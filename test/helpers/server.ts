@@ -82,6 +82,9 @@ export interface TestServerOptions {
   readonly retention?: ServerOptions['retention'];
   readonly pruneBatches?: ServerOptions['pruneBatches'];
   readonly log?: ServerOptions['log'];
+  /** Passed to startServer as they are: where files' content lives, the largest upload. */
+  readonly files?: ServerOptions['files'];
+  readonly maxUploadBytes?: ServerOptions['maxUploadBytes'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
@@ -121,6 +124,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),
     ...(options.logFormat ? { logFormat: options.logFormat } : {}),
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;
