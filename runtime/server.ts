@@ -228,7 +228,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const beforeApi: (Router | RequestHandler)[] = [files.router];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service, { site, callers });
+      const routes = extension.routes?.(service, { site, callers, files: files.storage });
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }

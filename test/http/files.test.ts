@@ -18,7 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
+import { ListResourcesResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TestClock } from '../helpers/clock.ts';
+import { connectClient } from '../helpers/mcp-client.ts';
 import { moduleTree, removeModuleTrees } from '../helpers/module-trees.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -295,6 +297,51 @@ describe('attach, get and download', () => {
     expect(got.body.value.attachments).toEqual([png, pdf]);
     expect(got.body.value).not.toHaveProperty('scan');
     expect(got.body.denied).toContain('dossier.scan');
+  });
+});
+
+describe('agents: files as MCP resources', () => {
+  it('lists the files of a record an agent reads (not a personal or withheld one) and reads one as a blob, audited', async () => {
+    const png = await uploaded(agent, PNG, 'image/png', 'agent.png');
+    const contract = await uploaded(clerk, PDF, 'application/pdf', 'contract.pdf');
+    const hidden = await uploaded(clerk, PDF, 'application/pdf', 'hidden.pdf');
+    // An agent attaches what it uploaded.
+    const created = await t.request('POST', '/api/dossier/create', { name: 'By agent', attachments: [png.id] }, agent);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.value.id;
+    expect((await t.command(clerk, 'dossier.update', { id, signed_contract: contract.id, scan: hidden.id })).status).toBe(200);
+    const mcp = await connectClient(t, agent);
+    try {
+      const listed = await mcp.client.request({ method: 'resources/list', params: { model: 'dossier', id } }, ListResourcesResultSchema);
+      expect(listed.resources).toEqual([{ uri: `rmsgen://files/${png.id}`, name: 'agent.png', mimeType: 'image/png', size: PNG.length, description: `dossier ${id}.attachments` }]);
+      const read = await mcp.client.readResource({ uri: `rmsgen://files/${png.id}` });
+      expect(read.contents).toEqual([{ uri: `rmsgen://files/${png.id}`, mimeType: 'image/png', blob: PNG.toString('base64') }]);
+      for (const file of [contract, hidden]) {
+        await expect(mcp.client.readResource({ uri: `rmsgen://files/${file.id}` })).rejects.toThrow(`Resource not found: rmsgen://files/${file.id}`);
+      }
+      await expect(mcp.client.readResource({ uri: 'rmsgen://files/01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).rejects.toThrow('Resource not found: rmsgen://files/01ZZZZZZZZZZZZZZZZZZZZZZZZ');
+      expect((await mcp.client.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema)).resources).toEqual([]);
+      void ReadResourceResultSchema;
+    } finally {
+      await mcp.close();
+    }
+    const audited = t.inspect((db) => db.prepare(`select count(*) as n from rms_audit where command = 'dossier.download_file' and agent_label = 'filer' and record_id = ?`).get(id)) as { n: number | string };
+    expect(Number(audited.n)).toBe(1);
+  });
+});
+
+describe('two instances on one database', () => {
+  it('a file uploaded through one is downloaded through the other', async () => {
+    const second = await startTestServer({ registry: t.server.service.registry, dbUrl: t.dbUrl, ...(t.dialect === 'sqlite' ? { files: { kind: 'disk' as const, dir: join(dirname(t.dbFile), 'files') } } : {}) });
+    try {
+      const file = await uploaded(clerk, PDF, 'application/pdf', 'shared.pdf');
+      expect((await t.command(clerk, 'dossier.create', { name: 'Shared', attachments: [file.id] })).status).toBe(200);
+      const res = await fetch(`${second.url}/api/files/${file.id}`, { headers: { authorization: `Bearer ${clerk}` } });
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(PDF)).toBe(true);
+    } finally {
+      await second.close();
+    }
   });
 });
 
