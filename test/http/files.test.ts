@@ -35,10 +35,14 @@ const DOSSIERS = `export default {
         signed_contract: { kind: 'file', accept: ['application/pdf'], personal: true },
         scan: { kind: 'file', agents: 'hidden' },
         secret: { kind: 'file', read: ['manager'] },
+        proof: { kind: 'file' },
         status: { kind: 'select', options: ['open', 'closed'], governed: true },
       },
       lines: { pages: { fields: { page: { kind: 'file', accept: ['image/png'] }, note: { kind: 'text' } } } },
-      actions: { close: { from: 'open', to: 'closed', input: { scan: { kind: 'file' } } } },
+      actions: {
+        close: { from: 'open', to: 'closed', input: { scan: { kind: 'file' } } },
+        seal: { from: 'open', to: 'closed', input: { proof: { kind: 'file' } }, needs_approval: true },
+      },
     },
   },
   roles: { clerk: { dossier: '*' }, manager: { dossier: '*' }, viewer: { dossier: ['get', 'list'] } },
@@ -327,6 +331,44 @@ describe('agents: files as MCP resources', () => {
     }
     const audited = t.inspect((db) => db.prepare(`select count(*) as n from rms_audit where command = 'dossier.download_file' and agent_label = 'filer' and record_id = ?`).get(id)) as { n: number | string };
     expect(Number(audited.n)).toBe(1);
+  });
+});
+
+describe('agents: a file in a plan', () => {
+  it("an agent's upload attached by an approval-needing action is held in the plan, and attached when a person approves it", async () => {
+    const id = (await t.command(clerk, 'dossier.create', { name: 'To seal' })).body.value.id;
+    const scan = await uploaded(agent, PDF, 'application/pdf', 'seal.pdf');
+    const proposed = await t.request('POST', '/api/dossier/seal', { id, proof: scan.id }, agent);
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    expect((await t.command(clerk, 'dossier.get', { id })).body.value.proof).toBeNull();
+    // Who decides sees what would be attached: the file, not its id (its content only once a record holds it).
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, clerk);
+    expect(plan.body.plan.input).toEqual({ id, proof: scan });
+    expect((await download(clerk, scan.id)).status).toBe(404);
+    const approved = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, {}, clerk);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect((await t.command(clerk, 'dossier.get', { id })).body.value).toMatchObject({ status: 'closed', proof: scan });
+  });
+
+  it('an agent attaches a personal file it uploaded and reads it back as a token, never the file', async () => {
+    const mine = await uploaded(agent, PDF, 'application/pdf', 'mine.pdf');
+    const created = await t.request('POST', '/api/dossier/create', { name: 'Agent contract', signed_contract: mine.id }, agent);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.value.signed_contract).toMatch(/^SIGNED_CONTRACT_\d+$/);
+    const read = await t.request('POST', '/api/dossier/get', { id: created.body.value.id }, agent);
+    expect(read.body.value.signed_contract).toBe(created.body.value.signed_contract);
+    expect((await t.command(clerk, 'dossier.get', { id: created.body.value.id })).body.value.signed_contract).toEqual(mine);
+    expect((await download(agent, mine.id)).status).toBe(404);
+  });
+
+  it('erasing a record forgets a personal file: the field empties and no history entry names the file any more (so the sweep removes it)', async () => {
+    const contract = await uploaded(clerk, Buffer.from('%PDF-1.4\n% erased\n'), 'application/pdf', 'erase me.pdf');
+    const id = (await t.command(clerk, 'dossier.create', { name: 'Erased', signed_contract: contract.id })).body.value.id;
+    const erased = await t.command(admin, 'dossier.erase', { id });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect((await t.command(clerk, 'dossier.get', { id })).body.value.signed_contract).toBeNull();
+    const referring = Number((t.inspect((db) => db.prepare(`select count(*) as n from rms_history where changes like ?`).get(`%${contract.id}%`)) as { n: number | string }).n);
+    expect(referring).toBe(0);
   });
 });
 
