@@ -1,6 +1,7 @@
 /**
  * File fields in the web app, in Debian's Chromium at 1280 and 390 px: adding files with the
- * picker (a thumbnail for an image, name, size and type for each), a hostile name shown as text,
+ * picker and by dropping them (a thumbnail for an image, name, size and type for each), a hostile
+ * name shown as text,
  * the progress of a 30 MB upload on a throttled link and cancelling one, removing a file, and the
  * record page listing its files. Screenshots go to test/screenshots/ (git-ignored).
  */
@@ -128,6 +129,19 @@ describe('a file field', () => {
     expect(await files().count()).toBe(3);
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes a file dropped on the field', async () => {
+    await page.evaluate(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['%PDF-1.4\n% dropped\n'], 'dropped.pdf', { type: 'application/pdf' }));
+      const zone = document.querySelector('.file-drop')!;
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    });
+    await poll(() => fileNamed('dropped.pdf').count()).toBe(1);
+    expect(await fileNamed('dropped.pdf').locator('.file-meta').innerText()).toBe('19 B · application/pdf');
+    await page.getByRole('button', { name: 'Remove dropped.pdf' }).click();
   });
 
   it('removes a file and saves the rest', async () => {
