@@ -7,6 +7,8 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
 import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
+import { backupFilesDir, copyContentFiles } from './files/backup.ts';
+import { defaultFileStorage } from './files/service.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
@@ -273,13 +275,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
     .requiredOption('--to <file>', 'the backup file to write; must not exist')
     .option('--db <url>', dbHelp)
-    .action(async (options: { to: string; db?: string }) => {
+    .option('--files <where>', `where the server keeps uploaded files (as serve's --files); disk storage is copied to <file>.files/ after the database (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
+    .action(async (options: { to: string; db?: string; files?: string }) => {
       try {
-        const source = sqliteFileOf(databaseUrl(options.db));
+        const dbUrl = databaseUrl(options.db);
+        const source = sqliteFileOf(dbUrl);
         const started = performance.now();
         const result = await backupDatabase(source, resolve(options.to));
         const seconds = (performance.now() - started) / 1000;
         console.log(`backed up ${source} to ${result.file}: ${result.tables} tables, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s`);
+        const storage = filesOptions(options).files ?? defaultFileStorage(dbUrl);
+        const copied = storage.kind === 'disk' ? copyContentFiles(storage.dir, backupFilesDir(result.file)) : { files: 0, bytes: 0 };
+        if (copied.files > 0) console.log(`copied ${copied.files} uploaded files, ${(copied.bytes / 2 ** 20).toFixed(1)} MiB, to ${backupFilesDir(result.file)}`);
       } catch (error) {
         if (!(error instanceof BackupRefusedError)) throw error;
         throw new CliError(error.message);
@@ -292,10 +299,12 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
     .option('--db <url>', dbHelp)
     .option('--force', 'replace a database that holds tables (stop every server using it first)')
-    .action(async (options: { from: string; db?: string; force?: boolean }) => {
+    .option('--files <where>', `where the server keeps uploaded files (as serve's --files); a backup's <file>.files/ is copied into disk storage (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
+    .action(async (options: { from: string; db?: string; force?: boolean; files?: string }) => {
       const registry = await loadRegistry();
       try {
-        const target = sqliteFileOf(databaseUrl(options.db));
+        const dbUrl = databaseUrl(options.db);
+        const target = sqliteFileOf(dbUrl);
         const result = await restoreDatabase(resolve(options.from), target, {
           force: options.force === true,
           async migrate(copyUrl) {
@@ -310,6 +319,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         });
         for (const line of result.schemaChanges) console.log(line);
         console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
+        const storage = filesOptions(options).files ?? defaultFileStorage(dbUrl);
+        const copied = storage.kind === 'disk' ? copyContentFiles(backupFilesDir(resolve(options.from)), storage.dir) : { files: 0, bytes: 0 };
+        if (copied.files > 0 && storage.kind === 'disk') console.log(`copied ${copied.files} uploaded files, ${(copied.bytes / 2 ** 20).toFixed(1)} MiB, to ${storage.dir}`);
       } catch (error) {
         if (error instanceof BackupRefusedError) throw new CliError(error.message);
         if (error instanceof MigrationRefusedError) throw new CliError(new MigrationRefusedError(error.problems, "the backup's schema does not fit this build; nothing was restored").message);

@@ -11,7 +11,8 @@
  * same tests run on PostgreSQL, where files live in the database (`--files db`, the default there).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { ListResourcesResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TestClock } from '../helpers/clock.ts';
+import { runFixtureCli } from '../helpers/cli.ts';
 import { connectClient } from '../helpers/mcp-client.ts';
 import { moduleTree, removeModuleTrees } from '../helpers/module-trees.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -447,6 +449,28 @@ describe('writes, history and revert', () => {
     expect(eq.body).toEqual({ error: 'dossier.attachments: file fields are filtered only with is_null' });
     const order = await t.command(clerk, 'dossier.list', { order: [{ field: 'scan', dir: 'asc' }] });
     expect(order.body).toEqual({ error: 'dossier.scan: file fields cannot be ordered by' });
+  });
+});
+
+describe('rmsgen backup and restore', () => {
+  it.skipIf(process.env.RMS_TEST_PG_URL !== undefined)('copy the files on disk beside the database backup, and back into a restored database\'s storage', async () => {
+    const file = await uploaded(clerk, Buffer.from('%PDF-1.4\n% kept in a backup\n'), 'application/pdf', 'backed up.pdf');
+    expect((await t.command(clerk, 'dossier.create', { name: 'Backed up', attachments: [file.id] })).status).toBe(200);
+    const dir = mkdtempSync(join(tmpdir(), 'rmsgen-files-backup-'));
+    try {
+      const backup = join(dir, 'backup.sqlite');
+      const run = await runFixtureCli(['backup', '--db', t.dbUrl, '--to', backup]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^copied \\d+ uploaded files, [0-9.]+ MiB, to ${backup}\\.files$`, 'm'));
+      expect(existsSync(join(`${backup}.files`, file.sha256.slice(0, 2), file.sha256))).toBe(true);
+      mkdirSync(join(dir, 'restored'));
+      const restored = join(dir, 'restored', 'rms.sqlite');
+      const back = await runFixtureCli(['restore', '--from', backup, '--db', `sqlite:${restored}`]);
+      expect(back.code, back.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'restored', 'files', file.sha256.slice(0, 2), file.sha256)).toString()).toBe('%PDF-1.4\n% kept in a backup\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
