@@ -42,6 +42,7 @@ export interface ServeOptions extends DatabaseOptions {
   readonly retainAgentDays?: string;
   readonly files?: string;
   readonly maxUpload?: string;
+  readonly agentFileBytesPerDay?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -153,12 +154,17 @@ export function retentionPolicy(options: ServeOptions): RetentionPolicy {
 /** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
 export const FILES_ENV = 'RMS_FILES';
 export const MAX_UPLOAD_ENV = 'RMS_MAX_UPLOAD';
+export const AGENT_FILE_BYTES_ENV = 'RMS_AGENT_FILE_BYTES_PER_DAY';
 
-/** `--files disk:<dir>` or `--files db`, and `--max-upload <size>` ('50MB'); absent: the server's defaults (files/service.ts). */
-export function filesOptions(options: ServeOptions): Pick<ServerOptions, 'files' | 'maxUploadBytes'> {
+/**
+ * `--files disk:<dir>` or `--files db`, `--max-upload <size>` ('50MB') and
+ * `--agent-file-bytes-per-day <size>`; absent: the server's defaults (files/service.ts, files/budget.ts).
+ */
+export function filesOptions(options: ServeOptions): Pick<ServerOptions, 'files' | 'maxUploadBytes' | 'agentFileBytesPerDay'> {
   const files = options.files ?? env(FILES_ENV);
   const maxUpload = options.maxUpload ?? env(MAX_UPLOAD_ENV);
-  const out: { files?: FileStorageChoice; maxUploadBytes?: number } = {};
+  const budget = options.agentFileBytesPerDay ?? env(AGENT_FILE_BYTES_ENV);
+  const out: { files?: FileStorageChoice; maxUploadBytes?: number; agentFileBytesPerDay?: number } = {};
   if (files !== undefined) {
     const trimmed = files.trim();
     if (trimmed === 'db') out.files = { kind: 'db' };
@@ -169,6 +175,11 @@ export function filesOptions(options: ServeOptions): Pick<ServerOptions, 'files'
     const bytes = parseByteSize(maxUpload);
     if (bytes === undefined) throw new CliError(`invalid --max-upload / ${MAX_UPLOAD_ENV} ${maxUpload} (use ${SIZE_SYNTAX})`);
     out.maxUploadBytes = bytes;
+  }
+  if (budget !== undefined) {
+    const bytes = parseByteSize(budget);
+    if (bytes === undefined) throw new CliError(`invalid --agent-file-bytes-per-day / ${AGENT_FILE_BYTES_ENV} ${budget} (use ${SIZE_SYNTAX})`);
+    out.agentFileBytesPerDay = bytes;
   }
   return out;
 }

@@ -48,6 +48,7 @@ import {
   filesOptions,
   FILES_ENV,
   MAX_UPLOAD_ENV,
+  AGENT_FILE_BYTES_ENV,
   type ServeOptions,
   SERVICE_COLOUR_ENV,
   SERVICE_NAME_ENV,
@@ -93,6 +94,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
     .option('--files <where>', `where uploaded files' content lives: disk:<directory>, or db (chunks in the database, shared by every instance) (default: env ${FILES_ENV}, else disk:<the SQLite file's folder>/files, db on PostgreSQL)`)
     .option('--max-upload <size>', `the largest upload, e.g. 50MB (default: env ${MAX_UPLOAD_ENV}, else 50MB)`)
+    .option('--agent-file-bytes-per-day <size>', `what an agent token may read of files (downloads, MCP resources) per UTC day, e.g. 1GB (default: env ${AGENT_FILE_BYTES_ENV}, else 1GB)`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)

@@ -49,6 +49,7 @@ import { startPruner, type Pruner } from './retention/pruner.ts';
 import { defaultFileStorage, DEFAULT_MAX_UPLOAD_BYTES, startFiles, type Files } from './files/service.ts';
 import type { FileStorageChoice } from './files/storage.ts';
 import { ensureFileTables } from './files/store.ts';
+import { DEFAULT_AGENT_FILE_BYTES_PER_DAY, ensureFileBudgetTable } from './files/budget.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -58,7 +59,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ensureFileBudgetTable, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -140,6 +141,8 @@ export interface ServerOptions {
   readonly files?: FileStorageChoice;
   /** The largest upload in bytes (`serve --max-upload`); default 50 MB. */
   readonly maxUploadBytes?: number;
+  /** What an agent token may read of files per UTC day, in bytes (`serve --agent-file-bytes-per-day`); default 1 GB. */
+  readonly agentFileBytesPerDay?: number;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -222,13 +225,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       callers,
       storage: options.files ?? defaultFileStorage(options.dbUrl),
       limits: { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES },
+      agentBytesPerDay: options.agentFileBytesPerDay ?? DEFAULT_AGENT_FILE_BYTES_PER_DAY,
       log,
       logError: (error) => logError(error),
     });
     const beforeApi: (Router | RequestHandler)[] = [files.router];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service, { site, callers, files: files.storage });
+      const routes = extension.routes?.(service, { site, callers, files: files.reading });
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }

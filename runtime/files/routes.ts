@@ -17,7 +17,7 @@ import { HttpError } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { readableHolder } from './access.ts';
-import type { FileStorage } from './storage.ts';
+import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from './budget.ts';
 import { findFile } from './store.ts';
 import { receiveUpload, type UploadLimits } from './upload.ts';
 
@@ -29,7 +29,7 @@ const INLINE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'i
 export interface FilesRouteOptions {
   readonly service: RecordService;
   readonly callers: Callers;
-  readonly storage: FileStorage;
+  readonly reading: FileReading;
   readonly limits: UploadLimits;
   readonly clock: Clock;
 }
@@ -37,7 +37,8 @@ export interface FilesRouteOptions {
 const notFound = () => new HttpError(404, 'file not found');
 
 export function createFilesRouter(options: FilesRouteOptions): Router {
-  const { service, callers, storage, limits, clock } = options;
+  const { service, callers, reading, limits, clock } = options;
+  const { storage } = reading;
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.post(FILES_PATH, async function upload(req: Request, res: Response, next: NextFunction) {
@@ -76,6 +77,7 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
         throw new HttpError(416, 'range not satisfiable');
       }
       const [start, end] = range ?? [0, file.size - 1];
+      if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, clock.now(), end - start + 1, reading.agentBytesPerDay))) throw new HttpError(429, OVER_FILE_BUDGET);
       res.status(range ? 206 : 200);
       if (range) res.setHeader('Content-Range', `bytes ${start}-${end}/${file.size}`);
       res.setHeader('Content-Length', String(end - start + 1));

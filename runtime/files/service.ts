@@ -7,6 +7,7 @@ import type { Router } from 'express';
 import type { RecordService } from '../commands/types.ts';
 import { parseDatabaseUrl } from '../db/connect.ts';
 import type { Callers } from '../http/callers.ts';
+import type { FileReading } from './budget.ts';
 import { createFilesRouter } from './routes.ts';
 import { openFileStorage, type FileStorage, type FileStorageChoice } from './storage.ts';
 import { startFileSweeper, type FileSweeper } from './sweep.ts';
@@ -28,6 +29,8 @@ export function defaultFileStorage(dbUrl: string): FileStorageChoice {
 
 export interface Files {
   readonly storage: FileStorage;
+  /** The storage with agents' daily budget: what the endpoints and MCP read files through. */
+  readonly reading: FileReading;
   readonly limits: UploadLimits;
   readonly router: Router;
   readonly sweeper: FileSweeper;
@@ -39,12 +42,14 @@ export async function startFiles(options: {
   readonly callers: Callers;
   readonly storage: FileStorageChoice;
   readonly limits: UploadLimits;
+  readonly agentBytesPerDay: number;
   readonly log: (line: string) => void;
   readonly logError: (error: unknown) => void;
 }): Promise<Files> {
   const { service } = options;
   const storage = await openFileStorage(options.storage, service.db);
-  const router = createFilesRouter({ service, callers: options.callers, storage, limits: options.limits, clock: service.clock });
+  const reading: FileReading = { storage, agentBytesPerDay: options.agentBytesPerDay };
+  const router = createFilesRouter({ service, callers: options.callers, reading, limits: options.limits, clock: service.clock });
   const sweeper = startFileSweeper({ service, storage, clock: service.clock, log: options.log, logError: options.logError });
-  return { storage, limits: options.limits, router, sweeper, stop: () => sweeper.stop() };
+  return { storage, reading, limits: options.limits, router, sweeper, stop: () => sweeper.stop() };
 }

@@ -4,8 +4,9 @@
  * the command path (`<model>.get`: its rights, masking and audit), so a personal file field,
  * which the agent sees as a token, and a withheld one list nothing; without a record, nothing.
  * `resources/read` of `rmsgen://files/<id>` returns the content as a blob where the agent may
- * download the file (files/access.ts, as `GET /api/files/<id>`), audited as a download. Each
- * message counts against the agent's rate limit like any other (router.ts).
+ * download the file (files/access.ts, as `GET /api/files/<id>`), audited as a download, and
+ * spends the agent token's daily budget of file bytes (files/budget.ts). Each message counts
+ * against the agent's rate limit like any other (router.ts).
  */
 import { ErrorCode, type ListResourcesResult, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { buffer } from 'node:stream/consumers';
@@ -17,7 +18,7 @@ import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { readableHolder } from '../files/access.ts';
 import { sizeInWords } from '../files/media-types.ts';
-import type { FileStorage } from '../files/storage.ts';
+import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from '../files/budget.ts';
 import { findFile } from '../files/store.ts';
 import type { FieldMeta } from '../registry.ts';
 
@@ -72,7 +73,7 @@ export async function listResources(service: RecordService, caller: Caller, para
   return { resources };
 }
 
-export async function readResource(service: RecordService, storage: FileStorage, caller: Caller, params: Readonly<Record<string, unknown>>): Promise<ReadResourceResult> {
+export async function readResource(service: RecordService, reading: FileReading, caller: Caller, params: Readonly<Record<string, unknown>>): Promise<ReadResourceResult> {
   const uri = params.uri;
   if (typeof uri !== 'string') throw new ResourceError(ErrorCode.InvalidParams, 'Invalid params: resources/read needs params.uri');
   if (!uri.startsWith(FILE_URI_PREFIX)) throw notFound(uri);
@@ -83,7 +84,10 @@ export async function readResource(service: RecordService, storage: FileStorage,
   if (file.size > MAX_RESOURCE_BYTES) {
     throw new ResourceError(ErrorCode.InvalidParams, `${file.name} is ${sizeInWords(file.size)}, more than a resource read returns (${sizeInWords(MAX_RESOURCE_BYTES)}): download it with GET /api/files/${file.id}`);
   }
+  if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, service.clock.now(), file.size, reading.agentBytesPerDay))) {
+    throw new ResourceError(ErrorCode.InvalidRequest, OVER_FILE_BUDGET);
+  }
   await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, outcome: 'executed', status: 200, input: { file_id: file.id, field: holder.field } });
-  const bytes = await buffer(storage.read(file.sha256, 0, file.size - 1));
+  const bytes = await buffer(reading.storage.read(file.sha256, 0, file.size - 1));
   return { contents: [{ uri, mimeType: file.type, blob: bytes.toString('base64') }] };
 }

@@ -20,7 +20,7 @@ import { executeCommand } from '../commands/pipeline.ts';
 import type { CommandOutcome, RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { rightsOf } from '../rights.ts';
-import type { FileStorage } from '../files/storage.ts';
+import type { FileReading } from '../files/budget.ts';
 import { FILE_URI_PREFIX, listResources, readResource, ResourceError } from './resources.ts';
 import { negotiateRevision } from './revisions.ts';
 import type { ToolCatalogue } from './tools.ts';
@@ -36,8 +36,8 @@ export interface ToolServerDeps {
    * the rest of a request; ours never validates anything with it (no elicitation), so one is shared.
    */
   readonly validator: jsonSchemaValidator;
-  /** Where files' content is read for `resources/read`. */
-  readonly files: FileStorage;
+  /** Files' content and agents' daily budget of it, for `resources/read`. */
+  readonly files: FileReading;
 }
 
 /**

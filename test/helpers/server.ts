@@ -85,6 +85,7 @@ export interface TestServerOptions {
   /** Passed to startServer as they are: where files' content lives, the largest upload. */
   readonly files?: ServerOptions['files'];
   readonly maxUploadBytes?: ServerOptions['maxUploadBytes'];
+  readonly agentFileBytesPerDay?: ServerOptions['agentFileBytesPerDay'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s are replaced by cost-4 hashes of the same passwords right after they are made, so
@@ -126,6 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.logFormat ? { logFormat: options.logFormat } : {}),
     ...(options.files ? { files: options.files } : {}),
     ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+    ...(options.agentFileBytesPerDay !== undefined ? { agentFileBytesPerDay: options.agentFileBytesPerDay } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

@@ -100,7 +100,7 @@ beforeAll(async () => {
   writeOutput(out, generate(await loadProject(join(project, 'modules')), out));
   const registry = ((await import(pathToFileURL(join(out, 'registry.ts')).href)) as { registry: Registry }).registry;
   clock = new TestClock();
-  t = await startTestServer({ registry, clock, maxUploadBytes: 64 * 1024 });
+  t = await startTestServer({ registry, clock, maxUploadBytes: 64 * 1024, agentFileBytesPerDay: 4000 });
   admin = await t.login();
   [clerk, viewer, manager] = await Promise.all([t.addPerson('clara', ['clerk']), t.addPerson('victor', ['viewer']), t.addPerson('mona', ['manager'])]);
   agent = await agentToken(t, clerk, ['dossier.*'], 'filer');
@@ -471,6 +471,32 @@ describe('rmsgen backup and restore', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("agents: a daily budget of file bytes", () => {
+  it('refuses a download (429) and a resource read once the day\'s budget is spent, ranges counting what they send, and allows them the next day', async () => {
+    const bytes = Buffer.concat([PDF, Buffer.alloc(1500, 32)]);
+    const big = await uploaded(clerk, bytes, 'application/pdf', 'budget.pdf');
+    expect((await t.command(clerk, 'dossier.create', { name: 'Budget', proof: big.id })).status).toBe(200);
+    const budgeted = await agentToken(t, clerk, ['dossier.*'], 'budgeted');
+    expect((await download(budgeted, big.id)).status).toBe(200);
+    expect((await download(budgeted, big.id)).status).toBe(200);
+    // 2 × 1,577 bytes spent of 4,000: a third whole file would pass it; 10 bytes of it do not.
+    const refused = await download(budgeted, big.id);
+    expect({ status: refused.status, body: refused.bytes.toString() }).toEqual({ status: 429, body: JSON.stringify({ error: "this agent token's daily budget of file bytes is spent" }) });
+    expect((await download(budgeted, big.id, { range: 'bytes=0-9' })).status).toBe(206);
+    const mcp = await connectClient(t, budgeted);
+    try {
+      await expect(mcp.client.readResource({ uri: `rmsgen://files/${big.id}` })).rejects.toThrow("this agent token's daily budget of file bytes is spent");
+    } finally {
+      await mcp.close();
+    }
+    // People have no such budget.
+    expect((await download(clerk, big.id)).status).toBe(200);
+    clock.advance(24 * 60 * 60 * 1000);
+    clerk = await t.login('clara', 'clara-test-password');
+    expect((await download(budgeted, big.id)).status).toBe(200);
   });
 });
 
