@@ -7,7 +7,7 @@
  * reach the file system: only hashes do.
  */
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, open } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -116,9 +116,4 @@ async function databaseStorage(choice: Extract<FileStorageChoice, { kind: 'db' }
 export function temporaryFile(storage: FileStorage, name: string): { path: string; stream: ReturnType<typeof createWriteStream> } {
   const path = join(storage.tempDir, name);
   return { path, stream: createWriteStream(path, { flags: 'wx', mode: 0o600 }) };
-}
-
-/** Whether the disk content exists (tests and `rmsgen backup` read it). */
-export async function sizeOnDisk(path: string): Promise<number | undefined> {
-  return stat(path).then((info) => info.size).catch(() => undefined);
 }

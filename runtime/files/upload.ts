@@ -8,7 +8,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { rm } from 'node:fs/promises';
-import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
 import type { Knex } from 'knex';
 import type { FileRef } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
@@ -23,8 +22,18 @@ import { fileRef, insertFile, uploaderKey } from './store.ts';
 /** How many first bytes type detection reads (file-type's own sample size). */
 const SAMPLE_BYTES = 4100;
 
-/** Types file-type recognises by their bytes: declaring one of them for bytes that are not it is refused. */
-const DETECTABLE: ReadonlySet<string> = new Set(supportedMimeTypes);
+/**
+ * `file-type`, loaded with the first upload (about 50 ms of a start otherwise), and the types it
+ * recognises by their bytes: declaring one of them for bytes that are not it is refused.
+ */
+let detector: Promise<{ readonly detect: (sample: Uint8Array) => Promise<string | undefined>; readonly detectable: ReadonlySet<string> }> | undefined;
+function typeDetector() {
+  detector ??= import('file-type').then(({ fileTypeFromBuffer, supportedMimeTypes }) => ({
+    detect: async (sample: Uint8Array) => (await fileTypeFromBuffer(sample))?.mime,
+    detectable: new Set<string>(supportedMimeTypes),
+  }));
+  return detector;
+}
 
 /** What a declared type that says nothing stands for. */
 const UNKNOWN_TYPE = 'application/octet-stream';
@@ -81,8 +90,8 @@ export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Kn
       req.pipe(temp.stream);
     });
     if (size === 0) throw badRequest('the upload is empty: send the file as the request body');
-    const detected = (await fileTypeFromBuffer(Buffer.concat(sample)))?.mime;
-    const type = typeOf(declared, detected);
+    const { detect, detectable } = await typeDetector();
+    const type = typeOf(declared, await detect(Buffer.concat(sample)), detectable);
     const sha256 = hash.digest('hex');
     await storage.keep(temp.path, sha256, size);
     const file = { id: newId(clock.now()), name, size, type, sha256, uploadedBy: uploaderKey(caller), uploadedAt: new Date(clock.now()).toISOString() };
@@ -110,14 +119,14 @@ function declaredType(header: string | undefined): string {
  * than `application/octet-stream`, is refused), else the declared type — unless the declared type
  * is one whose bytes can be recognised, and these are not its.
  */
-function typeOf(declared: string, detected: string | undefined): string {
+function typeOf(declared: string, detected: string | undefined, detectable: ReadonlySet<string>): string {
   if (detected !== undefined) {
     if (declared === UNKNOWN_TYPE || declared === detected) return detected;
     // XML's declaration starts every XML-based format (SVG, Atom …): the declared one says which.
     if (detected === 'application/xml' && (declared.endsWith('+xml') || declared === 'text/xml')) return declared;
     throw new HttpError(415, `the content is ${detected}, not ${declared} as declared`);
   }
-  if (DETECTABLE.has(declared) && !TEXT_BASED.has(declared)) throw new HttpError(415, `the content is not ${declared} as declared`);
+  if (detectable.has(declared) && !TEXT_BASED.has(declared)) throw new HttpError(415, `the content is not ${declared} as declared`);
   return declared;
 }
 
