@@ -75,14 +75,15 @@ async function databaseStorage(choice: Extract<FileStorageChoice, { kind: 'db' }
         const present = (await db(FILE_CHUNKS_TABLE).where({ sha256: checkedHash(sha256) }).count({ n: '*' }).first()) as { n: number | string } | undefined;
         if (Number(present?.n ?? 0) === count) return;
         // A chunk at a time: memory stays one chunk whatever the size; all or none (one transaction).
+        // The same bytes uploaded at the same moment write the same chunks: the second copy of a
+        // chunk is skipped, not a conflict.
         const handle = await open(tempPath, 'r');
         try {
           await db.transaction(async (trx) => {
-            await trx(FILE_CHUNKS_TABLE).where({ sha256 }).delete();
             for (let seq = 0; seq < count; seq++) {
               const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, size - seq * CHUNK_BYTES));
               await handle.read(buffer, 0, buffer.length, seq * CHUNK_BYTES);
-              await trx(FILE_CHUNKS_TABLE).insert({ sha256, seq, data: buffer });
+              await trx(FILE_CHUNKS_TABLE).insert({ sha256, seq, data: buffer }).onConflict(['sha256', 'seq']).ignore();
             }
           });
         } finally {

@@ -165,6 +165,19 @@ describe('upload', () => {
     expect(fileCount()).toBe(before);
   });
 
+  it('takes the same bytes uploaded several times at once: one content, a file each', async () => {
+    const bytes = Buffer.concat([PDF, Buffer.alloc(60 * 1024, 9)]);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(clerk, bytes, 'application/pdf', `same ${i}.pdf`)));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(6);
+    expect(new Set(answers.map((answer) => answer.body.sha256))).toEqual(new Set([sha(bytes)]));
+    expect(contentKept(sha(bytes))).toBe(true);
+    if (t.dialect === 'postgres') {
+      const chunks = t.inspect((db) => db.prepare('select count(*) as n from rms_file_chunks where sha256 = ?').get(sha(bytes))) as { n: number | string };
+      expect(Number(chunks.n)).toBe(1);
+    }
+  });
+
   it('refuses a caller without a token (401)', async () => {
     expect((await upload(undefined, PNG, 'image/png')).status).toBe(401);
   });
