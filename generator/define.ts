@@ -40,6 +40,7 @@ const FIELD_KIND_LIST: Record<FieldKind, true> = {
   url: true,
   phone: true,
   multiselect: true,
+  file: true,
 };
 
 /** The field kinds, in the order error messages list them. */
@@ -260,6 +261,27 @@ export interface RefFieldDefinition extends FieldOptionsBase {
   readonly to: string;
 }
 
+/**
+ * Uploaded files (`POST /api/files`) kept with the record, under the record's rights: one, or a
+ * list with `multiple`. A write gives file ids; `get` answers `{"id", "name", "size", "type",
+ * "sha256"}` per file. Not in `index`, `indexes`, `unique` lists or `title`; no `default`.
+ *
+ * @example attachments: { kind: 'file', multiple: true, accept: ['application/pdf', 'image/*'], max_size: '20MB', label: 'Attachments' }
+ * @example signed_contract: { kind: 'file', accept: ['application/pdf'], personal: true }
+ */
+export interface FileFieldDefinition extends FieldOptionsBase {
+  readonly kind: 'file';
+  /** A list of files (each once, at most 100) instead of one; not with `unique`. */
+  readonly multiple?: boolean;
+  /**
+   * The media types a file must have (detected from its content where the content says): known
+   * types such as `application/pdf`, or a whole family such as `image/*`. Default: any.
+   */
+  readonly accept?: readonly string[];
+  /** The largest file: a number and a unit, `B`, `KB`, `MB` or `GB` (1 KB = 1024 B), e.g. `'20MB'`. Default: the server's `--max-upload`. */
+  readonly max_size?: string;
+}
+
 export type FieldDefinition =
   | TextFieldDefinition
   | FormattedTextFieldDefinition
@@ -271,7 +293,8 @@ export type FieldDefinition =
   | BoolFieldDefinition
   | SelectFieldDefinition
   | MultiselectFieldDefinition
-  | RefFieldDefinition;
+  | RefFieldDefinition
+  | FileFieldDefinition;
 
 /**
  * A line list: rows a record owns, in order (an order's items, an invoice's lines), each with its

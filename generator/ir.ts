@@ -141,6 +141,18 @@ export type RefFieldIR = FieldIRBase &
     readonly target: string;
   };
 
+export type FileFieldIR = FieldIRBase &
+  Masking & {
+    readonly kind: 'file';
+    readonly governed: false;
+    /** A list of files instead of one. */
+    readonly multiple: boolean;
+    /** Media types (`image/*` for a family) a file must have; empty: any. */
+    readonly accept: readonly string[];
+    /** The largest file in bytes; undefined: the server's limit. */
+    readonly maxSize: number | undefined;
+  };
+
 /** The field type of each kind (a missing kind fails to compile at `FieldIR` below). */
 export interface FieldIRByKind {
   readonly text: TextFieldIR;
@@ -157,6 +169,7 @@ export interface FieldIRByKind {
   readonly url: FormattedTextFieldIR;
   readonly phone: FormattedTextFieldIR;
   readonly multiselect: MultiselectFieldIR;
+  readonly file: FileFieldIR;
 }
 
 export type FieldIR = FieldIRByKind[FieldKind];

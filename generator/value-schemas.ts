@@ -17,6 +17,8 @@ export interface ValueArguments {
   readonly target?: string;
   /** decimal. */
   readonly scale?: number;
+  /** file. */
+  readonly multiple?: boolean;
   /** number, money, decimal (numbers); date, datetime (strings). */
   readonly min?: number | string;
   readonly max?: number | string;
@@ -65,6 +67,7 @@ const BUILDER_CALLS: Record<FieldKind, (a: ValueArguments) => BuilderCall> = {
   select: (a) => ({ builder: 'select', args: [a.options ?? []] }),
   multiselect: (a) => ({ builder: 'multiselect', args: [a.options ?? []] }),
   ref: (a) => ({ builder: 'ref', args: [a.target ?? ''] }),
+  file: (a) => ({ builder: 'file', args: optional({ multiple: a.multiple === true ? true : undefined }) }),
 };
 
 export function builderCall(kind: FieldKind, args: ValueArguments): BuilderCall {

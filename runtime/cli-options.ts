@@ -8,6 +8,9 @@ import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
+import { parseByteSize, SIZE_SYNTAX } from './files/media-types.ts';
+import type { FileStorageChoice } from './files/storage.ts';
+import { resolve } from 'node:path';
 import { DAY_MS, DEFAULT_PRUNE_INTERVAL_MS, DEFAULT_RETENTION_DAYS, type RetentionPolicy } from './retention/policy.ts';
 import { serviceInfo, ServiceSettingError } from './service-identity.ts';
 import { createLineWriter, LOG_FORMATS, type LogFormat } from './log.ts';
@@ -37,6 +40,9 @@ export interface ServeOptions extends DatabaseOptions {
   readonly retainAuditReadsDays?: string;
   readonly retainHistoryDays?: string;
   readonly retainAgentDays?: string;
+  readonly files?: string;
+  readonly maxUpload?: string;
+  readonly agentFileBytesPerDay?: string;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */
@@ -146,6 +152,38 @@ export function retentionPolicy(options: ServeOptions): RetentionPolicy {
 }
 
 /** Express's `trust proxy` from `--trust-proxy`: true/false, a hop count, or a list of addresses and subnets. */
+export const FILES_ENV = 'RMS_FILES';
+export const MAX_UPLOAD_ENV = 'RMS_MAX_UPLOAD';
+export const AGENT_FILE_BYTES_ENV = 'RMS_AGENT_FILE_BYTES_PER_DAY';
+
+/**
+ * `--files disk:<dir>` or `--files db`, `--max-upload <size>` ('50MB') and
+ * `--agent-file-bytes-per-day <size>`; absent: the server's defaults (files/service.ts, files/budget.ts).
+ */
+export function filesOptions(options: ServeOptions): Pick<ServerOptions, 'files' | 'maxUploadBytes' | 'agentFileBytesPerDay'> {
+  const files = options.files ?? env(FILES_ENV);
+  const maxUpload = options.maxUpload ?? env(MAX_UPLOAD_ENV);
+  const budget = options.agentFileBytesPerDay ?? env(AGENT_FILE_BYTES_ENV);
+  const out: { files?: FileStorageChoice; maxUploadBytes?: number; agentFileBytesPerDay?: number } = {};
+  if (files !== undefined) {
+    const trimmed = files.trim();
+    if (trimmed === 'db') out.files = { kind: 'db' };
+    else if (/^disk:.+/.test(trimmed)) out.files = { kind: 'disk', dir: resolve(trimmed.slice('disk:'.length)) };
+    else throw new CliError(`invalid --files / ${FILES_ENV} ${files} (use disk:<directory> or db)`);
+  }
+  if (maxUpload !== undefined) {
+    const bytes = parseByteSize(maxUpload);
+    if (bytes === undefined) throw new CliError(`invalid --max-upload / ${MAX_UPLOAD_ENV} ${maxUpload} (use ${SIZE_SYNTAX})`);
+    out.maxUploadBytes = bytes;
+  }
+  if (budget !== undefined) {
+    const bytes = parseByteSize(budget);
+    if (bytes === undefined) throw new CliError(`invalid --agent-file-bytes-per-day / ${AGENT_FILE_BYTES_ENV} ${budget} (use ${SIZE_SYNTAX})`);
+    out.agentFileBytesPerDay = bytes;
+  }
+  return out;
+}
+
 export function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
   if (value === undefined) return {};
   const trimmed = value.trim();

@@ -7,6 +7,8 @@ import { registerUserCommands } from './auth/index.ts';
 import { DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
 import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
+import { backupFilesDir, copyContentFiles } from './files/backup.ts';
+import { defaultFileStorage } from './files/service.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
@@ -43,6 +45,10 @@ import {
   RETAIN_AUDIT_READS_ENV,
   RETAIN_HISTORY_ENV,
   retentionPolicy,
+  filesOptions,
+  FILES_ENV,
+  MAX_UPLOAD_ENV,
+  AGENT_FILE_BYTES_ENV,
   type ServeOptions,
   SERVICE_COLOUR_ENV,
   SERVICE_NAME_ENV,
@@ -86,6 +92,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
     .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
     .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
+    .option('--files <where>', `where uploaded files' content lives: disk:<directory>, or db (chunks in the database, shared by every instance) (default: env ${FILES_ENV}, else disk:<the SQLite file's folder>/files, db on PostgreSQL)`)
+    .option('--max-upload <size>', `the largest upload, e.g. 50MB (default: env ${MAX_UPLOAD_ENV}, else 50MB)`)
+    .option('--agent-file-bytes-per-day <size>', `what an agent token may read of files (downloads, MCP resources) per UTC day, e.g. 1GB (default: env ${AGENT_FILE_BYTES_ENV}, else 1GB)`)
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
@@ -121,6 +130,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
         serviceInfo: identity,
         timeouts: timeouts(options),
+        ...filesOptions(options),
       }).catch(failStartup);
       process.once('exit', observability.flushLog);
       if (stopRequested !== undefined) shutDown(server, stopRequested);
@@ -267,13 +277,18 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
     .requiredOption('--to <file>', 'the backup file to write; must not exist')
     .option('--db <url>', dbHelp)
-    .action(async (options: { to: string; db?: string }) => {
+    .option('--files <where>', `where the server keeps uploaded files (as serve's --files); disk storage is copied to <file>.files/ after the database (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
+    .action(async (options: { to: string; db?: string; files?: string }) => {
       try {
-        const source = sqliteFileOf(databaseUrl(options.db));
+        const dbUrl = databaseUrl(options.db);
+        const source = sqliteFileOf(dbUrl);
         const started = performance.now();
         const result = await backupDatabase(source, resolve(options.to));
         const seconds = (performance.now() - started) / 1000;
         console.log(`backed up ${source} to ${result.file}: ${result.tables} tables, ${(result.bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s`);
+        const storage = filesOptions(options).files ?? defaultFileStorage(dbUrl);
+        const copied = storage.kind === 'disk' ? copyContentFiles(storage.dir, backupFilesDir(result.file)) : { files: 0, bytes: 0 };
+        if (copied.files > 0) console.log(`copied ${copied.files} uploaded files, ${(copied.bytes / 2 ** 20).toFixed(1)} MiB, to ${backupFilesDir(result.file)}`);
       } catch (error) {
         if (!(error instanceof BackupRefusedError)) throw error;
         throw new CliError(error.message);
@@ -286,10 +301,12 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
     .option('--db <url>', dbHelp)
     .option('--force', 'replace a database that holds tables (stop every server using it first)')
-    .action(async (options: { from: string; db?: string; force?: boolean }) => {
+    .option('--files <where>', `where the server keeps uploaded files (as serve's --files); a backup's <file>.files/ is copied into disk storage (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
+    .action(async (options: { from: string; db?: string; force?: boolean; files?: string }) => {
       const registry = await loadRegistry();
       try {
-        const target = sqliteFileOf(databaseUrl(options.db));
+        const dbUrl = databaseUrl(options.db);
+        const target = sqliteFileOf(dbUrl);
         const result = await restoreDatabase(resolve(options.from), target, {
           force: options.force === true,
           async migrate(copyUrl) {
@@ -304,6 +321,9 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         });
         for (const line of result.schemaChanges) console.log(line);
         console.log(`restored ${resolve(options.from)} to ${target}: ${result.tables} tables; ${result.schemaChanges.length === 0 ? "the backup's schema matches this build" : "the backup's schema was brought up to this build (above)"}`);
+        const storage = filesOptions(options).files ?? defaultFileStorage(dbUrl);
+        const copied = storage.kind === 'disk' ? copyContentFiles(backupFilesDir(resolve(options.from)), storage.dir) : { files: 0, bytes: 0 };
+        if (copied.files > 0 && storage.kind === 'disk') console.log(`copied ${copied.files} uploaded files, ${(copied.bytes / 2 ** 20).toFixed(1)} MiB, to ${storage.dir}`);
       } catch (error) {
         if (error instanceof BackupRefusedError) throw new CliError(error.message);
         if (error instanceof MigrationRefusedError) throw new CliError(new MigrationRefusedError(error.problems, "the backup's schema does not fit this build; nothing was restored").message);

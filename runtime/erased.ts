@@ -28,6 +28,8 @@ export const ERASED_VALUES: Readonly<Record<FieldKind, string | number | boolean
   select: undefined,
   multiselect: undefined,
   ref: undefined,
+  // Emptied (null): no file stands for an erased one.
+  file: undefined,
 };
 
 /** What a personal field holds once erased: empty, or a required field's erased value. */

@@ -8,6 +8,7 @@ import type { RecordService } from './commands/types.ts';
 import type { SystemTableSetup } from './db/migrate.ts';
 import type { Callers } from './http/callers.ts';
 import type { Site } from './http/site.ts';
+import type { FileReading } from './files/budget.ts';
 
 /** What routes get besides the record service. */
 export interface RouteContext {
@@ -15,6 +16,8 @@ export interface RouteContext {
   readonly site: Site;
   /** Who is calling: bearer tokens resolved, agents counted against their rate limits. */
   readonly callers: Callers;
+  /** Uploaded files' content and agents' daily budget of it (MCP reads them for `resources/read`). */
+  readonly files: FileReading;
 }
 
 export interface ServerExtension {

@@ -52,6 +52,14 @@ export {
   type TextOptions,
 } from './value-checks.ts';
 
+/** A file field's options (generator: `multiple`). */
+export interface FileOptions {
+  readonly multiple?: boolean;
+}
+
+/** The most files one `multiple` file field holds. */
+export const MAX_FILES_PER_FIELD = 100;
+
 export const kinds = {
   text: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.text), path, options),
   longtext: (path: string, options: TextOptions = {}) => checkedText(textOf(path, options.maxLength ?? TEXT_LIMITS.longtext), path, options),
@@ -125,6 +133,26 @@ export const kinds = {
       })
       .transform((values) => (values.length === 0 ? null : options.filter((option) => values.includes(option)))),
   ref: (path: string, target: string) => idOf(path, `must be the id of ${withArticle(target)}`),
+  /**
+   * A file field's input: the id of an uploaded file (`POST /api/files`), or with `multiple` a list
+   * of them, each once (`[]` is empty). A file as `get` answers it (`{"id", …}`) counts as its id,
+   * so a record read can be written back. Whether the id names a file the caller may attach, and
+   * whether that file fits the field's `accept` and `max_size`, is checked when it is attached
+   * (commands/attach-files.ts): out, the ids.
+   */
+  file: (path: string, options: FileOptions = {}) => {
+    const wrong = options.multiple ? 'must be a list of file ids' : 'must be the id of an uploaded file';
+    const one = z.union([z.string(), z.looseObject({ id: z.string() })], { error: message(path, wrong) }).transform((value) => (typeof value === 'string' ? value : value.id)).pipe(idOf(path, wrong));
+    if (!options.multiple) return one;
+    return z
+      .array(one, { error: message(path, wrong) })
+      .max(MAX_FILES_PER_FIELD, { error: `${path} holds at most ${MAX_FILES_PER_FIELD} files` })
+      .superRefine((ids, ctx) => {
+        const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+        if (twice !== undefined) ctx.addIssue({ code: 'custom', message: `${path} lists file ${twice} twice`, input: ids });
+      })
+      .transform((ids) => (ids.length === 0 ? null : ids));
+  },
   /**
    * A line list in a create or an update: an array of lines (`lineObject`), `min` to `max` of
    * them. A line's errors name it by its index, as zod's issue path has it:

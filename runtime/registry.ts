@@ -43,6 +43,12 @@ export interface FieldMeta {
   readonly length?: number;
   /** Text kinds: a regular expression (as written; the whole value must match). */
   readonly pattern?: string;
+  /** A file field holding a list of files. */
+  readonly multiple?: boolean;
+  /** A file field's media types (`image/*` a family); absent: any. */
+  readonly accept?: readonly string[];
+  /** A file field's largest file in bytes; absent: the server's limit. */
+  readonly maxSize?: number;
   /** The value a create gives the field when the input has none (an explicit null stays null unless required). */
   readonly default?: FieldDefault;
   /** Worked out by the model's logic (`ModelLogic.compute`) on every write; callers never write it. */

@@ -46,6 +46,10 @@ import { ensureLeaseTables } from './retention/lease.ts';
 import type { RetentionPolicy } from './retention/policy.ts';
 import type { BatchOptions } from './db/batched-delete.ts';
 import { startPruner, type Pruner } from './retention/pruner.ts';
+import { defaultFileStorage, DEFAULT_MAX_UPLOAD_BYTES, startFiles, type Files } from './files/service.ts';
+import type { FileStorageChoice } from './files/storage.ts';
+import { ensureFileTables } from './files/store.ts';
+import { DEFAULT_AGENT_FILE_BYTES_PER_DAY, ensureFileBudgetTable } from './files/budget.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -55,7 +59,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ensureFileBudgetTable, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -139,6 +143,12 @@ export interface ServerOptions {
   readonly retention?: RetentionPolicy;
   /** The pruner's batch sizes and pauses (runtime/db/batched-delete.ts); its defaults suit a server. */
   readonly pruneBatches?: BatchOptions;
+  /** Where uploaded files' content lives (`serve --files`); default `defaultFileStorage(dbUrl)`. */
+  readonly files?: FileStorageChoice;
+  /** The largest upload in bytes (`serve --max-upload`); default 50 MB. */
+  readonly maxUploadBytes?: number;
+  /** What an agent token may read of files per UTC day, in bytes (`serve --agent-file-bytes-per-day`); default 1 GB. */
+  readonly agentFileBytesPerDay?: number;
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -180,6 +190,8 @@ export interface RunningServer {
   readonly metricsUrl?: string;
   /** The background pruner, when the server has a retention policy. */
   readonly pruner?: Pruner;
+  /** Uploaded files: their storage and the sweep of those no record or history entry holds. */
+  readonly files: Files;
   close(): Promise<void>;
 }
 
@@ -217,10 +229,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let closing = false;
     const site = createSite(host, options.publicUrl);
     const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
-    const beforeApi: (Router | RequestHandler)[] = [];
+    const files = await startFiles({
+      service,
+      callers,
+      storage: options.files ?? defaultFileStorage(options.dbUrl),
+      limits: { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES },
+      agentBytesPerDay: options.agentFileBytesPerDay ?? DEFAULT_AGENT_FILE_BYTES_PER_DAY,
+      log,
+      logError: (error) => logError(error),
+    });
+    const beforeApi: (Router | RequestHandler)[] = [files.router];
     const api: (Router | RequestHandler)[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service, { site, callers });
+      const routes = extension.routes?.(service, { site, callers, files: files.reading });
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }
@@ -274,6 +295,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       service,
       ...(listener ? { metricsUrl: listener.url } : {}),
       ...(pruner ? { pruner } : {}),
+      files,
       close() {
         closed ??= (async () => {
           closing = true;
@@ -281,6 +303,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt });
           // Its lease released, another instance takes the pruning over at once.
           await pruner?.stop().catch((error: unknown) => logError(error));
+          await files.stop().catch((error: unknown) => logError(error));
           await listener?.close();
           await db.destroy();
         })();

@@ -31,16 +31,17 @@ export interface OrderValues {
   readonly credit_limit: number | null;
   readonly total: number;
   readonly status: 'draft' | 'confirmed' | 'done' | 'cancelled';
+  readonly attachments: { readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }[] | null;
   readonly items: readonly OrderItemsLineValues[];
 }
 
-/** `order.items[].amount`, as written at modules/sales/module.ts:34. */
+/** `order.items[].amount`, as written at modules/sales/module.ts:35. */
 const computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round(l.quantity * l.unit_price);
 
 /** `order.total`, as written at modules/sales/module.ts:23. */
 const computeTotal: (record: OrderValues) => number = (o) => o.items.reduce((s, l) => s + l.amount, 0);
 
-/** Rule 1, as written at modules/sales/module.ts:42. */
+/** Rule 1, as written at modules/sales/module.ts:43. */
 const checkRule1: (record: OrderValues) => boolean = (o) => !o.deliver_by || o.deliver_by >= o.ordered_on;
 
 /** The rules, in declaration order: what a failure names and says, and its check. */

@@ -39,18 +39,19 @@ export const orderColumns = [
   'credit_limit',
   'total',
   'status',
+  'attachments',
 ] as const;
 
 /** Fields to write with `updateOrder`; null empties a field. */
 export type OrderChanges = Partial<Omit<StoredOrder, 'id'>>;
 
 /** The statements of orders, written once: portable SQL (double-quoted names, `?` placeholders). Every read selects every column. */
-const SELECT = 'select "id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status" from "order"';
+const SELECT = 'select "id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status", "attachments" from "order"';
 const SELECT_BY_ID = `${SELECT} where "id" = ?`;
 const COUNT = 'select count(*) as "n" from "order"';
-const INSERT = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const INSERT_ROWS = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status") values ';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status", "attachments") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ROWS = 'insert into "order" ("id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status", "attachments") values ';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const DELETE = 'delete from "order" where "id" = ?';
 
 /** Its unique fields and indexes: a write that would repeat a value of one is refused with `<model>.<field> must be unique`, `<model>: <fields> must be unique` (the database decides, race-free). */
@@ -79,6 +80,7 @@ export function orderFromRow(row: Record<string, unknown>): StoredOrder {
     credit_limit: fromDb.money(row.credit_limit),
     total: fromDb.money(row.total) as number,
     status: fromDb.select(row.status) as 'draft' | 'confirmed' | 'done' | 'cancelled',
+    attachments: fromDb.file(row.attachments) as { readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }[] | null,
   };
 }
 
@@ -116,6 +118,7 @@ export async function insertOrder(db: Knex, record: StoredOrder): Promise<void> 
     record.credit_limit,
     record.total,
     record.status,
+    toDb.file(record.attachments),
   ], UNIQUE);
 }
 
@@ -138,6 +141,7 @@ export async function insertManyOrders(db: Knex, records: readonly StoredOrder[]
       record.credit_limit,
       record.total,
       record.status,
+      toDb.file(record.attachments),
     ]);
     await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
   }
@@ -164,6 +168,7 @@ export async function updateOrder(db: Knex, id: string, changes: OrderChanges): 
   if (changes.credit_limit !== undefined) set('"credit_limit" = ?', changes.credit_limit);
   if (changes.total !== undefined) set('"total" = ?', changes.total);
   if (changes.status !== undefined) set('"status" = ?', changes.status);
+  if (changes.attachments !== undefined) set('"attachments" = ?', toDb.file(changes.attachments));
   if (assignments.length === 0) return;
   await runWrite(db, `update "order" set ${assignments.join(', ')} where "id" = ?`, [...bindings, id], UNIQUE);
 }

@@ -60,6 +60,8 @@ export interface Order {
   total: number;
   /** Status. Governed: changed only through actions; a new record starts at the first option. */
   status: 'draft' | 'confirmed' | 'done' | 'cancelled';
+  /** Attachments. Files uploaded with POST /api/files; written as a list of file ids. Takes types application/pdf, image/*, at most 20 MB. */
+  attachments: { readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }[] | null;
   /** Items. 1 to 500 lines, in order. In `order.get` and writes' answers; in `list` and `search` with `include`. */
   items?: OrderItemsLine[];
 }
@@ -91,6 +93,7 @@ export const orderCreateInput = z.lazy(() =>
       confirmed_on: kinds.date('order.confirmed_on').nullable().optional(),
       delivered_at: kinds.datetime('order.delivered_at').nullable().optional(),
       credit_limit: kinds.money('order.credit_limit').nullable().optional(),
+      attachments: kinds.file('order.attachments', { multiple: true }).nullable().optional(),
       items: kinds.lines(
         'order.items',
         {
@@ -124,6 +127,7 @@ export const orderUpdateInput = z.lazy(() =>
       delivered_at: kinds.datetime('order.delivered_at').nullable().optional(),
       credit_limit: kinds.money('order.credit_limit').nullable().optional(),
       status: kinds.select('order.status', ['draft', 'confirmed', 'done', 'cancelled']).optional(),
+      attachments: kinds.file('order.attachments', { multiple: true }).nullable().optional(),
       items: kinds.lines(
         'order.items',
         {

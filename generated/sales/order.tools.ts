@@ -48,6 +48,21 @@ export const orderRecordJsonSchema: JsonSchema = {
       enum: ['draft', 'confirmed', 'done', 'cancelled'],
       description: 'Status. One of: draft, confirmed, done, cancelled.',
     },
+    attachments: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          size: { type: 'integer' },
+          type: { type: 'string' },
+          sha256: { type: 'string' },
+        },
+        required: ['id', 'name', 'size', 'type', 'sha256'],
+      },
+      description: 'Attachments. A list of file ids (each {"id", "name", "size", "type", "sha256"} when read); read a file\'s content as an MCP resource. Takes types application/pdf, image/*, at most 20 MB.',
+    },
     items: {
       type: 'array',
       description: 'Items; its lines in order. In get and writes; in list and search with include.',
@@ -137,6 +152,7 @@ export const orderListJsonSchema: JsonSchema = {
               'credit_limit',
               'total',
               'status',
+              'attachments',
               'items.description',
               'items.quantity',
               'items.unit_price',
@@ -180,6 +196,7 @@ export const orderListJsonSchema: JsonSchema = {
               'credit_limit',
               'total',
               'status',
+              'attachments',
             ],
             description: 'Field to sort by.',
           },
@@ -368,6 +385,27 @@ export const orderTools: readonly ToolMeta[] = [
           anyOf: [{ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, { type: 'null' }],
           description: 'Credit limit. Integer, minor units: 950.00 EUR is 95000. null clears it.',
         },
+        attachments: {
+          anyOf: [
+            {
+              maxItems: 100,
+              type: 'array',
+              items: {
+                anyOf: [
+                  { type: 'string' },
+                  {
+                    type: 'object',
+                    properties: { id: { type: 'string' } },
+                    required: ['id'],
+                    additionalProperties: {},
+                  },
+                ],
+              },
+            },
+            { type: 'null' },
+          ],
+          description: 'Attachments. A list of file ids (each {"id", "name", "size", "type", "sha256"} when read); read a file\'s content as an MCP resource. Takes types application/pdf, image/*, at most 20 MB. null clears it.',
+        },
         items: {
           type: 'array',
           minItems: 1,
@@ -489,6 +527,27 @@ export const orderTools: readonly ToolMeta[] = [
           type: 'string',
           enum: ['draft', 'confirmed', 'done', 'cancelled'],
           description: 'Status. One of: draft, confirmed, done, cancelled. Changing it runs the matching action (order__confirm, order__cancel, order__deliver).',
+        },
+        attachments: {
+          anyOf: [
+            {
+              maxItems: 100,
+              type: 'array',
+              items: {
+                anyOf: [
+                  { type: 'string' },
+                  {
+                    type: 'object',
+                    properties: { id: { type: 'string' } },
+                    required: ['id'],
+                    additionalProperties: {},
+                  },
+                ],
+              },
+            },
+            { type: 'null' },
+          ],
+          description: 'Attachments. A list of file ids (each {"id", "name", "size", "type", "sha256"} when read); read a file\'s content as an MCP resource. Takes types application/pdf, image/*, at most 20 MB. null clears it.',
         },
         items: {
           type: 'array',

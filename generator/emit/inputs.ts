@@ -176,6 +176,8 @@ export function valueArguments(field: FieldIR, maxLength?: number): ValueArgumen
       return { target: field.target };
     case 'bool':
       return {};
+    case 'file':
+      return { multiple: field.multiple };
   }
 }
 

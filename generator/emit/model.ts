@@ -27,6 +27,8 @@ const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
   phone: 'text',
   // The JSON array of the chosen options, in their declared order.
   multiselect: 'text',
+  // JSON: the file ({"id", "name", "size", "type", "sha256"}), or the list of them with `multiple`.
+  file: 'text',
 };
 
 /** `leadQualifyAction`. */
@@ -68,6 +70,9 @@ interface KindParts {
   readonly max?: number | string | undefined;
   readonly length?: number | undefined;
   readonly pattern?: string | undefined;
+  readonly multiple?: boolean;
+  readonly accept?: readonly string[];
+  readonly maxSize?: number | undefined;
 }
 
 /** What only some kinds have, on the fields of those kinds; the rest absent. */
@@ -94,6 +99,8 @@ function kindParts(field: FieldIR): KindParts {
       return { length: field.length, pattern: field.pattern };
     case 'bool':
       return {};
+    case 'file':
+      return { multiple: field.multiple, accept: field.accept.length > 0 ? field.accept : undefined, maxSize: field.maxSize };
   }
 }
 
@@ -118,6 +125,9 @@ export function fieldMeta(field: FieldIR) {
     max: parts.max,
     length: parts.length,
     pattern: parts.pattern,
+    multiple: parts.multiple,
+    accept: parts.accept,
+    maxSize: parts.maxSize,
     default: field.default,
     computed: field.computed !== undefined,
     writeRoles: field.writeRoles,

@@ -38,6 +38,7 @@ const EXAMPLE_VALUES: FieldKindTable<unknown> = {
   url: (field) => (field.pattern === undefined ? 'https://example.com/' : undefined),
   phone: (field) => (field.pattern === undefined ? '+44 20 7946 0000' : undefined),
   multiselect: (field) => field.options.slice(0, 1),
+  file: (field) => (field.multiple ? [EXAMPLE_ID] : EXAMPLE_ID),
 };
 
 function exampleValue(field: FieldIR): unknown {

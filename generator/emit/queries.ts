@@ -61,6 +61,7 @@ const TO_DB: FieldKindTable<((value: string) => string) | undefined> = {
   url: () => undefined,
   phone: () => undefined,
   multiselect: () => (value) => `toDb.multiselect(${value})`,
+  file: () => (value) => `toDb.file(${value})`,
 };
 
 /** The bound value of a field, as an expression over `value`. */
@@ -79,7 +80,7 @@ function boundByDialect(field: FieldIR): boolean {
 }
 
 /** Kinds whose values the converter reads back as a wider type than the field's (`string` for a select's options). */
-const NARROWED_KINDS: ReadonlySet<FieldIR['kind']> = new Set(['select', 'multiselect']);
+const NARROWED_KINDS: ReadonlySet<FieldIR['kind']> = new Set(['select', 'multiselect', 'file']);
 
 /** The record property read from a row: the kind's converter, cast where the column says more than the converter's type. */
 function readValue(field: FieldIR): string {

@@ -1,11 +1,15 @@
 /** `<module>/<model>.schemas.ts`: the record interface (with its line lists' line interfaces) and the zod input schema of every command. */
-import { forFieldKind, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
+import { sizeInWords } from '../../runtime/files/media-types.ts';
+import { forFieldKind, type FieldIR, type FileFieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { minorUnitsSentence, pascalCase, withArticle } from '../names.ts';
 import { modelBase, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { commandInput, inputSchemaName, inputTypeName, kindsImports, printLazyInput } from './inputs.ts';
 import { alwaysSet } from './model.ts';
 import { quote } from './print.ts';
 import type { PropertySignature, SourceText } from './source.ts';
+
+/** A file as a record holds it (`FileRef` of runtime/shapes/values.ts), written out: the logic files import no runtime module. */
+const FILE_REF_TYPE = '{ readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }';
 
 /** TypeScript type of a field's value in a record (SPEC 2.2). */
 const RECORD_TYPES: FieldKindTable<string> = {
@@ -23,6 +27,7 @@ const RECORD_TYPES: FieldKindTable<string> = {
   url: () => 'string',
   phone: () => 'string',
   multiselect: (field) => `(${field.options.map(quote).join(' | ')})[]`,
+  file: (field) => (field.multiple ? `${FILE_REF_TYPE}[]` : FILE_REF_TYPE),
 };
 
 /** A comment for the record interface where the type alone does not say enough. */
@@ -41,7 +46,14 @@ const RECORD_NOTES: FieldKindTable<string | undefined> = {
   url: () => 'Absolute http(s) URL.',
   phone: () => 'Phone number.',
   multiselect: () => 'Some of the options, each once, in their order.',
+  file: (field) => `${field.multiple ? 'Files' : 'A file'} uploaded with POST /api/files; written as ${field.multiple ? 'a list of file ids' : 'its id'}.${acceptSentence(field)}`,
 };
+
+/** What a file field takes, in a sentence (or nothing when it takes any file). */
+export function acceptSentence(field: FileFieldIR): string {
+  const parts = [field.accept.length > 0 ? `types ${field.accept.join(', ')}` : undefined, field.maxSize !== undefined ? `at most ${sizeInWords(field.maxSize)}` : undefined].filter((part) => part !== undefined);
+  return parts.length > 0 ? ` Takes ${parts.join(', ')}.` : '';
+}
 
 function fieldDocs(field: FieldIR): string {
   const notes = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(RECORD_NOTES, field)];

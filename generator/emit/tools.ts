@@ -8,6 +8,7 @@ import { COMMAND_KINDS, type CommandKind, type CommandResultShape } from '../../
 import { LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
 import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
+import { acceptSentence } from './schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
@@ -35,6 +36,7 @@ const KIND_HINTS: FieldKindTable<string> = {
   url: () => 'Absolute http or https URL.',
   phone: () => 'Phone number: digits, spaces and + - ( ), 6 to 20 digits.',
   multiselect: (field) => `Any of: ${field.options.join(', ')}; a list, each once ([] for none).`,
+  file: (field) => `${field.multiple ? 'A list of file ids' : 'The id of a file'} (each {"id", "name", "size", "type", "sha256"} when read); read a file's content as an MCP resource.${acceptSentence(field)}`,
 };
 
 /** JSON Schema of a field's value: a type, with a format, a pattern, a step or the allowed values. */
@@ -46,7 +48,16 @@ interface ValueSchema {
   readonly pattern?: string;
   readonly items?: Json;
   readonly uniqueItems?: boolean;
+  readonly properties?: Json;
+  readonly required?: readonly string[];
 }
+
+/** A file as records hold it (runtime/shapes/values.ts, `FileRef`). */
+const FILE_SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, size: { type: 'integer' }, type: { type: 'string' }, sha256: { type: 'string' } },
+  required: ['id', 'name', 'size', 'type', 'sha256'],
+} as const;
 
 /** What a phone number looks like (runtime/kinds.ts checks the count of digits too). */
 const PHONE_PATTERN = '^[0-9 +\\-()]+$';
@@ -67,6 +78,7 @@ const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
   url: () => ({ type: 'string', format: 'uri' }),
   phone: () => ({ type: 'string', pattern: PHONE_PATTERN }),
   multiselect: (field) => ({ type: 'array', items: { type: 'string', enum: field.options }, uniqueItems: true }),
+  file: (field) => (field.multiple ? { type: 'array', items: FILE_SCHEMA } : FILE_SCHEMA),
 };
 
 /**

@@ -1,4 +1,5 @@
 /** One model's IR from its draft: every default resolved, fields tagged by kind, the generated commands and then the actions. */
+import { parseByteSize } from '../../runtime/files/media-types.ts';
 import { COMMAND_KINDS, actionManyName, catalogueNames } from '../../runtime/command-kinds.ts';
 import type { GeneratedCommand } from '../define.ts';
 import type { ActionSet } from '../../runtime/api-shapes.ts';
@@ -121,6 +122,16 @@ export function buildField(field: FieldDraft, moduleCurrency: string | undefined
       return { ...common, ...masking, kind: field.kind, governed: false, options: validatedOptions(field.name, field.options) };
     case 'ref':
       return { ...common, ...masking, kind: field.kind, governed: false, target: field.to };
+    case 'file':
+      return {
+        ...common,
+        ...masking,
+        kind: field.kind,
+        governed: false,
+        multiple: field.multiple === true,
+        accept: field.accept ?? [],
+        maxSize: field.max_size === undefined ? undefined : parseByteSize(field.max_size),
+      };
   }
 }
 

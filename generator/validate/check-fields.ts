@@ -34,6 +34,8 @@ export function checkFieldReferences(model: ModelDraft, context: FieldReferenceC
       message: `title "${title}" is not a field of ${model.name}`,
       fix: unknownNameHint(title, fieldNames, 'fields'),
     });
+  } else if (title !== undefined && model.fields.find((field) => field.name === title)?.kind === 'file') {
+    problems.at(source, { model: model.name })({ line: model.module.written.lineOf(['models', model.name, 'title']), code: 'title-not-for-kind', message: `title "${title}" is a file field: a record is named by text`, fix: 'name a text field as the title' });
   }
 
   for (const field of model.fields) checkReferences(model, field, problems.at(source, { model: model.name, field: field.name }), context, false);
@@ -102,7 +104,7 @@ function checkUniques(model: ModelDraft, problems: ProblemList): void {
     for (const name of fields) {
       const field = namedField(model, name);
       if (!fieldNames.includes(name)) report({ code: 'unknown-unique-field', message: `${where} names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
-      else if (field?.kind === 'longtext') report({ code: 'unique-not-for-kind', message: `${where}: unique is not for longtext fields (${name})`, fix: `remove ${name}` });
+      else if (field?.kind === 'longtext' || field?.kind === 'file') report({ code: 'unique-not-for-kind', message: `${where}: unique is not for ${field.kind} fields (${name})`, fix: `remove ${name}` });
     }
     if (new Set(fields).size !== fields.length) report({ code: 'duplicate-unique', message: `${where} names a field twice`, fix: 'remove one' });
     for (const [name, value] of Object.entries(conditions)) {
@@ -199,6 +201,13 @@ function checkIndexes(model: ModelDraft, fieldNames: readonly string[], problems
           code: 'index-not-for-kind',
           message: `${where}: an index on a longtext field is refused: its values are too long to index`,
           fix: 'use search: true on the field to find text in it',
+        });
+      } else if (field?.kind === 'file') {
+        problems.at(model.module.source, { model: model.name, field: name })({
+          line: model.module.written.lineOf(['models', model.name, 'indexes', i]),
+          code: 'index-not-for-kind',
+          message: `${where}: an index on a file field is refused: records are not looked up by their files`,
+          fix: `remove ${name}`,
         });
       }
     }

@@ -10,6 +10,7 @@ export function shapeArguments(def: FieldShape, bounds?: FieldDraft['bounds']): 
     options: 'options' in def ? def.options : undefined,
     target: 'to' in def ? def.to : undefined,
     scale: 'scale' in def ? def.scale : undefined,
+    multiple: 'multiple' in def ? def.multiple : undefined,
     length: 'length' in def ? def.length : undefined,
     pattern: 'pattern' in def && def.pattern !== undefined && compiles(def.pattern) ? def.pattern : undefined,
     min: bounds?.min,

@@ -8,6 +8,7 @@
  */
 import type { FieldDefault } from '../../runtime/api-shapes.ts';
 import { ERASED_VALUES } from '../../runtime/erased.ts';
+import { accepts, isKnownAccept, parseByteSize, SIZE_SYNTAX } from '../../runtime/files/media-types.ts';
 import { patternRegExp } from '../../runtime/kinds.ts';
 import { FIELD_KINDS, type FieldKind } from '../define.ts';
 import type { DefinitionPath, FunctionSource } from '../definition-source.ts';
@@ -193,6 +194,9 @@ const KIND_SPECIFIC_KEYS: Readonly<Record<string, { readonly kinds: readonly Fie
   max: { kinds: ['number', 'money', 'decimal', 'date', 'datetime'], fix: 'remove max' },
   length: { kinds: ['text', 'longtext', 'email', 'url', 'phone'], fix: 'remove length' },
   pattern: { kinds: ['text', 'longtext', 'email', 'url', 'phone'], fix: 'remove pattern' },
+  multiple: { kinds: ['file'], fix: "make it kind: 'file', or remove multiple" },
+  accept: { kinds: ['file'], fix: "make it kind: 'file', or remove accept" },
+  max_size: { kinds: ['file'], fix: "make it kind: 'file', or remove max_size" },
 };
 
 /** How the existing problems word "only for": `select fields`, `text and longtext fields`. */
@@ -201,10 +205,10 @@ function kindsInWords(kinds: readonly FieldKind[]): string {
 }
 
 /** Field keys newer than its problems' lines: their problems carry the line. */
-const LOCATED_FIELD_KEYS: ReadonlySet<PropertyKey> = new Set(['write', 'default', 'computed', 'scale', 'min', 'max', 'length', 'pattern']);
+const LOCATED_FIELD_KEYS: ReadonlySet<PropertyKey> = new Set(['write', 'default', 'computed', 'scale', 'min', 'max', 'length', 'pattern', 'multiple', 'accept', 'max_size']);
 
 /** Kinds newer than the problems' lines: every problem of such a field carries the line. */
-const LOCATED_KINDS: ReadonlySet<unknown> = new Set(['decimal', 'datetime', 'email', 'url', 'phone', 'multiselect']);
+const LOCATED_KINDS: ReadonlySet<unknown> = new Set(['decimal', 'datetime', 'email', 'url', 'phone', 'multiselect', 'file']);
 
 /** Kinds whose values are text: a default of `'today'` is the text "today" there. */
 const TEXT_KINDS: ReadonlySet<FieldKind> = new Set(['text', 'longtext', 'email', 'url', 'phone', 'select', 'multiselect']);
@@ -261,6 +265,7 @@ function readField(reportAt: Report, name: string, raw: unknown, where: FieldPla
   if (raw.default !== undefined && kind === 'ref') {
     reportKey('default')({ code: 'key-not-for-kind', message: 'default is not for ref fields: no record id is known when a module is written', fix: 'remove default' });
   }
+  if (kind === 'file') checkFileKeys(raw, where.place, reportKey);
   const personal = typeof raw.personal === 'boolean' ? raw.personal : PERSONAL_KINDS.has(kind);
   if (raw.unique === true && personal && raw.agents !== 'hidden' && where.place !== 'input') {
     report({
@@ -304,13 +309,14 @@ function readField(reportAt: Report, name: string, raw: unknown, where: FieldPla
   }
   const shape = where.place === 'input' ? INPUT_SHAPES[kind] : FIELD_SHAPES[kind];
   const rest = Object.fromEntries(
-    Object.entries(raw).filter(([key]) => !(Object.hasOwn(KIND_SPECIFIC_KEYS, key) && !(key in shape.shape)) && !(key === 'computed' && typeof raw.computed !== 'function') && !(key === 'default' && kind === 'ref')),
+    Object.entries(raw).filter(([key]) => !(Object.hasOwn(KIND_SPECIFIC_KEYS, key) && !(key in shape.shape)) && !(key === 'computed' && typeof raw.computed !== 'function') && !(key === 'default' && (kind === 'ref' || kind === 'file')) && !(kind === 'file' && FILE_REFUSED_KEYS.includes(key))),
   );
   const def = parseShape(shape, rest, report, {
     locate: (at) => (isNew || LOCATED_FIELD_KEYS.has(at[0] as PropertyKey) ? written.lineOf([...where.path, ...(at as (string | number)[])]) : undefined),
   });
   if (!def) return undefined;
   if (def.kind === 'select' || def.kind === 'multiselect') checkOptions(def.kind, def.options, report);
+  if (def.kind === 'file') checkFileField(def.accept, def.max_size, reportKey);
   if (personal) checkMaskLabel(name, def.label, report);
   if ('pattern' in def && def.pattern !== undefined) checkPattern(def.pattern, reportKey('pattern'));
   const model = where.path[1];
@@ -400,6 +406,44 @@ function readFunction(module: ModuleDraft, path: DefinitionPath, report: Report,
     return undefined;
   }
   return source;
+}
+
+/** What a file field is never given: its problem says why (checkFileKeys), so the shape check stays quiet about it. */
+const FILE_REFUSED_KEYS: readonly string[] = ['index', 'computed'];
+
+/**
+ * A file field's keys that do not go with files: a default (no file exists when a module is
+ * written), an index (its value is a list of files, nothing to look records up by), `unique` with
+ * `multiple`, a computed value.
+ */
+function checkFileKeys(raw: Readonly<Record<string, unknown>>, place: FieldPlace['place'], reportKey: (key: string) => Report): void {
+  if (raw.default !== undefined) reportKey('default')({ code: 'key-not-for-kind', message: 'default is not for file fields: no file exists when a module is written', fix: 'remove default' });
+  if (raw.index === true) reportKey('index')({ code: 'index-not-for-kind', message: 'an index on a file field is refused: records are not looked up by their files', fix: 'remove index' });
+  if (raw.unique === true && raw.multiple === true && place !== 'line') {
+    reportKey('unique')({ code: 'unique-not-for-kind', message: 'unique is not for a file field with multiple: a list of files is not one value', fix: 'remove unique, or remove multiple' });
+  }
+  if (raw.computed !== undefined) reportKey('computed')({ code: 'key-not-for-kind', message: 'computed is not for file fields: files are uploaded, not worked out', fix: 'remove computed' });
+}
+
+/** `accept`: known media types (or `<family>/*`), each once; `max_size`: a size in `SIZE_SYNTAX`. */
+function checkFileField(accept: readonly string[] | undefined, maxSize: string | undefined, reportKey: (key: string) => Report): void {
+  const seen = new Set<string>();
+  for (const entry of accept ?? []) {
+    if (!isKnownAccept(entry)) {
+      reportKey('accept')({
+        code: 'unknown-media-type',
+        message: `accept names unknown media type ${describeValue(entry)}`,
+        fix: "write a registered media type in lower case, such as 'application/pdf', or a family such as 'image/*'",
+      });
+    } else if (seen.has(entry) || (!entry.endsWith('/*') && (accept ?? []).some((other) => other !== entry && other.endsWith('/*') && accepts([other], entry)))) {
+      reportKey('accept')({ code: 'duplicate-media-type', message: `accept lists ${describeValue(entry)} twice (or within a family it lists)`, fix: 'remove one' });
+    }
+    seen.add(entry);
+  }
+  if (accept !== undefined && accept.length === 0) reportKey('accept')({ code: 'empty-accept', message: 'accept lists no media type', fix: 'remove accept to take any type, or list the types' });
+  if (maxSize !== undefined && parseByteSize(maxSize) === undefined) {
+    reportKey('max_size')({ code: 'invalid-max-size', message: `max_size ${describeValue(maxSize)} is not a size of 1 B to 1024 GB`, fix: `write ${SIZE_SYNTAX}` });
+  }
 }
 
 function isFieldKind(kind: unknown): kind is FieldKind {

@@ -112,6 +112,7 @@ export const FIELD_SHAPES = {
   url: z.strictObject({ ...fieldBase, kind: z.literal('url'), ...textChecks }),
   phone: z.strictObject({ ...fieldBase, kind: z.literal('phone'), ...textChecks }),
   multiselect: z.strictObject({ ...fieldBase, kind: z.literal('multiselect'), options: strList }),
+  file: z.strictObject({ ...fieldBase, kind: z.literal('file'), multiple: bool.optional(), accept: strList.optional(), max_size: str.optional() }),
 } satisfies Record<FieldKind, z.ZodObject>;
 
 /** What a field says that an action's input does not: where it is stored, who sees it, how it is worked out. */

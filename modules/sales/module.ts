@@ -22,6 +22,7 @@ export default defineModule({
         credit_limit: { kind: 'money', write: ['admin', 'accountant'] },
         total: { kind: 'money', computed: (o) => o.items.reduce((s, l) => s + l.amount, 0) },
         status: { kind: 'select', options: ['draft', 'confirmed', 'done', 'cancelled'], governed: true, default: 'draft' },
+        attachments: { kind: 'file', multiple: true, accept: ['application/pdf', 'image/*'], max_size: '20MB', label: 'Attachments' },
       },
       lines: {
         items: {

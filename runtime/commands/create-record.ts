@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
+import { attachFiles } from './attach-files.ts';
 import type { StoredLine, StoredRecord } from '../registry.ts';
 import { computeAndCheck, newLines, newRecordValues, withLines, writeLines, type LinesChange, type WriteTime } from './documents.ts';
 import { checkLineRefs, checkRefs } from './record-write.ts';
@@ -17,11 +18,12 @@ export interface DraftedRecord {
   readonly lines: Readonly<Record<string, readonly StoredLine[]>>;
 }
 
-/** The new record of a create's (validated) input: its values worked out and checked, its refs and its lines' refs existing. Writes nothing. */
+/** The new record of a create's (validated) input: its files attached (attach-files.ts), its values worked out and checked, its refs and its lines' refs existing. Writes nothing else. */
 export async function draftRecord(ctx: CommandContext, db: Knex, input: Readonly<Record<string, unknown>>, time: WriteTime): Promise<DraftedRecord> {
   const model = ctx.command.model;
-  const drafted = newRecordValues(model, input, time);
-  const { record, lines } = computeAndCheck(model, { id: newId(), ...drafted }, newLines(model, input, time));
+  const attached = await attachFiles(ctx, db, input);
+  const drafted = newRecordValues(model, attached, time);
+  const { record, lines } = computeAndCheck(model, { id: newId(), ...drafted }, newLines(model, attached, time));
   await checkRefs(ctx, db, record);
   for (const [name, list] of Object.entries(lines)) await checkLineRefs(ctx, db, name, list.map((line, position) => ({ line, position })));
   return { record: record as StoredRecord, lines: lines as Record<string, StoredLine[]> };

@@ -259,7 +259,9 @@ export function checkNotLocked(ctx: CommandContext, record: Readonly<Record<stri
 export function sameValue(a: unknown, b: unknown): boolean {
   const x = a ?? null;
   const y = b ?? null;
-  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((item, i) => item === y[i]);
+  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((item, i) => sameValue(item, y[i]));
+  // A file (`FileRef`): the same file whether read from its column or from history.
+  if (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null) return JSON.stringify(x) === JSON.stringify(y);
   return x === y;
 }
 

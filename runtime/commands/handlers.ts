@@ -38,6 +38,7 @@ import {
   writeTime,
   type LinesChange,
 } from './documents.ts';
+import { attachFiles } from './attach-files.ts';
 import { eraseRecord } from './erase.ts';
 import { checkLineRefs, checkRefs, writeChanges } from './record-write.ts';
 import { checkActionFrom } from './workflow.ts';
@@ -79,7 +80,7 @@ export const handlers: Record<CommandKind, Handler> = {
 
   async update(ctx, db, prepared) {
     const model = ctx.command.model;
-    const { id, ...given } = prepared.input;
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
     const recordId = id as string;
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
@@ -191,7 +192,7 @@ export const handlers: Record<CommandKind, Handler> = {
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
-    const { id, ...given } = prepared.input;
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
     const recordId = id as string;
     const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};

@@ -85,7 +85,8 @@ export async function runApprovedCommand(
   prepared: PreparedCommand,
   options: { readonly db?: Knex; readonly proposal?: Proposal } = {},
 ): Promise<CommandEnvelope> {
-  const ctx = resolveCommand(service, caller, prepared.command);
+  const agent = options.proposal?.by.agentTokenId;
+  const ctx: CommandContext = { ...resolveCommand(service, caller, prepared.command), ...(agent ? { proposedByAgent: agent } : {}) };
   const model = ctx.command.model.meta.name;
   if (prepared.actions.some((action) => !ctx.rights.commands.has(`${model}.${action}`))) throw notFound();
   try {

@@ -62,6 +62,8 @@ export interface CommandContext {
   readonly command: CompiledCommand;
   /** The caller's field rights on the command's model. */
   readonly fields: ModelRights;
+  /** An approved plan's command: the agent token that proposed it (the files it uploaded may be attached). */
+  readonly proposedByAgent?: string;
 }
 
 /** A model compiled once at start: lookups, its generated queries and the filter compiler the handlers use on every call. */

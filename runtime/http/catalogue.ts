@@ -126,6 +126,9 @@ function fieldInfo(field: FieldMeta, rights: FieldRights): FieldInfo {
     ...(field.length !== undefined ? ({ length: field.length } satisfies Pick<FieldInfo, 'length'>) : {}),
     ...(field.pattern !== undefined ? ({ pattern: field.pattern } satisfies Pick<FieldInfo, 'pattern'>) : {}),
     ...(field.default !== undefined ? ({ default: field.default } satisfies Pick<FieldInfo, 'default'>) : {}),
+    ...(field.kind === 'file' ? ({ multiple: field.multiple === true } satisfies Pick<FieldInfo, 'multiple'>) : {}),
+    ...(field.accept !== undefined ? ({ accept: field.accept } satisfies Pick<FieldInfo, 'accept'>) : {}),
+    ...(field.maxSize !== undefined ? ({ maxSize: field.maxSize } satisfies Pick<FieldInfo, 'maxSize'>) : {}),
   };
 }
 

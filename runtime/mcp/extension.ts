@@ -23,7 +23,7 @@ export const MCP_SERVER_INFO: Implementation = { name: 'rmsgen', title: 'rmsgen 
 export function createMcpExtension(options: McpExtensionOptions = {}): ServerExtension {
   return {
     name: 'mcp',
-    routes: (service, { site, callers }) => {
+    routes: (service, { site, callers, files }) => {
       // Worked out at start, so that a bad registry or RMS_MCP_ALLOWED_ORIGINS stops the start.
       const catalogue = createToolCatalogue(service.registry);
       const instructions = instructionsFor(service.registry);
@@ -36,7 +36,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): ServerExt
               import('@modelcontextprotocol/sdk/validation/ajv'),
             ]);
             return createMcpRouter(
-              { service, catalogue, info: MCP_SERVER_INFO, instructions, validator: new AjvJsonSchemaValidator() },
+              { service, catalogue, info: MCP_SERVER_INFO, instructions, validator: new AjvJsonSchemaValidator(), files },
               { allowedOrigins, site, callers },
             );
           }),

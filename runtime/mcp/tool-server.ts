@@ -20,6 +20,8 @@ import { executeCommand } from '../commands/pipeline.ts';
 import type { CommandOutcome, RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { rightsOf } from '../rights.ts';
+import type { FileReading } from '../files/budget.ts';
+import { FILE_URI_PREFIX, listResources, readResource, ResourceError } from './resources.ts';
 import { negotiateRevision } from './revisions.ts';
 import type { ToolCatalogue } from './tools.ts';
 
@@ -34,6 +36,8 @@ export interface ToolServerDeps {
    * the rest of a request; ours never validates anything with it (no elicitation), so one is shared.
    */
   readonly validator: jsonSchemaValidator;
+  /** Files' content and agents' daily budget of it, for `resources/read`. */
+  readonly files: FileReading;
 }
 
 /**
@@ -57,8 +61,8 @@ export function unknownTool(name: string): JsonRpcError {
 
 export const APPROVAL_REQUIRED = 'approval_required';
 
-/** Tools only; the list never changes while a (stateless) client talks to us. */
-const CAPABILITIES = { tools: { listChanged: false } } as const;
+/** Tools, and files as resources (resources.ts); the lists never change while a (stateless) client talks to us. */
+const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false } } as const;
 
 export function createToolServer(deps: ToolServerDeps, caller: Caller): Server {
   const { info, instructions } = deps;
@@ -106,8 +110,25 @@ export async function answerRequest(deps: ToolServerDeps, caller: Caller, reques
       if (args !== undefined && !isObject(args)) throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object');
       return runTool(deps, caller, params.name, args);
     }
+    case 'resources/list':
+      return fileResource(() => listResources(deps.service, caller, paramsOf(request, 'resources/list', false)));
+    case 'resources/read':
+      return fileResource(() => readResource(deps.service, deps.files, caller, paramsOf(request, 'resources/read', true)));
+    case 'resources/templates/list':
+      paramsOf(request, 'resources/templates/list', false);
+      return { resourceTemplates: [{ uriTemplate: `${FILE_URI_PREFIX}{id}`, name: 'file', description: 'A file attached to a record: its id as records answer it', mimeType: 'application/octet-stream' }] };
     default:
       throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+  }
+}
+
+/** A resource answer, its refusals as JSON-RPC errors. */
+async function fileResource<T extends ServerResult>(answer: () => Promise<T>): Promise<T> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof ResourceError) throw new JsonRpcError(error.code, error.message);
+    throw error;
   }
 }
 

@@ -14,6 +14,7 @@ import { parseOr400 } from '../query/values.ts';
 import { rightsOf } from '../rights.ts';
 import { approvePlan, personMayDecide, planView, rejectPlan, usernames, visiblePlan } from './decide.ts';
 import { listPlans } from './store.ts';
+import { withPlanFiles } from '../files/plan-files.ts';
 
 export function createPlanRouter(service: RecordService, callers: Callers): Router {
   const { db, registry } = service;
@@ -27,14 +28,14 @@ export function createPlanRouter(service: RecordService, callers: Callers): Rout
       rows = rows.filter((_row, i) => decidable[i]);
     }
     const names = await usernames(service, rows.flatMap((row) => [row.creator_id, row.decided_by]));
-    sendJson(res, 200, { plans: rows.map((row) => planView(service, caller, row, names)) } satisfies PlansAnswer);
+    sendJson(res, 200, { plans: await withPlanFiles(service, caller, rows.map((row) => planView(service, caller, row, names))) } satisfies PlansAnswer);
   });
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/plans/:id');
     const row = await visiblePlan(service, caller, parseOr400(planId, req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
-    sendJson(res, 200, { plan: planView(service, caller, row, names) } satisfies PlanAnswer);
+    sendJson(res, 200, { plan: (await withPlanFiles(service, caller, [planView(service, caller, row, names)]))[0]! } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {

@@ -60,7 +60,7 @@ function compileFields(table: string, owner: string, metas: readonly FieldMeta[]
       value: filterValueSchema(field),
       toDb,
       text: TEXT_KINDS.has(field.kind),
-      ordered: field.kind !== 'bool' && field.kind !== 'ref' && field.kind !== 'multiselect',
+      ordered: field.kind !== 'bool' && field.kind !== 'ref' && field.kind !== 'multiselect' && field.kind !== 'file',
     });
   };
   add({ name: 'id', kind: 'id', path: `${owner}.id` });
@@ -124,6 +124,8 @@ export function compileList(
   const order: { field: CompiledQueryField; desc: boolean }[] = [];
   for (const key of input.order ?? []) {
     const target = field(key.field);
+    // A file's JSON orders nothing anyone means (its id first).
+    if (target.kind === 'file') throw badRequest(`${target.path}: file fields cannot be ordered by`);
     if (order.some((known) => known.field === target)) continue; // a key again orders nothing more
     order.push({ field: target, desc: key.dir === 'desc' });
     if (target.kind === 'id') break; // ids are unique: later keys order nothing

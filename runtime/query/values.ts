@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
 import { TEXT_LIMITS, kinds, storableText } from '../kinds.ts';
-import type { FieldKind } from '../api-shapes.ts';
+import type { FieldKind, FileRef } from '../api-shapes.ts';
 import type { QueryField } from './compiled-list.ts';
 
 type ToDb = (value: unknown) => unknown;
@@ -30,6 +30,11 @@ export const toDb = {
   /** A multiselect is stored as the JSON array of its options, in their declared order; empty as NULL. */
   multiselect(value: readonly string[] | null | undefined): string | null {
     if (value === null || value === undefined || value.length === 0) return null;
+    return JSON.stringify(value);
+  },
+  /** A file field is stored as the JSON of its file (`FileRef`), or of its list of files; empty as NULL. */
+  file(value: FileRef | readonly FileRef[] | null | undefined): string | null {
+    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return null;
     return JSON.stringify(value);
   },
 };
@@ -70,6 +75,8 @@ export const fromDb = {
   phone: (value: unknown): string | null => (isEmpty(value) ? null : (value as string)),
   /** The JSON array of the options, in their declared order; empty: null. */
   multiselect: (value: unknown): string[] | null => (isEmpty(value) ? null : (JSON.parse(String(value)) as string[])),
+  /** The JSON of the file, or of the list of files. */
+  file: (value: unknown): FileRef | FileRef[] | null => (isEmpty(value) ? null : (JSON.parse(String(value)) as FileRef | FileRef[])),
 } satisfies Record<FieldKind | 'id', (value: unknown, scale?: number) => unknown>;
 
 function formatDate(date: Date): string {
@@ -109,6 +116,9 @@ export function filterValueSchema(field: QueryField): z.ZodType {
       return kinds.decimal(field.path, { scale: field.scale ?? 0 });
     case 'datetime':
       return kinds.datetime(field.path);
+    case 'file':
+      // A file field is filtered only with is_null, which takes no value of the field.
+      return z.never({ error: `${field.path}: file fields are filtered only with is_null` });
     case 'multiselect':
       // One option: what `contains` and `in` look for (`eq`/`ne` take the whole list: see list-query.ts).
       return kinds.select(field.path, field.options as readonly [string, ...string[]]);

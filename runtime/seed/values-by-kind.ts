@@ -98,5 +98,8 @@ function baseValueMaker(field: FieldMeta, context: Context): Make {
         return chosen.length === 0 ? null : chosen;
       };
     }
+    case 'file':
+      // Seeds upload nothing: file fields start empty.
+      return () => null;
   }
 }

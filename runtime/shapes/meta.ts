@@ -29,6 +29,12 @@ export interface FieldInfo {
   readonly length?: number;
   /** Text kinds: a regular expression the whole value must match. */
   readonly pattern?: string;
+  /** A file field holding a list of files. */
+  readonly multiple?: boolean;
+  /** A file field's media types (`image/*` a family); absent: any. */
+  readonly accept?: readonly string[];
+  /** A file field's largest file in bytes; absent: the server's limit. */
+  readonly maxSize?: number;
   /** The value a create gives the field when the input has none. */
   readonly default?: FieldDefault;
   /** Worked out from the record on every write: callers never write it. */

@@ -3,9 +3,22 @@
 /**
  * The kinds a field can have: SPEC 2.2's, then `decimal` (a number with a fixed count of decimals),
  * `datetime` (an instant, ISO 8601), `email`, `url`, `phone` (text of that form) and `multiselect`
- * (an array of distinct options).
+ * (an array of distinct options), `file` (uploaded files: one, or a list with `multiple`).
  */
-export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref' | 'decimal' | 'datetime' | 'email' | 'url' | 'phone' | 'multiselect';
+export type FieldKind = 'text' | 'longtext' | 'number' | 'money' | 'date' | 'bool' | 'select' | 'ref' | 'decimal' | 'datetime' | 'email' | 'url' | 'phone' | 'multiselect' | 'file';
+
+/**
+ * A file as a file field holds it (and `POST /api/files` answers it): its id, its name as uploaded
+ * (sanitised), its size in bytes, its media type (detected from its content where the content
+ * says) and the SHA-256 of its content in lower-case hex.
+ */
+export interface FileRef {
+  readonly id: string;
+  readonly name: string;
+  readonly size: number;
+  readonly type: string;
+  readonly sha256: string;
+}
 
 /** A field's value when a record is created without it: a constant, or the day or instant of the write. */
 export type FieldDefault = { readonly value: unknown } | 'today' | 'now';

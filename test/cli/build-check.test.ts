@@ -25,7 +25,7 @@ const BROKEN = `export default {
 };`;
 
 const BROKEN_LINES = [
-  'modules/crm/module.ts: model lead, field title: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)',
+  'modules/crm/module.ts: model lead, field title: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file)',
   'modules/crm/module.ts: model lead, field party: ref to unknown model "prty" (did you mean "party"?)',
 ];
 

@@ -236,7 +236,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const url = `http://127.0.0.1:${port}`;
       await dev.line(/^dev: build failed; no server yet: fix the problems and save$/);
       expect(dev.stderr).toBe(
-        'modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)\n',
+        'modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file)\n',
       );
       const meta = await get(url, '/api/meta');
       expect(meta).toEqual({ status: 503, type: 'application/json; charset=utf-8', text: '{"error":"rmsgen dev: no server is running: the build failed: see the terminal"}' });
@@ -247,7 +247,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const events = listen(url);
       expect(await events.next('hello', 1)).toEqual({
         build: 0,
-        problems: ['modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)'],
+        problems: ['modules/crm/module.ts: model party, field kind: unknown kind "selct" (did you mean "select"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file)'],
       });
 
       writeFileSync(join(project, CRM), source);

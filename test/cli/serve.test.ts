@@ -162,6 +162,34 @@ describe('rmsgen serve: retention', () => {
   }, 120_000);
 });
 
+describe('rmsgen serve: files', () => {
+  it('starts with --files, --max-upload and --agent-file-bytes-per-day from flags or the environment, and refuses values it cannot read, changing nothing', async () => {
+    const db = `sqlite:${join(dir, 'files.sqlite')}`;
+    const store = join(dir, 'uploads');
+    const served = await serve(['--port', '0', '--db', db, '--no-request-log', '--files', `disk:${store}`, '--agent-file-bytes-per-day', '10MB'], { RMS_ADMIN_PASSWORD: 'cli-test-password', RMS_MAX_UPLOAD: '1KB' });
+    const login = await fetch(`${served.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'cli-test-password' }) });
+    const { token } = (await login.json()) as { token: string };
+    const upload = (bytes: number) => fetch(`${served.url}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'x'.repeat(bytes) });
+    expect((await upload(1024)).status).toBe(201);
+    expect(await (await upload(1025)).json()).toEqual({ error: 'the upload is larger than this server takes (1 KB)' });
+    expect(existsSync(join(store, 'tmp'))).toBe(true);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+
+    for (const [args, env, message] of [
+      [['--files', 's3://bucket'], {}, 'invalid --files / RMS_FILES s3://bucket (use disk:<directory> or db)'],
+      [[], { RMS_FILES: 'disk:' }, 'invalid --files / RMS_FILES disk: (use disk:<directory> or db)'],
+      [['--max-upload', '50'], {}, "invalid --max-upload / RMS_MAX_UPLOAD 50 (use a whole number and a unit, B, KB, MB or GB (1 KB = 1024 B), such as '20MB')"],
+      [[], { RMS_MAX_UPLOAD: '0MB' }, "invalid --max-upload / RMS_MAX_UPLOAD 0MB (use a whole number and a unit, B, KB, MB or GB (1 KB = 1024 B), such as '20MB')"],
+      [['--agent-file-bytes-per-day', 'lots'], {}, "invalid --agent-file-bytes-per-day / RMS_AGENT_FILE_BYTES_PER_DAY lots (use a whole number and a unit, B, KB, MB or GB (1 KB = 1024 B), such as '20MB')"],
+    ] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', `sqlite:${join(dir, 'never.sqlite')}`, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+    expect(existsSync(join(dir, 'never.sqlite'))).toBe(false);
+  }, 120_000);
+});
+
 describe('rmsgen migrate', () => {
   it('creates the tables on a fresh database, then has nothing to do', () => {
     const db = `sqlite:${join(dir, 'c.sqlite')}`;

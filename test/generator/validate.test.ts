@@ -54,14 +54,14 @@ const REFUSED: readonly Refused[] = [
     name: 'unknown kind, listing the valid kinds',
     modules: `export default { models: { party: { fields: { name: { kind: 'txt' }, age: { kind: 'integer' } } } } };`,
     problems: [
-      `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)`,
-      `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect)`,
+      `${F}: model party, field name: unknown kind "txt" (did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file)`,
+      `${F}: model party, field age: unknown kind "integer" (valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file)`,
     ],
     located: [
       { file: F, model: 'party', field: 'name', code: 'unknown-kind' },
       { file: F, model: 'party', field: 'age', code: 'unknown-kind' },
     ],
-    first: { message: 'unknown kind "txt"', fix: 'did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect' },
+    first: { message: 'unknown kind "txt"', fix: 'did you mean "text"? valid kinds: text, longtext, number, money, date, bool, select, ref, decimal, datetime, email, url, phone, multiselect, file' },
   },
   {
     name: 'ref to a missing model, with a did-you-mean',

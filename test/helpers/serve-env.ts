@@ -26,6 +26,9 @@ const SERVE_VARIABLES = [
   'RMS_RETAIN_AUDIT_READS_DAYS',
   'RMS_RETAIN_HISTORY_DAYS',
   'RMS_RETAIN_AGENT_DAYS',
+  'RMS_FILES',
+  'RMS_MAX_UPLOAD',
+  'RMS_AGENT_FILE_BYTES_PER_DAY',
 ];
 
 /** `process.env` without the server's variables, and without `also` (e.g. NODE_OPTIONS). */

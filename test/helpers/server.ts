@@ -84,6 +84,10 @@ export interface TestServerOptions {
   readonly log?: ServerOptions['log'];
   /** The HTTP timeouts: a longer keep-alive for a test whose synchronous PostgreSQL inspections hold the process longer than the default 5 s between requests (the server would close the idle connection as the next request arrives on it: ECONNRESET). */
   readonly timeouts?: ServerOptions['timeouts'];
+  /** Passed to startServer as they are: where files' content lives, the largest upload. */
+  readonly files?: ServerOptions['files'];
+  readonly maxUploadBytes?: ServerOptions['maxUploadBytes'];
+  readonly agentFileBytesPerDay?: ServerOptions['agentFileBytesPerDay'];
   /**
    * Leave the password hashes as the runtime makes them (bcrypt cost 10). By default the admin's and
    * `addPerson`'s hashes are made at cost 4 (the server's `passwordHashCost`), so that each hash and
@@ -123,6 +127,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),
     ...(options.logFormat ? { logFormat: options.logFormat } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+    ...(options.agentFileBytesPerDay !== undefined ? { agentFileBytesPerDay: options.agentFileBytesPerDay } : {}),
   }).catch(async (error: unknown) => {
     await pgDatabase?.drop();
     throw error;

@@ -238,7 +238,7 @@ describe('7. MCP polish', () => {
   });
 
   it('an unknown method is still -32601', async () => {
-    const { json } = await rpc(agent, { jsonrpc: '2.0', id: 8, method: 'resources/list' });
+    const { json } = await rpc(agent, { jsonrpc: '2.0', id: 8, method: 'prompts/list' });
     expect(json.error.code).toBe(-32601);
   });
 

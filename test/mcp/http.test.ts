@@ -199,7 +199,7 @@ describe('refusals before the transport', () => {
     for (const res of [unknown, forbidden]) expect(res.status).toBe(200);
     expect(unknown.json).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: boat__sink' } });
     expect(forbidden.json).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Unknown tool: lead__get' } });
-    const method = await mcp({ jsonrpc: '2.0', id: 4, method: 'resources/list' });
+    const method = await mcp({ jsonrpc: '2.0', id: 4, method: 'prompts/list' });
     expect(method.json).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 });

@@ -67,7 +67,7 @@ describe('initialize', () => {
     expect(transport.protocolVersion).toBe(expected);
     expect(transport.sessionId).toBeUndefined();
     expect(client.getServerVersion()).toMatchObject({ name: 'rmsgen' });
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false }, resources: { listChanged: false } });
     expect(client.getInstructions()).toContain('approval_required');
     const { tools } = await client.listTools();
     expect(tools.length).toBeGreaterThan(0);

@@ -75,6 +75,10 @@ function sampleValue(field: FieldMeta, variant: 0 | 1, target: (model: string) =
       return variant === 0 ? '+31 20 123 4567' : '(020) 765-4321';
     case 'multiselect':
       return variant === 0 ? field.options!.slice(0, 1) : [...field.options!];
+    case 'file': {
+      const file = { id: `01FILE${variant}`, name: `ünï ${field.name}.pdf`, size: 1234 + variant, type: 'application/pdf', sha256: 'a'.repeat(64) };
+      return field.multiple ? (variant === 0 ? [file] : [file, { ...file, id: '01FILE9', name: 'second.png', type: 'image/png' }]) : file;
+    }
   }
 }
 
@@ -139,7 +143,7 @@ describe.each(dialects.flatMap((dialect) => TARGETS.map((registry) => `${registr
       const integer = Math.round((value as number) * 10 ** (field.scale ?? 0));
       return dialect === 'sqlite' ? integer : String(integer);
     }
-    if (field.kind === 'multiselect') return JSON.stringify(value);
+    if (field.kind === 'multiselect' || field.kind === 'file') return JSON.stringify(value);
     return value;
   }
 

@@ -23,6 +23,22 @@ describe('form drafts', () => {
     expect(collectInput(fields, { title: 'A', amount: '1', hot: null, stage: 'won', due: '' })).toEqual({ input: { title: 'A', amount: 100 }, errors: {} });
   });
 
+  it('file fields: drafts hold the files, the input their ids (one, or a list), and an update sends them only when they changed', () => {
+    const a = { id: '01AAAAAAAAAAAAAAAAAAAAAAAA', name: 'a.pdf', size: 10, type: 'application/pdf', sha256: 'a'.repeat(64) };
+    const b = { ...a, id: '01BBBBBBBBBBBBBBBBBBBBBBBB', name: 'b.png', type: 'image/png' };
+    const many = field('attachments', 'file', { multiple: true });
+    const one = field('contract', 'file');
+    expect(toDraft(many, [a, b])).toEqual([a, b]);
+    expect(toDraft(one, a)).toEqual([a]);
+    expect(toDraft(one, 'CONTRACT_1')).toEqual([]);
+    expect(fromDraft(many, [a, b])).toEqual({ ok: true, value: [a.id, b.id] });
+    expect(fromDraft(one, [a])).toEqual({ ok: true, value: a.id });
+    expect(fromDraft(many, [])).toEqual({ ok: true, value: null });
+    const original = { id: 'x', attachments: [a, b], contract: a };
+    expect(collectInput([many, one], { attachments: [a, b], contract: [a] }, original)).toEqual({ input: {}, errors: {} });
+    expect(collectInput([many, one], { attachments: [b], contract: [] }, original)).toEqual({ input: { attachments: [b.id], contract: null }, errors: {} });
+  });
+
   it('sends only changes on update, null to empty a field', () => {
     const original = { id: 'x', title: 'A', amount: 100, hot: true, stage: 'new', due: '2030-01-01' };
     expect(collectInput(fields, { title: 'A', amount: '2', hot: true, due: '' }, original)).toEqual({ input: { amount: 200, due: null }, errors: {} });

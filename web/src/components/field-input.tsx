@@ -8,6 +8,8 @@ import type { Draft } from '../lib/form.ts';
 import { moneyInputText, optionLabel, readerTimeZone } from '../lib/format.ts';
 import { numberMarks } from '../lib/locale.ts';
 import type { FieldInfo } from '../lib/types.ts';
+import { filesOf } from '../lib/files.ts';
+import { FileFieldInput } from './file-field.tsx';
 import { RefPicker } from './ref-picker.tsx';
 
 export function FieldInput({
@@ -114,6 +116,29 @@ export function FieldInput({
         </fieldset>
       );
     }
+    case 'file':
+      return (
+        <FileFieldInput
+          id={id}
+          field={field}
+          files={filesOf(value)}
+          onChange={(files) => onChange(files)}
+          invalid={error !== undefined && error !== ''}
+          describedBy={describedBy}
+          label={
+            <>
+              {labelText}
+              {field.required && (
+                <span class="req" aria-hidden="true">
+                  {' '}
+                  *
+                </span>
+              )}
+            </>
+          }
+          help={<FieldHelp field={field} helpId={helpId} error={error} errorId={errorId} />}
+        />
+      );
     case 'money':
       input = (
         <input {...common} class="input-money" type="text" inputMode="decimal" autoComplete="off" placeholder={moneyInputText(0, field.currency)} value={text} onInput={(event) => onChange(event.currentTarget.value)} />

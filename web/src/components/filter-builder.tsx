@@ -43,6 +43,7 @@ export const OPS_BY_KIND: Record<FieldKind, readonly UiOp[]> = {
   url: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
   phone: ['contains', 'eq', 'ne', 'is_null', 'not_null'],
   multiselect: ['contains', 'in', 'is_null', 'not_null'],
+  file: ['is_null', 'not_null'],
 };
 
 interface Row {

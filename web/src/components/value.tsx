@@ -7,7 +7,9 @@
 import { can, useMeta } from '../lib/meta.ts';
 import { formatAmount, formatDate, formatInstant, inDeclaredOrder, linkHref, optionLabel, valueText } from '../lib/format.ts';
 import { onLinkClick, paths } from '../lib/router.ts';
+import { filesOf } from '../lib/files.ts';
 import type { FieldInfo } from '../lib/types.ts';
+import { FileList } from './file-field.tsx';
 
 export type TitleLookup = (model: string, id: string) => string | null | undefined;
 
@@ -70,6 +72,12 @@ export function FieldValue({ field, value, title, full = false }: { field: Field
       return <RefLink target={field.target ?? ''} id={String(value)} title={title} linked={can(meta.model(field.target ?? ''), 'get')} />;
     case 'longtext':
       return <span class={full ? 'longtext' : 'clip'}>{String(value)}</span>;
+    case 'file': {
+      // A masked field (an agent's view) holds a token, not files.
+      const files = filesOf(value);
+      if (files.length === 0) return <span class={full ? undefined : 'clip'}>{String(value)}</span>;
+      return full ? <FileList files={files} /> : <span class="clip">{files.map((file) => file.name).join(', ')}</span>;
+    }
     default:
       return <span class={full ? undefined : 'clip'}>{String(value)}</span>;
   }

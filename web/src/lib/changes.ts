@@ -24,11 +24,18 @@ export function isEmptyValue(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-/** Equal as the server keeps values: empty is empty, and a multiselect compares by its options in order. */
+/** Equal as the server keeps values: empty is empty, a multiselect compares by its options in order, a file by its id (a form sends ids, a record holds files). */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (isEmptyValue(a) || isEmptyValue(b)) return isEmptyValue(a) && isEmptyValue(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((value, index) => value === b[index]);
-  return a === b;
+  const x = fileIdOf(a);
+  const y = fileIdOf(b);
+  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((value, index) => fileIdOf(value) === fileIdOf(y[index]));
+  return x === y;
+}
+
+/** A file (`{"id", …, "sha256"}`) as its id; anything else as it is. */
+function fileIdOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { sha256?: unknown }).sha256 === 'string' ? (value as { id: unknown }).id : value;
 }
 
 /** `lead.notes` → `Notes`: the name of a withheld field (its label is withheld too). */

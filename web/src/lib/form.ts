@@ -14,16 +14,18 @@ import {
   parseInteger,
 } from './format.ts';
 import { sameValue } from './changes.ts';
-import type { FieldInfo } from './types.ts';
+import { filesOf } from './files.ts';
+import type { FieldInfo, FileRef } from './types.ts';
 
-/** Text inputs hold strings; a checkbox holds a boolean (null: never set); a multiselect the options ticked. */
-export type Draft = string | boolean | readonly string[] | null;
+/** Text inputs hold strings; a checkbox holds a boolean (null: never set); a multiselect the options ticked; a file field its files. */
+export type Draft = string | boolean | readonly string[] | readonly FileRef[] | null;
 export type Drafts = Record<string, Draft>;
 export type FieldErrors = Record<string, string>;
 
 export function toDraft(field: FieldInfo, value: unknown): Draft {
   if (field.kind === 'bool') return typeof value === 'boolean' ? value : null;
   if (field.kind === 'multiselect') return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)) : [];
+  if (field.kind === 'file') return filesOf(value);
   if (value === null || value === undefined) return '';
   if (field.kind === 'money') return typeof value === 'number' ? moneyInputText(value, field.currency) : String(value);
   if (field.kind === 'decimal') return typeof value === 'number' ? decimalInputText(value) : String(value);
@@ -75,8 +77,13 @@ export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
 /** A draft as the JSON value it stands for, without the field's own checks (a filter's value may lie outside them). */
 export function parseDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
   if (field.kind === 'bool') return { ok: true, value: typeof draft === 'boolean' ? draft : null };
+  if (field.kind === 'file') {
+    // The server takes file ids: a list with `multiple`, else one.
+    const ids = filesOf(draft).map((file) => file.id);
+    return { ok: true, value: ids.length === 0 ? null : field.multiple ? ids : ids[0] };
+  }
   if (field.kind === 'multiselect') {
-    const chosen = Array.isArray(draft) ? draft : [];
+    const chosen = (Array.isArray(draft) ? draft : []) as readonly string[];
     // In the declared order, whatever order they were ticked in; none is empty.
     return { ok: true, value: chosen.length === 0 ? null : inDeclaredOrder(field, chosen).filter((option) => field.options?.includes(option) ?? true) };
   }

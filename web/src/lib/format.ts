@@ -337,6 +337,10 @@ export function valueText(field: FieldInfo | undefined, value: unknown): string 
       return typeof value === 'string' ? optionLabel(value) : String(value);
     case 'multiselect':
       return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)).map(optionLabel).join(', ') : String(value);
+    case 'file': {
+      const names = (Array.isArray(value) ? value : [value]).map((file) => (typeof file === 'object' && file !== null && 'name' in file ? String((file as { name: unknown }).name) : String(file)));
+      return names.join(', ');
+    }
     default:
       return typeof value === 'string' ? value : JSON.stringify(value);
   }

@@ -6,6 +6,7 @@
 import type { MetaAnswer, PersonCallerInfo } from '../../../runtime/api-shapes.ts';
 
 export type {
+  FileRef,
   ActionInfo,
   ActionSet,
   AgentTokenInfo,

@@ -52,6 +52,7 @@ const EXPECTS: Record<Exclude<FieldKind, 'money' | 'select' | 'ref' | 'decimal' 
   email: 'an email address',
   url: 'a web address starting with http:// or https://',
   phone: 'a phone number',
+  file: 'file ids (upload the files first), separated by commas',
 };
 
 /** Reads a file as UTF-8, or as Windows-1252 when it is not valid UTF-8 (older spreadsheet apps). */

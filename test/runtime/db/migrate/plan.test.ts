@@ -40,6 +40,7 @@ const COLUMN_TYPES: Record<FieldKind, ColumnType> = {
   url: 'text',
   phone: 'text',
   multiselect: 'text',
+  file: 'text',
 };
 
 function model(design: Design, name = 'deal'): ModelMeta {

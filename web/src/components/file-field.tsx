@@ -1,0 +1,188 @@
+/**
+ * A file field: its files (name, size, type, a thumbnail for raster images, a download), and in a
+ * form, adding files by the picker or by dropping them, each upload with its progress and a
+ * cancel, and removing files. Names are text (Preact escapes them): a name never becomes markup.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { ApiError } from '../lib/api.ts';
+import { fileObjectUrl, isPreviewable, saveFile, sizeText, uploadFile, type Upload } from '../lib/files.ts';
+import type { FieldInfo, FileRef } from '../lib/types.ts';
+
+function Thumbnail({ file }: { file: FileRef }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!isPreviewable(file.type)) return;
+    let revoked = false;
+    let made: string | null = null;
+    fileObjectUrl(file.id)
+      .then((objectUrl) => {
+        made = objectUrl;
+        if (revoked) URL.revokeObjectURL(objectUrl);
+        else setUrl(objectUrl);
+      })
+      .catch(() => setUrl(null));
+    return () => {
+      revoked = true;
+      if (made) URL.revokeObjectURL(made);
+    };
+  }, [file.id, file.type]);
+  if (!isPreviewable(file.type)) return <span class="file-icon" aria-hidden="true">{file.type === 'application/pdf' ? 'PDF' : 'FILE'}</span>;
+  return url ? <img class="file-thumb" src={url} alt="" width={48} height={48} /> : <span class="file-icon" aria-hidden="true" />;
+}
+
+/** The files of a field, read-only or with a remove button each. */
+export function FileList({ files, onRemove }: { files: readonly FileRef[]; onRemove?: (file: FileRef) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <>
+      <ul class="file-list">
+        {files.map((file) => (
+          <li class="file-item" key={file.id}>
+            <Thumbnail file={file} />
+            <span class="file-about">
+              <button type="button" class="btn btn-link file-name" title={`Download ${file.name}`} onClick={() => saveFile(file).catch((problem: unknown) => setError(problem instanceof ApiError ? problem.message : 'Download failed.'))}>
+                {file.name}
+              </button>
+              <span class="file-meta">
+                {sizeText(file.size)} · {file.type}
+              </span>
+            </span>
+            {onRemove && (
+              <button type="button" class="btn btn-danger-quiet" aria-label={`Remove ${file.name}`} onClick={() => onRemove(file)}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {error && <p class="field-error">{error}</p>}
+    </>
+  );
+}
+
+interface Pending {
+  readonly key: number;
+  readonly name: string;
+  readonly upload: Upload;
+  readonly sent: number;
+}
+
+let nextKey = 0;
+
+/** A file field in a form: the files it holds, uploads in progress, a picker and a drop zone. */
+export function FileFieldInput({
+  id,
+  field,
+  files,
+  onChange,
+  label,
+  help,
+  invalid,
+  describedBy,
+}: {
+  id: string;
+  field: FieldInfo;
+  files: readonly FileRef[];
+  onChange: (files: readonly FileRef[]) => void;
+  label: ComponentChildren;
+  help: ComponentChildren;
+  invalid: boolean;
+  describedBy: string | undefined;
+}) {
+  const [pending, setPending] = useState<readonly Pending[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  // The latest files: uploads end after renders that changed them.
+  const current = useRef(files);
+  current.current = files;
+  const input = useRef<HTMLInputElement>(null);
+  const multiple = field.multiple === true;
+
+  function start(chosen: readonly File[]) {
+    setProblem(null);
+    const list = multiple ? chosen : chosen.slice(0, 1);
+    for (const file of list) {
+      if (field.maxSize !== undefined && file.size > field.maxSize) {
+        setProblem(`${file.name} is ${sizeText(file.size)}, more than ${field.label} takes (${sizeText(field.maxSize)})`);
+        continue;
+      }
+      const key = nextKey++;
+      const upload = uploadFile(file, (sent) => setPending((all) => all.map((item) => (item.key === key ? { ...item, sent } : item))));
+      setPending((all) => [...all, { key, name: file.name, upload, sent: 0 }]);
+      upload.done
+        .then((stored) => {
+          // Several uploads may end before the next render: each adds to what the last one left.
+          const next = multiple ? [...current.current.filter((kept) => kept.id !== stored.id), stored] : [stored];
+          current.current = next;
+          onChange(next);
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.message === 'Upload cancelled.') return;
+          setProblem(`${file.name}: ${error instanceof ApiError ? error.message : 'upload failed'}`);
+        })
+        .finally(() => setPending((all) => all.filter((item) => item.key !== key)));
+    }
+  }
+
+  return (
+    <fieldset class={`field field-file${invalid ? ' has-error' : ''}`} id={id} aria-describedby={describedBy} aria-invalid={invalid ? 'true' : undefined}>
+      <legend>{label}</legend>
+      {files.length > 0 && (
+        <FileList
+          files={files}
+          onRemove={(file) => {
+            current.current = current.current.filter((kept) => kept.id !== file.id);
+            onChange(current.current);
+          }}
+        />
+      )}
+      {pending.map((item) => (
+        <div class="file-progress" key={item.key}>
+          <span class="file-name">{item.name}</span>
+          <progress max={1} value={item.sent} aria-label={`Uploading ${item.name}`} />
+          <span class="file-meta">{Math.round(item.sent * 100)} %</span>
+          <button type="button" class="btn" onClick={() => item.upload.cancel()}>
+            Cancel
+          </button>
+        </div>
+      ))}
+      <div
+        class={`file-drop${dragging ? ' dragging' : ''}`}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          start([...(event.dataTransfer?.files ?? [])]);
+        }}
+      >
+        <input
+          ref={input}
+          id={`${id}-picker`}
+          type="file"
+          class="file-picker"
+          multiple={multiple}
+          accept={field.accept?.join(',')}
+          onChange={(event) => {
+            start([...(event.currentTarget.files ?? [])]);
+            event.currentTarget.value = '';
+          }}
+        />
+        <label for={`${id}-picker`} class="btn">
+          {multiple ? 'Add files' : files.length > 0 ? 'Replace file' : 'Choose a file'}
+        </label>
+        <span class="file-meta"> or drop {multiple ? 'files' : 'a file'} here{field.accept ? ` (${field.accept.join(', ')})` : ''}{field.maxSize !== undefined ? `, at most ${sizeText(field.maxSize)}` : ''}</span>
+      </div>
+      {problem && (
+        <p class="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+      {help}
+    </fieldset>
+  );
+}
