@@ -37,6 +37,8 @@ export interface ServeOptions extends DatabaseOptions {
   readonly retainAuditReadsDays?: string;
   readonly retainHistoryDays?: string;
   readonly retainAgentDays?: string;
+  /** `--allow-private-webhooks`. */
+  readonly allowPrivateWebhooks?: boolean;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */

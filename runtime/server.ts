@@ -46,6 +46,9 @@ import { ensureLeaseTables } from './retention/lease.ts';
 import type { RetentionPolicy } from './retention/policy.ts';
 import type { BatchOptions } from './db/batched-delete.ts';
 import { startPruner, type Pruner } from './retention/pruner.ts';
+import { ensureWebhookTables } from './webhooks/tables.ts';
+import { createWebhookRouter } from './webhooks/routes.ts';
+import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -55,7 +58,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureWebhookTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -133,6 +136,14 @@ export interface ServerOptions {
   readonly retention?: RetentionPolicy;
   /** The pruner's batch sizes and pauses (runtime/db/batched-delete.ts); its defaults suit a server. */
   readonly pruneBatches?: BatchOptions;
+  /**
+   * Webhooks (runtime/webhooks/): `allowPrivate` is `serve --allow-private-webhooks`; `worker`
+   * tunes the delivery worker, or `false` runs none (the instance only writes events).
+   */
+  readonly webhooks?: {
+    readonly allowPrivate?: boolean;
+    readonly worker?: false | Omit<WorkerOptions, 'service' | 'clock' | 'allowPrivate' | 'logError'>;
+  };
 }
 
 /** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
@@ -174,6 +185,8 @@ export interface RunningServer {
   readonly metricsUrl?: string;
   /** The background pruner, when the server has a retention policy. */
   readonly pruner?: Pruner;
+  /** The webhook delivery worker, unless turned off (`webhooks.worker: false`). */
+  readonly webhookWorker?: DeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -209,7 +222,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const site = createSite(host, options.publicUrl);
     const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
     const beforeApi: (Router | RequestHandler)[] = [];
-    const api: (Router | RequestHandler)[] = [];
+    const allowPrivateWebhooks = options.webhooks?.allowPrivate ?? false;
+    const api: (Router | RequestHandler)[] = [createWebhookRouter(service, callers, { allowPrivate: allowPrivateWebhooks })];
     for (const extension of extensions) {
       const routes = extension.routes?.(service, { site, callers });
       beforeApi.push(...(routes?.beforeApi ?? []));
@@ -256,6 +270,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
 
+    const workerOptions = options.webhooks?.worker;
+    const webhookWorker = workerOptions === false ? undefined : startDeliveryWorker({ ...workerOptions, service, clock, allowPrivate: allowPrivateWebhooks, logError: (error) => logError(error) });
+
     let closed: Promise<void> | undefined;
     const listener = metricsListener;
     return {
@@ -265,6 +282,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       service,
       ...(listener ? { metricsUrl: listener.url } : {}),
       ...(pruner ? { pruner } : {}),
+      ...(webhookWorker ? { webhookWorker } : {}),
       close() {
         closed ??= (async () => {
           closing = true;
@@ -272,6 +290,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt });
           // Its lease released, another instance takes the pruning over at once.
           await pruner?.stop().catch((error: unknown) => logError(error));
+          // Deliveries in flight finish (each within its timeout); what is left waits for the next start.
+          await webhookWorker?.stop().catch((error: unknown) => logError(error));
           await listener?.close();
           await db.destroy();
         })();

@@ -1,0 +1,138 @@
+/**
+ * The outbox: every committed change of a record writes one event row in the write's own
+ * transaction (commands/run.ts, next to its history entry), so that an event exists exactly when
+ * its change committed — a rolled-back write leaves none. Each event has a stable id, the time,
+ * the model and record, the command called, who (a person, or an agent and the plan a person
+ * approved), the names of the changed fields, a per-record sequence number (1, 2, … in the order
+ * the record's changes committed: a write holds its record's lock, so the numbers cannot race)
+ * and the record as stored after the change, which each subscription's role shapes when it is
+ * sent (worker.ts). A write that changed nothing (no history entry) sends nothing.
+ */
+import type { Knex } from 'knex';
+import type { AuditActor } from '../audit/store.ts';
+import type { RecordChange, RunResult } from '../commands/results.ts';
+import type { CommandContext } from '../commands/types.ts';
+import { kindTraits } from '../command-kinds.ts';
+import { newId } from '../ids.ts';
+import type { StoredRecord } from '../registry.ts';
+import { EVENTS_TABLE } from './tables.ts';
+
+/** Who made a change, as an event names them. */
+export interface EventActor {
+  readonly kind: 'person' | 'agent';
+  /** The person; for an agent, the person who made its token. */
+  readonly username: string;
+  readonly agent_label: string | null;
+  /** The approved plan the change ran from. */
+  readonly plan_id: string | null;
+}
+
+/** One record's change, as the command path gives it to the outbox. */
+export interface ChangeEvent {
+  readonly model: string;
+  readonly recordId: string;
+  /** The command called (`lead.update_many` for each record of that bulk command). */
+  readonly command: string;
+  readonly actor: EventActor;
+  readonly changes: readonly string[];
+  /** The record after the change, with its lines; null after a delete. */
+  readonly record: StoredRecord | null;
+  readonly changeId: string | null;
+  readonly batchId: string | null;
+  /** A create: the record has no event before this one. */
+  readonly created: boolean;
+}
+
+/** The event of one record's change, from what its handler answered; `by` and `planId` name an approved plan's proposer. */
+export async function changeEventOf(
+  ctx: CommandContext,
+  db: Knex,
+  result: RunResult,
+  who: { readonly by: AuditActor; readonly planId: string | null },
+  keys: { readonly command: string; readonly changeId: string | null; readonly batchId: string | null },
+): Promise<ChangeEvent | undefined> {
+  if (!('change' in result) || !result.change) return undefined;
+  const change = result.change as RecordChange;
+  const model = ctx.command.model;
+  let record: StoredRecord | null = null;
+  if (result.shape === 'record') record = result.record;
+  else if (result.shape === 'erased') record = (await recordWithLines(ctx, db, change.recordId)) ?? null;
+  return {
+    model: model.meta.name,
+    recordId: change.recordId,
+    command: keys.command,
+    actor: { kind: who.by.actor, username: who.by.username, agent_label: who.by.agentLabel ?? null, plan_id: who.planId },
+    changes: changedNames(result.shape === 'deleted', change),
+    record,
+    changeId: keys.changeId,
+    batchId: keys.batchId,
+    created: kindTraits(ctx.command.meta.kind).change === 'create',
+  };
+}
+
+/** The names of the fields (and line lists) the change wrote a new value to: every field a delete emptied. */
+function changedNames(deleted: boolean, change: RecordChange): string[] {
+  return [...Object.keys(deleted ? change.before : change.after), ...Object.keys(change.lines ?? {})];
+}
+
+async function recordWithLines(ctx: CommandContext, db: Knex, id: string): Promise<StoredRecord | undefined> {
+  const model = ctx.command.model;
+  const record = await model.queries.find(db, id);
+  if (!record || model.lines.size === 0) return record;
+  const lines: Record<string, unknown> = {};
+  for (const [name, list] of model.lines) lines[name] = (await list.queries.linesOf(db, [id])).get(id) ?? [];
+  return { ...record, ...lines } as StoredRecord;
+}
+
+/** Rows of one insert: within every database's limit of bound values. */
+const EVENTS_PER_INSERT = 500;
+/** Ids of one `in (…)` list. */
+const IDS_PER_SELECT = 500;
+
+/** Writes the events in `db`, the write's transaction, each with its record's next sequence number. */
+export async function writeEvents(db: Knex, events: readonly ChangeEvent[], now: number): Promise<void> {
+  if (events.length === 0) return;
+  const at = new Date(now).toISOString();
+  const next = await nextSequences(db, events);
+  const rows = events.map((event) => {
+    const key = `${event.model}\u0000${event.recordId}`;
+    const seq = next.get(key) ?? 1;
+    next.set(key, seq + 1);
+    return {
+      id: newId(now),
+      at,
+      model: event.model,
+      record_id: event.recordId,
+      record_seq: seq,
+      command: event.command,
+      actor: JSON.stringify(event.actor),
+      changes: JSON.stringify(event.changes),
+      record: event.record === null ? null : JSON.stringify(event.record),
+      change_id: event.changeId,
+      batch_id: event.batchId,
+      dispatched: false,
+    };
+  });
+  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + EVENTS_PER_INSERT));
+}
+
+/** Each record's next sequence number, by `<model>\0<record id>` (absent: 1, a record without events). */
+async function nextSequences(db: Knex, events: readonly ChangeEvent[]): Promise<Map<string, number>> {
+  const next = new Map<string, number>();
+  const byModel = new Map<string, Set<string>>();
+  // A record just created has no event before this one: no read for it.
+  for (const event of events) if (!event.created) (byModel.get(event.model) ?? byModel.set(event.model, new Set()).get(event.model)!).add(event.recordId);
+  for (const [model, idSet] of byModel) {
+    const ids = [...idSet];
+    for (let start = 0; start < ids.length; start += IDS_PER_SELECT) {
+      const rows = (await db(EVENTS_TABLE)
+        .where({ model })
+        .whereIn('record_id', ids.slice(start, start + IDS_PER_SELECT))
+        .groupBy('record_id')
+        .select('record_id')
+        .max({ seq: 'record_seq' })) as { record_id: string; seq: number | string }[];
+      for (const row of rows) next.set(`${model}\u0000${row.record_id}`, Number(row.seq) + 1);
+    }
+  }
+  return next;
+}

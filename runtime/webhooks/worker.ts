@@ -1,0 +1,323 @@
+/**
+ * The delivery worker: a loop of its own in each server, outside requests. Each turn it
+ *
+ * 1. dispatches new events: makes one delivery per event and matching subscription (its models,
+ *    its commands, its role may read the model and at least one changed field; a subscription gets
+ *    the events committed after it was made) and marks the events dispatched;
+ * 2. claims due deliveries under a lease — on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
+ *    instances never claim the same one, and a killed instance's claims are taken over once its
+ *    lease has run out — but only a record's earliest unfinished one per subscription, so that a
+ *    later event of a record is never sent before an earlier one succeeded or died;
+ * 3. sends each: `POST` of `{id, type, at, record_id, actor, changes, record}` signed as Standard
+ *    Webhooks has it (secrets.ts); a 2xx within 10 s is success, anything else (a redirect too:
+ *    none is followed) is retried with exponential backoff and jitter until 24 h have passed since
+ *    the first attempt, then the delivery is dead.
+ *
+ * At least once: an instance killed after a receiver answered but before it noted the answer
+ * sends that event again once its lease runs out. Times come from the server's clock
+ * (runtime/clock.ts), so tests move the backoff instead of waiting for it.
+ */
+import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Knex } from 'knex';
+import type { PersonCaller } from '../caller.ts';
+import type { Clock } from '../clock.ts';
+import type { RecordService } from '../commands/types.ts';
+import { newId } from '../ids.ts';
+import type { StoredRecord } from '../registry.ts';
+import { rightsOf, type ModelRights } from '../rights.ts';
+import { recordsAsSeen } from '../view/caller-view.ts';
+import { hostOf, isInternalAddress } from './address.ts';
+import { signatureHeader } from './secrets.ts';
+import { allWebhooks, webhookOf, type DeliveryRow, type Webhook } from './store.ts';
+import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
+
+export interface WorkerOptions {
+  readonly service: RecordService;
+  readonly clock: Clock;
+  /** `serve --allow-private-webhooks`: requests may go to loopback and private addresses. */
+  readonly allowPrivate: boolean;
+  /** Names this instance in the leases it holds. */
+  readonly instance?: string;
+  /** How long the worker rests when there was nothing to do (real time). Default 200 ms. */
+  readonly idleMs?: number;
+  /** How long a claim holds (server clock): longer than a request may take. Default 60 s. */
+  readonly leaseMs?: number;
+  /** How long a receiver has to answer (real time). Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Retries stop this long after the first attempt (server clock). Default 24 h. */
+  readonly retryForMs?: number;
+  /** Deliveries claimed per turn, sent at once. Default 64. */
+  readonly batch?: number;
+  /** The jitter's randomness, [0, 1). */
+  readonly random?: () => number;
+  readonly logError: (error: unknown) => void;
+}
+
+export interface DeliveryWorker {
+  /** One turn: dispatch, claim, send; answers how many events and deliveries it handled. */
+  turn(): Promise<number>;
+  /** Stops the loop after the turn in progress (its deliveries finished or their leases left to run out). */
+  stop(): Promise<void>;
+}
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
+/** The first retry's delay; each next one doubles, up to `MAX_BACKOFF_MS`, each scaled by a jitter of 50–100 %. */
+export const FIRST_BACKOFF_MS = 5_000;
+export const MAX_BACKOFF_MS = 60 * 60 * 1000;
+const EVENTS_PER_DISPATCH = 500;
+
+/** The delay before the attempt after `attempts` failed ones: exponential, capped, with jitter. */
+export function backoffMs(attempts: number, random: number): number {
+  const base = Math.min(FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+  return Math.round(base * (0.5 + random / 2));
+}
+
+export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
+  const { service, clock } = options;
+  const db = service.db;
+  const instance = options.instance ?? `${process.pid}-${newId()}`;
+  const idleMs = options.idleMs ?? 200;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
+  const batch = options.batch ?? 64;
+  const random = options.random ?? Math.random;
+  const postgres = service.dialect === 'postgres';
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+  const lookup = options.allowPrivate ? undefined : publicLookup;
+  const roleViews = new Map<string, RoleView>();
+  const roleView = (role: string, model: string): RoleView => {
+    const key = `${role}\u0000${model}`;
+    if (!roleViews.has(key)) roleViews.set(key, roleViewOf(service, role, model));
+    return roleViews.get(key)!;
+  };
+
+  async function dispatch(): Promise<number> {
+    return db.transaction(async (trx) => {
+      const events = (await trx(EVENTS_TABLE)
+        .where({ dispatched: false })
+        .orderBy('id')
+        .limit(EVENTS_PER_DISPATCH)
+        .select('id', 'at', 'model', 'record_id', 'record_seq', 'command', 'changes')
+        .modify((query) => {
+          if (postgres) query.forUpdate().skipLocked();
+        })) as EventHead[];
+      if (events.length === 0) return 0;
+      const webhooks = await allWebhooks(trx);
+      const rows = [];
+      const now = new Date(clock.now()).toISOString();
+      for (const event of events) {
+        for (const webhook of webhooks) {
+          if (!wants(webhook, event)) continue;
+          rows.push({ id: newId(), event_id: event.id, webhook_id: webhook.id, model: event.model, record_id: event.record_id, record_seq: Number(event.record_seq), status: 'pending', attempts: 0, first_at: now, next_at: now });
+        }
+      }
+      for (let start = 0; start < rows.length; start += 500) await trx(DELIVERIES_TABLE).insert(rows.slice(start, start + 500));
+      await trx(EVENTS_TABLE).whereIn('id', events.map((event) => event.id)).update({ dispatched: true });
+      return events.length;
+    });
+  }
+
+  /** Whether the subscription is sent the event: its filters, its role's rights, and made before it. */
+  function wants(webhook: Webhook, event: EventHead): boolean {
+    if (webhook.createdAt > event.at) return false;
+    if (webhook.models && !webhook.models.includes(event.model)) return false;
+    const command = event.command.slice(event.command.lastIndexOf('.') + 1);
+    if (webhook.commands && !webhook.commands.includes(command)) return false;
+    const view = roleView(webhook.asRole, event.model);
+    if (!view) return false;
+    // A change of nothing the role reads does not exist for it (as in a record's history).
+    return visibleChanges(view.rights, JSON.parse(event.changes) as string[]).length > 0;
+  }
+
+  async function claim(): Promise<DeliveryRow[]> {
+    return db.transaction(async (trx) => {
+      const now = new Date(clock.now()).toISOString();
+      const d = DELIVERIES_TABLE;
+      const sql = `select d.* from ${d} d
+        where d.status = 'pending' and d.next_at <= ? and (d.lease_until is null or d.lease_until < ?)
+          and not exists (select 1 from ${d} e where e.webhook_id = d.webhook_id and e.model = d.model and e.record_id = d.record_id and e.record_seq < d.record_seq and e.status = 'pending')
+          and not exists (select 1 from ${EVENTS_TABLE} v where v.model = d.model and v.record_id = d.record_id and v.record_seq < d.record_seq and v.dispatched = ?)
+        order by d.next_at, d.id limit ?${postgres ? ' for update of d skip locked' : ''}`;
+      const result = await trx.raw(sql, [now, now, false, batch]);
+      const rows = (postgres ? (result as { rows: DeliveryRow[] }).rows : (result as DeliveryRow[])) ?? [];
+      if (rows.length === 0) return [];
+      await trx(d).whereIn('id', rows.map((row) => row.id)).update({ lease_until: new Date(clock.now() + leaseMs).toISOString(), leased_by: instance });
+      return rows;
+    });
+  }
+
+  async function send(claimed: readonly DeliveryRow[]): Promise<void> {
+    const events = new Map<string, EventRow>();
+    for (const row of (await db(EVENTS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.event_id))])) as EventRow[]) events.set(row.id, row);
+    const webhooks = new Map<string, Webhook>();
+    for (const row of await db(WEBHOOKS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.webhook_id))])) webhooks.set(row.id, webhookOf(row));
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const event = events.get(delivery.event_id);
+        const webhook = webhooks.get(delivery.webhook_id);
+        // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
+        if (!event || !webhook) return;
+        const outcome = await attempt(webhook, event);
+        await note(delivery, outcome);
+      }),
+    );
+  }
+
+  async function attempt(webhook: Webhook, event: EventRow): Promise<{ status: number | null; error: string | null }> {
+    try {
+      const body = JSON.stringify(await payloadOf(webhook, event));
+      const timestamp = Math.floor(clock.now() / 1000);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'rmsgen-webhooks',
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(webhook.secrets, event.id, timestamp, body),
+      };
+      const status = await post(new URL(webhook.url), headers, body);
+      if (status >= 200 && status < 300) return { status, error: null };
+      return { status, error: status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}` };
+    } catch (error) {
+      return { status: null, error: (error as Error).message };
+    }
+  }
+
+  /** The event as the subscription's role sees it (view/caller-view.ts). */
+  async function payloadOf(webhook: Webhook, event: EventRow): Promise<Record<string, unknown>> {
+    const view = roleView(webhook.asRole, event.model);
+    const stored = event.record === null ? null : (JSON.parse(event.record) as StoredRecord);
+    const record = stored && view ? (await recordsAsSeen(db, view.caller, view.rights, [stored]))[0]! : null;
+    return {
+      id: event.id,
+      type: event.command,
+      at: event.at,
+      record_id: event.record_id,
+      actor: JSON.parse(event.actor) as unknown,
+      changes: view ? visibleChanges(view.rights, JSON.parse(event.changes) as string[]) : [],
+      record,
+    };
+  }
+
+  function post(url: URL, headers: Record<string, string>, body: string): Promise<number> {
+    const https = url.protocol === 'https:';
+    const host = hostOf(url);
+    if (!options.allowPrivate && isIP(host) !== 0 && isInternalAddress(host)) return Promise.reject(new Error(`${host} is an internal address`));
+    return new Promise((resolve, reject) => {
+      const request = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: https ? agents.https : agents.http, ...(lookup ? { lookup } : {}) });
+      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+      request.on('response', (response: IncomingMessage) => {
+        clearTimeout(timer);
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      request.end(body);
+    });
+  }
+
+  async function note(delivery: DeliveryRow, outcome: { status: number | null; error: string | null }): Promise<void> {
+    const now = clock.now();
+    const nowIso = new Date(now).toISOString();
+    const attempts = Number(delivery.attempts) + 1;
+    const common = { attempts, last_at: nowIso, last_status: outcome.status, last_error: outcome.error, lease_until: null, leased_by: null };
+    let update: Record<string, unknown>;
+    if (outcome.error === null) update = { ...common, status: 'delivered', delivered_at: nowIso };
+    else {
+      const next = now + backoffMs(attempts, random());
+      const dead = next > Date.parse(delivery.first_at) + retryForMs;
+      update = dead ? { ...common, status: 'dead' } : { ...common, next_at: new Date(next).toISOString() };
+    }
+    // Only while this instance still holds it: a lease that ran out is another's now.
+    await db(DELIVERIES_TABLE).where({ id: delivery.id, leased_by: instance }).update(update);
+  }
+
+  async function turn(): Promise<number> {
+    const dispatched = await dispatch();
+    const claimed = await claim();
+    if (claimed.length > 0) await send(claimed);
+    return dispatched + claimed.length;
+  }
+
+  let running = true;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      let handled = 0;
+      try {
+        handled = await turn();
+      } catch (error) {
+        if (running) options.logError(error);
+      }
+      if (handled === 0 && running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, idleMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  })();
+
+  return {
+    turn,
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+interface EventHead {
+  id: string;
+  at: string;
+  model: string;
+  record_id: string;
+  record_seq: number;
+  command: string;
+  changes: string;
+}
+
+interface EventRow extends EventHead {
+  actor: string;
+  record: string | null;
+}
+
+type RoleView = { readonly caller: PersonCaller; readonly rights: ModelRights } | null;
+
+/** What a role sees of a model, as a person with only that role would; null: it may not read the model's records. */
+function roleViewOf(service: RecordService, role: string, model: string): RoleView {
+  const caller: PersonCaller = { kind: 'person', userId: `webhook-role:${role}`, username: `webhook-role:${role}`, roles: [role], tokenId: '' };
+  const rights = rightsOf(service.registry, caller);
+  return rights.commands.has(`${model}.get`) ? { caller, rights: rights.models[model]! } : null;
+}
+
+/** The changed names the role reads: its readable fields, and line lists it reads a field of. */
+function visibleChanges(rights: ModelRights, changes: readonly string[]): string[] {
+  return changes.filter((name) => rights.readableNames.has(name) || (rights.lines[name]?.readable.length ?? 0) > 0);
+}
+
+/** Name resolution that refuses internal addresses: the address a request connects to is checked, not only the name's address when the webhook was saved. */
+const publicLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as LookupAddress[];
+    const internal = list.find(({ address }) => isInternalAddress(address));
+    if (internal) return callback(Object.assign(new Error(`${hostname} resolves to ${internal.address}, an internal address`), { code: 'EINTERNAL' }), '', 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
+    callback(null, list[0]!.address, list[0]!.family);
+  });
+};
