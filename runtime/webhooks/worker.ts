@@ -122,9 +122,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     });
   }
 
-  /** Whether the subscription is sent the event: its filters, its role's rights, and made before it. */
+  /** Whether the subscription is sent the event: made before the event was written, its filters, its role's rights. */
   function wants(webhook: Webhook, event: EventHead): boolean {
-    if (webhook.createdAt > event.at) return false;
+    // Ids are time-ordered (ids.ts): an event whose id is older than the subscription's was written before it existed.
+    if (event.id < webhook.id) return false;
     if (webhook.models && !webhook.models.includes(event.model)) return false;
     const command = event.command.slice(event.command.lastIndexOf('.') + 1);
     if (webhook.commands && !webhook.commands.includes(command)) return false;
