@@ -114,6 +114,46 @@ describe('the outbox', () => {
   });
 });
 
+describe('the outbox and erasure', () => {
+  it('writes the events of a revert and of an erasure, and the erasure takes the personal values out of the record’s events', async () => {
+    const party = await t.command(admin, 'party.create', { name: 'Grace Hopper', email: 'grace@example.com' });
+    const id = party.body.value.id;
+    await t.command(admin, 'party.update', { id, email: 'hopper@example.com' });
+    const [change] = (await t.command(admin, 'party.history', { id })).body.value.rows;
+    expect((await t.command(admin, 'party.revert', { id, change_id: change.change_id })).status).toBe(200);
+    const webhook = await createWebhook({ models: ['party'] });
+    receiver.answer = () => 500;
+    await t.command(admin, 'party.update', { id, phone: '+1 555 0100' });
+    await receiver.waitFor(1);
+    const erased = await t.command(admin, 'party.erase', { id });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const rows = t.inspect((db) => db.prepare('select record_seq, command, changes, record from rms_events where record_id = ? order by record_seq').all(id)) as { record_seq: number; command: string; changes: string; record: string }[];
+    expect(rows.map((row) => [row.record_seq, row.command])).toEqual([
+      [1, 'party.create'],
+      [2, 'party.update'],
+      [3, 'party.revert'],
+      [4, 'party.update'],
+      [5, 'party.erase'],
+    ]);
+    expect(JSON.parse(rows[4]!.changes)).toEqual(['name', 'email', 'phone']);
+    for (const row of rows) {
+      expect(row.record).not.toContain('Grace');
+      expect(row.record).not.toContain('example.com');
+      expect(row.record).not.toContain('555');
+    }
+    expect(JSON.parse(rows[3]!.record)).toMatchObject({ id, name: { erased: true }, email: { erased: true }, phone: { erased: true } });
+    // What was waiting is sent as it is now: without the values.
+    receiver.answer = () => 200;
+    clock.advance(60_000);
+    await receiver.waitFor(3);
+    const sent = receiver.received.slice(1);
+    expect(sent.map((request) => request.json.type)).toEqual(['party.update', 'party.erase']);
+    for (const request of sent) expect(request.body).not.toMatch(/Grace|example\.com|555/);
+    expect(sent[1]!.json.record).toMatchObject({ id, name: '[erased]', email: null, phone: null });
+    expect(receiver.verifies(sent[1]!, webhook.secrets[0]!)).toBe(true);
+  });
+});
+
 describe('delivery', () => {
   it('sends each event signed, in the order of its record, as the role sees the record', async () => {
     const asSales = await createWebhook({ as_role: 'sales', models: ['party'] });
