@@ -49,6 +49,8 @@ export interface WorkerOptions {
   readonly timeoutMs?: number;
   /** Retries stop this long after the first attempt (server clock). Default 24 h. */
   readonly retryForMs?: number;
+  /** The first retry's delay (server clock), doubled for each next one. Default `FIRST_BACKOFF_MS`. */
+  readonly firstBackoffMs?: number;
   /** Deliveries claimed per turn, sent at once. Default 64. */
   readonly batch?: number;
   /** The jitter's randomness, [0, 1). */
@@ -71,8 +73,8 @@ export const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const EVENTS_PER_DISPATCH = 500;
 
 /** The delay before the attempt after `attempts` failed ones: exponential, capped, with jitter. */
-export function backoffMs(attempts: number, random: number): number {
-  const base = Math.min(FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+export function backoffMs(attempts: number, random: number, firstMs: number = FIRST_BACKOFF_MS): number {
+  const base = Math.min(firstMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
   return Math.round(base * (0.5 + random / 2));
 }
 
@@ -85,6 +87,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
   const batch = options.batch ?? 64;
+  const firstBackoffMs = options.firstBackoffMs ?? FIRST_BACKOFF_MS;
   const random = options.random ?? Math.random;
   const postgres = service.dialect === 'postgres';
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
@@ -232,7 +235,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     let update: Record<string, unknown>;
     if (outcome.error === null) update = { ...common, status: 'delivered', delivered_at: nowIso };
     else {
-      const next = now + backoffMs(attempts, random());
+      const next = now + backoffMs(attempts, random(), firstBackoffMs);
       const dead = next > Date.parse(delivery.first_at) + retryForMs;
       update = dead ? { ...common, status: 'dead' } : { ...common, next_at: new Date(next).toISOString() };
     }

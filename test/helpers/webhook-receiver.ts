@@ -21,6 +21,8 @@ export interface Receiver {
   readonly received: ReceivedRequest[];
   /** The status for the next request (called per request; default 200). */
   answer: (request: { readonly json: any; readonly index: number }) => number;
+  /** How long to hold a request before answering it, in ms (default 0); it counts as received at once. */
+  hold: (request: { readonly json: any; readonly index: number }) => number;
   /** Whether a request's signature header verifies with `secret` (a `whsec_` secret), its timestamp as sent. */
   verifies(request: ReceivedRequest, secret: string): boolean;
   /** Waits (polling, bounded) until `count` requests came; throws after `timeoutMs`. */
@@ -34,6 +36,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: '',
     received,
     answer: () => 200,
+    hold: () => 0,
     verifies(request, secret) {
       try {
         // The library checks the timestamp against the real time; our servers' clocks may be moved: check at the sent time.
@@ -74,9 +77,13 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const status = receiver.answer({ json, index: received.length });
+      const index = received.length;
+      const status = receiver.answer({ json, index });
+      const held = receiver.hold({ json, index });
       received.push({ headers: req.headers, body, json, status });
-      res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end();
+      const respond = () => res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end();
+      if (held > 0) setTimeout(respond, held);
+      else respond();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
