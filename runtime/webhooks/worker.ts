@@ -100,6 +100,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   };
 
   async function dispatch(): Promise<number> {
+    // Most turns find nothing: a plain read says so without taking a transaction (SQLite's one writer).
+    if (!(await db(EVENTS_TABLE).where({ dispatched: false }).first('id'))) return 0;
     return db.transaction(async (trx) => {
       const events = (await trx(EVENTS_TABLE)
         .where({ dispatched: false })
@@ -139,6 +141,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   }
 
   async function claim(): Promise<DeliveryRow[]> {
+    const due = new Date(clock.now()).toISOString();
+    if (!(await db(DELIVERIES_TABLE).where({ status: 'pending' }).andWhere('next_at', '<=', due).first('id'))) return [];
     return db.transaction(async (trx) => {
       const now = new Date(clock.now()).toISOString();
       const d = DELIVERIES_TABLE;
