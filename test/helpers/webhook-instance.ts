@@ -1,6 +1,6 @@
 /**
  * One instance of the server, as a process of its own, for the tests of several instances
- * delivering webhooks (test/cli/webhook-instances.test.ts): the fixture modules on the database
+ * delivering webhooks (test/multi-instance/webhooks.test.ts): the fixture modules on the database
  * `RMS_TEST_INSTANCE_DB`, private receivers allowed, a short lease and backoff (so that a killed
  * instance's claims are taken over, and retries made, within the test's bounds). Prints
  * `listening on <url>` like `rmsgen serve`. Run with `node --import tsx`.
