@@ -217,7 +217,7 @@ function infoOf(webhook: Webhook): WebhookInfo {
 
 function onlyKeys(call: Call, input: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
   const unknown = Object.keys(input).find((key) => !allowed.includes(key));
-  if (unknown !== undefined) throw badRequest(`${call.command} takes no ${unknown}${allowed.length > 0 ? ` (it takes ${allowed.join(', ')})` : ''}`);
+  if (unknown !== undefined) throw badRequest(`${call.command} takes no ${unknown} (it takes ${allowed.length > 0 ? allowed.join(', ') : 'nothing'})`);
 }
 
 async function existing(db: Knex, input: Readonly<Record<string, unknown>>): Promise<Webhook> {
