@@ -217,7 +217,7 @@ async function keepEvents(
     const event = await changeEventOf(change.ctx, db, change.result, who, { command: ctx.command.meta.id, changeId: change.changeId, batchId });
     if (event) events.push(event);
   }
-  await writeEvents(db, events, ctx.service.clock.now());
+  await writeEvents(db, ctx.service, events, ctx.service.clock.now());
 }
 
 function recordIdOf(result: RunResult): string | null {

@@ -7,15 +7,24 @@
  * the record's changes committed: a write holds its record's lock, so the numbers cannot race)
  * and the record as stored after the change, which each subscription's role shapes when it is
  * sent (worker.ts). A write that changed nothing (no history entry) sends nothing.
+ *
+ * The event's deliveries — one per subscription that wants it — are made in the same transaction,
+ * so that the worker's queue holds every committed event at once (and a record's earlier
+ * deliveries always exist when a later one does), and a subscription gets exactly the events
+ * written after it was made.
  */
 import type { Knex } from 'knex';
 import type { AuditActor } from '../audit/store.ts';
 import type { RecordChange, RunResult } from '../commands/results.ts';
-import type { CommandContext } from '../commands/types.ts';
+import type { CommandContext, RecordService } from '../commands/types.ts';
 import { kindTraits } from '../command-kinds.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
-import { EVENTS_TABLE } from './tables.ts';
+import { sqliteReaderOf } from '../db/connect.ts';
+import { runPreparedStatement, runSelect, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { webhookOf, type WebhookRow } from './store.ts';
+import { wantsEvent } from './subscriptions.ts';
+import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 
 /** Who made a change, as an event names them. */
 export interface EventActor {
@@ -85,15 +94,22 @@ async function recordWithLines(ctx: CommandContext, db: Knex, id: string): Promi
 }
 
 /** Rows of one insert: within every database's limit of bound values. */
-const EVENTS_PER_INSERT = 500;
-/** Ids of one `in (…)` list. */
-const IDS_PER_SELECT = 500;
+const ROWS_PER_INSERT = 500;
 
-/** Writes the events in `db`, the write's transaction, each with its record's next sequence number. */
-export async function writeEvents(db: Knex, events: readonly ChangeEvent[], now: number): Promise<void> {
+const EVENT_COLUMNS = ['id', 'at', 'model', 'record_id', 'record_seq', 'command', 'actor', 'changes', 'record', 'change_id', 'batch_id'] as const;
+/** A single write's event, the common case, in SQL written once (knex's builder costs more than the insert). */
+const INSERT_EVENT = `insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)}) values (${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+const SELECT_WEBHOOKS = `select * from ${sqlIdentifier(WEBHOOKS_TABLE)} order by ${sqlIdentifier('id')}`;
+const SELECT_LAST_SEQ = `select max(${sqlIdentifier('record_seq')}) as ${sqlIdentifier('seq')} from ${sqlIdentifier(EVENTS_TABLE)} where ${sqlIdentifier('model')} = ? and ${sqlIdentifier('record_id')} = ?`;
+
+/**
+ * Writes the events in `db`, the write's transaction, each with its record's next sequence number,
+ * and their deliveries to the subscriptions that want them.
+ */
+export async function writeEvents(db: Knex, service: RecordService, events: readonly ChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
   const at = new Date(now).toISOString();
-  const next = await nextSequences(db, events);
+  const next = await nextSequences(db, service, events);
   const rows = events.map((event) => {
     const key = `${event.model}\u0000${event.recordId}`;
     const seq = next.get(key) ?? 1;
@@ -110,24 +126,54 @@ export async function writeEvents(db: Knex, events: readonly ChangeEvent[], now:
       record: event.record === null ? null : JSON.stringify(event.record),
       change_id: event.changeId,
       batch_id: event.batchId,
-      dispatched: false,
     };
   });
-  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + EVENTS_PER_INSERT));
+  if (rows.length === 1) await db.raw(INSERT_EVENT, EVENT_COLUMNS.map((column) => rows[0]![column]));
+  else for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + ROWS_PER_INSERT));
+  const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
+  if (webhooks.length === 0) return;
+  const deliveries = [];
+  for (const [index, event] of events.entries()) {
+    const row = rows[index]!;
+    for (const webhook of webhooks) {
+      if (!wantsEvent(service.registry, webhook, event)) continue;
+      deliveries.push({ id: newId(now), event_id: row.id, webhook_id: webhook.id, model: row.model, record_id: row.record_id, record_seq: row.record_seq, status: 'pending', attempts: 0, first_at: at, next_at: at });
+    }
+  }
+  for (let start = 0; start < deliveries.length; start += ROWS_PER_INSERT) await db(DELIVERIES_TABLE).insert(deliveries.slice(start, start + ROWS_PER_INSERT));
+}
+
+/**
+ * A lookup of the write: on SQLite on the read-only connection, synchronous and without knex
+ * (every other write has committed before this one began: SQLite has one writer, and a command
+ * writes one event per record); on PostgreSQL in the write's transaction (the record's lock orders
+ * its events), as a prepared statement.
+ */
+async function lookup<Row>(db: Knex, service: RecordService, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  const reader = sqliteReaderOf(service.db);
+  if (reader) return reader.all(sql, bindings) as Row[];
+  return service.dialect === 'postgres' ? runPreparedStatement<Row>(db, sql, bindings) : runSelect<Row>(db, sql, bindings);
 }
 
 /** Each record's next sequence number, by `<model>\0<record id>` (absent: 1, a record without events). */
-async function nextSequences(db: Knex, events: readonly ChangeEvent[]): Promise<Map<string, number>> {
+async function nextSequences(db: Knex, service: RecordService, events: readonly ChangeEvent[]): Promise<Map<string, number>> {
   const next = new Map<string, number>();
-  const byModel = new Map<string, Set<string>>();
   // A record just created has no event before this one: no read for it.
-  for (const event of events) if (!event.created) (byModel.get(event.model) ?? byModel.set(event.model, new Set()).get(event.model)!).add(event.recordId);
+  const changed = events.filter((event) => !event.created);
+  if (changed.length === 1) {
+    const [event] = changed as [ChangeEvent];
+    const [row] = await lookup<{ seq: number | string | null }>(db, service, SELECT_LAST_SEQ, [event.model, event.recordId]);
+    if (row && row.seq !== null) next.set(`${event.model}\u0000${event.recordId}`, Number(row.seq) + 1);
+    return next;
+  }
+  const byModel = new Map<string, Set<string>>();
+  for (const event of changed) (byModel.get(event.model) ?? byModel.set(event.model, new Set()).get(event.model)!).add(event.recordId);
   for (const [model, idSet] of byModel) {
     const ids = [...idSet];
-    for (let start = 0; start < ids.length; start += IDS_PER_SELECT) {
+    for (let start = 0; start < ids.length; start += ROWS_PER_INSERT) {
       const rows = (await db(EVENTS_TABLE)
         .where({ model })
-        .whereIn('record_id', ids.slice(start, start + IDS_PER_SELECT))
+        .whereIn('record_id', ids.slice(start, start + ROWS_PER_INSERT))
         .groupBy('record_id')
         .select('record_id')
         .max({ seq: 'record_seq' })) as { record_id: string; seq: number | string }[];

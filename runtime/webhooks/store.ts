@@ -19,7 +19,7 @@ export interface Webhook {
   readonly createdBy: string;
 }
 
-interface WebhookRow {
+export interface WebhookRow {
   id: string;
   url: string;
   models: string | null;
@@ -31,6 +31,7 @@ interface WebhookRow {
   created_by: string;
 }
 
+/** A row as stored → the webhook. */
 export function webhookOf(row: WebhookRow): Webhook {
   return {
     id: row.id,

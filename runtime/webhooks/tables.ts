@@ -1,7 +1,7 @@
 /**
  * The tables of events and webhooks: the outbox (`rms_events`, one row per record a committed
  * write changed), the subscriptions (`rms_webhooks`) and one delivery per event and subscription
- * (`rms_webhook_deliveries`: its state, attempts, lease). Created additively like the other
+ * that wants it (`rms_webhook_deliveries`, made with the event: its state, attempts, lease). Created additively like the other
  * `rms_*` tables (db/system-tables.ts), listed in `systemTableSetups` (server.ts).
  */
 import type { Knex } from 'knex';
@@ -30,10 +30,7 @@ export async function ensureWebhookTables(db: Knex): Promise<void> {
     table.text('record').nullable();
     table.string('change_id', 64).nullable();
     table.string('batch_id', 64).nullable();
-    /** Whether the worker has made its deliveries (one per matching subscription). */
-    table.boolean('dispatched').notNullable().defaultTo(false);
     table.unique(['model', 'record_id', 'record_seq'], { indexName: 'rms_events_record_seq' });
-    table.index(['dispatched', 'id'], 'rms_events_dispatch');
   });
   await createTableIfMissing(db, WEBHOOKS_TABLE, (table) => {
     table.string('id', 64).primary();

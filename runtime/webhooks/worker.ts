@@ -1,17 +1,16 @@
 /**
- * The delivery worker: a loop of its own in each server, outside requests. Each turn it
+ * The delivery worker: a loop of its own in each server, outside requests, over the deliveries
+ * the outbox made with each event (outbox.ts). Each turn it
  *
- * 1. dispatches new events: makes one delivery per event and matching subscription (its models,
- *    its commands, its role may read the model and at least one changed field; a subscription gets
- *    the events committed after it was made) and marks the events dispatched;
- * 2. claims due deliveries under a lease — on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
+ * 1. claims due deliveries under a lease — on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
  *    instances never claim the same one, and a killed instance's claims are taken over once its
  *    lease has run out — but only a record's earliest unfinished one per subscription, so that a
  *    later event of a record is never sent before an earlier one succeeded or died;
- * 3. sends each: `POST` of `{id, type, at, record_id, actor, changes, record}` signed as Standard
+ * 2. sends each: `POST` of `{id, type, at, record_id, actor, changes, record}` signed as Standard
  *    Webhooks has it (secrets.ts); a 2xx within 10 s is success, anything else (a redirect too:
  *    none is followed) is retried with exponential backoff and jitter until 24 h have passed since
- *    the first attempt, then the delivery is dead.
+ *    the first attempt, then the delivery is dead;
+ * 3. notes what each attempt gave, all in one transaction.
  *
  * At least once: an instance killed after a receiver answered but before it noted the answer
  * sends that event again once its lease runs out. Times come from the server's clock
@@ -22,16 +21,15 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Knex } from 'knex';
-import type { PersonCaller } from '../caller.ts';
 import type { Clock } from '../clock.ts';
 import type { RecordService } from '../commands/types.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
-import { rightsOf, type ModelRights } from '../rights.ts';
 import { recordsAsSeen } from '../view/caller-view.ts';
 import { hostOf, isInternalAddress } from './address.ts';
 import { signatureHeader } from './secrets.ts';
-import { allWebhooks, webhookOf, type DeliveryRow, type Webhook } from './store.ts';
+import { webhookOf, type DeliveryRow, type Webhook } from './store.ts';
+import { roleViewOf, visibleChanges, type RoleView } from './subscriptions.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 
 export interface WorkerOptions {
@@ -51,15 +49,17 @@ export interface WorkerOptions {
   readonly retryForMs?: number;
   /** The first retry's delay (server clock), doubled for each next one. Default `FIRST_BACKOFF_MS`. */
   readonly firstBackoffMs?: number;
-  /** Deliveries claimed per turn, sent at once. Default 64. */
+  /** Deliveries claimed at a time. Default 64. */
   readonly batch?: number;
+  /** Deliveries in flight at most, over all groups claimed. Default 256. */
+  readonly maxInFlight?: number;
   /** The jitter's randomness, [0, 1). */
   readonly random?: () => number;
   readonly logError: (error: unknown) => void;
 }
 
 export interface DeliveryWorker {
-  /** One turn: dispatch, claim, send; answers how many events and deliveries it handled. */
+  /** One turn: claim, send, note; answers how many deliveries it handled. */
   turn(): Promise<number>;
   /** Stops the loop after the turn in progress (its deliveries finished or their leases left to run out). */
   stop(): Promise<void>;
@@ -70,7 +70,6 @@ export const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
 /** The first retry's delay; each next one doubles, up to `MAX_BACKOFF_MS`, each scaled by a jitter of 50–100 %. */
 export const FIRST_BACKOFF_MS = 5_000;
 export const MAX_BACKOFF_MS = 60 * 60 * 1000;
-const EVENTS_PER_DISPATCH = 500;
 
 /** The delay before the attempt after `attempts` failed ones: exponential, capped, with jitter. */
 export function backoffMs(attempts: number, random: number, firstMs: number = FIRST_BACKOFF_MS): number {
@@ -87,60 +86,20 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
   const batch = options.batch ?? 64;
+  const maxInFlight = options.maxInFlight ?? 256;
   const firstBackoffMs = options.firstBackoffMs ?? FIRST_BACKOFF_MS;
   const random = options.random ?? Math.random;
   const postgres = service.dialect === 'postgres';
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: maxInFlight }), https: new HttpsAgent({ keepAlive: true, maxSockets: maxInFlight }) };
   const lookup = options.allowPrivate ? undefined : publicLookup;
   const roleViews = new Map<string, RoleView>();
   const roleView = (role: string, model: string): RoleView => {
     const key = `${role}\u0000${model}`;
-    if (!roleViews.has(key)) roleViews.set(key, roleViewOf(service, role, model));
+    if (!roleViews.has(key)) roleViews.set(key, roleViewOf(service.registry, role, model));
     return roleViews.get(key)!;
   };
 
-  async function dispatch(): Promise<number> {
-    // Most turns find nothing: a plain read says so without taking a transaction (SQLite's one writer).
-    if (!(await db(EVENTS_TABLE).where({ dispatched: false }).first('id'))) return 0;
-    return db.transaction(async (trx) => {
-      const events = (await trx(EVENTS_TABLE)
-        .where({ dispatched: false })
-        .orderBy('id')
-        .limit(EVENTS_PER_DISPATCH)
-        .select('id', 'at', 'model', 'record_id', 'record_seq', 'command', 'changes')
-        .modify((query) => {
-          if (postgres) query.forUpdate().skipLocked();
-        })) as EventHead[];
-      if (events.length === 0) return 0;
-      const webhooks = await allWebhooks(trx);
-      const rows = [];
-      const now = new Date(clock.now()).toISOString();
-      for (const event of events) {
-        for (const webhook of webhooks) {
-          if (!wants(webhook, event)) continue;
-          rows.push({ id: newId(), event_id: event.id, webhook_id: webhook.id, model: event.model, record_id: event.record_id, record_seq: Number(event.record_seq), status: 'pending', attempts: 0, first_at: now, next_at: now });
-        }
-      }
-      for (let start = 0; start < rows.length; start += 500) await trx(DELIVERIES_TABLE).insert(rows.slice(start, start + 500));
-      await trx(EVENTS_TABLE).whereIn('id', events.map((event) => event.id)).update({ dispatched: true });
-      return events.length;
-    });
-  }
-
-  /** Whether the subscription is sent the event: made before the event was written, its filters, its role's rights. */
-  function wants(webhook: Webhook, event: EventHead): boolean {
-    // Ids are time-ordered (ids.ts): an event whose id is older than the subscription's was written before it existed.
-    if (event.id < webhook.id) return false;
-    if (webhook.models && !webhook.models.includes(event.model)) return false;
-    const command = event.command.slice(event.command.lastIndexOf('.') + 1);
-    if (webhook.commands && !webhook.commands.includes(command)) return false;
-    const view = roleView(webhook.asRole, event.model);
-    if (!view) return false;
-    // A change of nothing the role reads does not exist for it (as in a record's history).
-    return visibleChanges(view.rights, JSON.parse(event.changes) as string[]).length > 0;
-  }
-
-  async function claim(): Promise<DeliveryRow[]> {
+  async function claim(limit: number): Promise<DeliveryRow[]> {
     const due = new Date(clock.now()).toISOString();
     if (!(await db(DELIVERIES_TABLE).where({ status: 'pending' }).andWhere('next_at', '<=', due).first('id'))) return [];
     return db.transaction(async (trx) => {
@@ -149,9 +108,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       const sql = `select d.* from ${d} d
         where d.status = 'pending' and d.next_at <= ? and (d.lease_until is null or d.lease_until < ?)
           and not exists (select 1 from ${d} e where e.webhook_id = d.webhook_id and e.model = d.model and e.record_id = d.record_id and e.record_seq < d.record_seq and e.status = 'pending')
-          and not exists (select 1 from ${EVENTS_TABLE} v where v.model = d.model and v.record_id = d.record_id and v.record_seq < d.record_seq and v.dispatched = ?)
         order by d.next_at, d.id limit ?${postgres ? ' for update of d skip locked' : ''}`;
-      const result = await trx.raw(sql, [now, now, false, batch]);
+      const result = await trx.raw(sql, [now, now, limit]);
       const rows = (postgres ? (result as { rows: DeliveryRow[] }).rows : (result as DeliveryRow[])) ?? [];
       if (rows.length === 0) return [];
       await trx(d).whereIn('id', rows.map((row) => row.id)).update({ lease_until: new Date(clock.now() + leaseMs).toISOString(), leased_by: instance });
@@ -164,16 +122,19 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     for (const row of (await db(EVENTS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.event_id))])) as EventRow[]) events.set(row.id, row);
     const webhooks = new Map<string, Webhook>();
     for (const row of await db(WEBHOOKS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.webhook_id))])) webhooks.set(row.id, webhookOf(row));
-    await Promise.all(
+    const outcomes = await Promise.all(
       claimed.map(async (delivery) => {
         const event = events.get(delivery.event_id);
         const webhook = webhooks.get(delivery.webhook_id);
         // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
-        if (!event || !webhook) return;
-        const outcome = await attempt(webhook, event);
-        await note(delivery, outcome);
+        if (!event || !webhook) return undefined;
+        return { delivery, outcome: await attempt(webhook, event) };
       }),
     );
+    // One transaction for the turn's notes: a commit each would cost more than the requests (SQLite's one writer).
+    await db.transaction(async (trx) => {
+      for (const noted of outcomes) if (noted) await note(trx, noted.delivery, noted.outcome);
+    });
   }
 
   async function attempt(webhook: Webhook, event: EventRow): Promise<{ status: number | null; error: string | null }> {
@@ -231,7 +192,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     });
   }
 
-  async function note(delivery: DeliveryRow, outcome: { status: number | null; error: string | null }): Promise<void> {
+  async function note(trx: Knex, delivery: DeliveryRow, outcome: { status: number | null; error: string | null }): Promise<void> {
     const now = clock.now();
     const nowIso = new Date(now).toISOString();
     const attempts = Number(delivery.attempts) + 1;
@@ -244,36 +205,54 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       update = dead ? { ...common, status: 'dead' } : { ...common, next_at: new Date(next).toISOString() };
     }
     // Only while this instance still holds it: a lease that ran out is another's now.
-    await db(DELIVERIES_TABLE).where({ id: delivery.id, leased_by: instance }).update(update);
+    await trx(DELIVERIES_TABLE).where({ id: delivery.id, leased_by: instance }).update(update);
   }
 
   async function turn(): Promise<number> {
-    const dispatched = await dispatch();
-    const claimed = await claim();
+    const claimed = await claim(batch);
     if (claimed.length > 0) await send(claimed);
-    return dispatched + claimed.length;
+    return claimed.length;
   }
 
+  // Groups of claimed deliveries are sent side by side, up to `maxInFlight` deliveries: a receiver
+  // that is slow to answer holds its own deliveries, not the others'.
   let running = true;
+  let inFlight = 0;
+  const groups = new Set<Promise<void>>();
   let wake: (() => void) | undefined;
   const loop = (async () => {
     while (running) {
-      let handled = 0;
-      try {
-        handled = await turn();
-      } catch (error) {
-        if (running) options.logError(error);
+      let claimed: DeliveryRow[] = [];
+      const free = maxInFlight - inFlight;
+      if (free > 0) {
+        try {
+          claimed = await claim(Math.min(batch, free));
+        } catch (error) {
+          if (running) options.logError(error);
+        }
       }
-      if (handled === 0 && running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, idleMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
+      if (claimed.length > 0) {
+        inFlight += claimed.length;
+        const group: Promise<void> = send(claimed)
+          .catch((error: unknown) => options.logError(error))
+          .finally(() => {
+            inFlight -= claimed.length;
+            groups.delete(group);
+            wake?.();
+          });
+        groups.add(group);
+        continue;
       }
+      if (!running) break;
+      // Nothing due, or every slot taken: until a group is done, or a while.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, idleMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
     }
   })();
 
@@ -283,13 +262,14 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       running = false;
       wake?.();
       await loop;
+      await Promise.all([...groups]);
       agents.http.destroy();
       agents.https.destroy();
     },
   };
 }
 
-interface EventHead {
+interface EventRow {
   id: string;
   at: string;
   model: string;
@@ -297,25 +277,8 @@ interface EventHead {
   record_seq: number;
   command: string;
   changes: string;
-}
-
-interface EventRow extends EventHead {
   actor: string;
   record: string | null;
-}
-
-type RoleView = { readonly caller: PersonCaller; readonly rights: ModelRights } | null;
-
-/** What a role sees of a model, as a person with only that role would; null: it may not read the model's records. */
-function roleViewOf(service: RecordService, role: string, model: string): RoleView {
-  const caller: PersonCaller = { kind: 'person', userId: `webhook-role:${role}`, username: `webhook-role:${role}`, roles: [role], tokenId: '' };
-  const rights = rightsOf(service.registry, caller);
-  return rights.commands.has(`${model}.get`) ? { caller, rights: rights.models[model]! } : null;
-}
-
-/** The changed names the role reads: its readable fields, and line lists it reads a field of. */
-function visibleChanges(rights: ModelRights, changes: readonly string[]): string[] {
-  return changes.filter((name) => rights.readableNames.has(name) || (rights.lines[name]?.readable.length ?? 0) > 0);
 }
 
 /** Name resolution that refuses internal addresses: the address a request connects to is checked, not only the name's address when the webhook was saved. */

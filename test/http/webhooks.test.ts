@@ -41,6 +41,15 @@ async function createWebhook(input: Record<string, unknown>): Promise<{ id: stri
   return res.body.value;
 }
 
+/**
+ * Waits until the worker has noted the outcome of every request the receiver got (it notes an
+ * attempt after its answer): only then may a test move the clock past the retry it scheduled.
+ */
+async function allNoted(webhookId: string): Promise<void> {
+  const attempts = async () => ((await hook('deliveries', { id: webhookId })).body.value.rows as { attempts: number }[]).reduce((sum, row) => sum + row.attempts, 0);
+  await expect.poll(attempts, { timeout: 10_000 }).toBe(receiver.received.length);
+}
+
 const events = (recordId: string) =>
   t.inspect((db) => db.prepare('select model, record_id, record_seq, command, actor, changes, change_id, batch_id from rms_events where record_id = ? order by record_seq').all(recordId)) as {
     model: string;
@@ -125,6 +134,7 @@ describe('the outbox and erasure', () => {
     receiver.answer = () => 500;
     await t.command(admin, 'party.update', { id, phone: '+1 555 0100' });
     await receiver.waitFor(1);
+    await allNoted(webhook.id);
     const erased = await t.command(admin, 'party.erase', { id });
     expect(erased.status, JSON.stringify(erased.body)).toBe(200);
     const rows = t.inspect((db) => db.prepare('select record_seq, command, changes, record from rms_events where record_id = ? order by record_seq').all(id)) as { record_seq: number; command: string; changes: string; record: string }[];
@@ -202,7 +212,7 @@ describe('delivery', () => {
     const id = lead.body.value.id;
     await t.command(admin, 'lead.update', { id, probability: 5 });
     await receiver.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await allNoted(webhook.id);
     // The update waits for the create: nothing else is sent while it is being retried.
     expect(receiver.received.map((request) => [request.json.type, request.status])).toEqual([['lead.create', 500]]);
     let deliveries = (await hook('deliveries', { id: webhook.id })).body.value;
@@ -211,6 +221,7 @@ describe('delivery', () => {
     expect(Date.parse(create.next_attempt_at) - clock.now()).toBeGreaterThanOrEqual(2_500);
     clock.advance(10_000);
     await receiver.waitFor(2);
+    await allNoted(webhook.id);
     clock.advance(20_000);
     await receiver.waitFor(4);
     expect(receiver.received.map((request) => [request.json.type, request.status])).toEqual([
