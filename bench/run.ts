@@ -137,7 +137,8 @@ if (flags.webhooks) {
   // Events and webhooks (issue 22): a mode of its own, see bench/webhooks.ts.
   try {
     await buildServeOutputs({ log });
-    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 5, rounds: flags.smoke ? 1 : SETTINGS.rounds, connections: SETTINGS.connections, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
+    // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
+    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();

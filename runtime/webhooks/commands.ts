@@ -156,7 +156,12 @@ const RUNNERS: Record<ServiceKind, (call: Call, input: Readonly<Record<string, u
     };
     const counted = (await selected().count({ n: '*' }).first()) as { n: unknown } | undefined;
     const rows = (await selected()
-      .join(EVENTS_TABLE, `${EVENTS_TABLE}.id`, `${DELIVERIES_TABLE}.event_id`)
+      .join(EVENTS_TABLE, (on) =>
+        on
+          .on(`${EVENTS_TABLE}.model`, `${DELIVERIES_TABLE}.model`)
+          .andOn(`${EVENTS_TABLE}.record_id`, `${DELIVERIES_TABLE}.record_id`)
+          .andOn(`${EVENTS_TABLE}.record_seq`, `${DELIVERIES_TABLE}.record_seq`),
+      )
       .select(`${DELIVERIES_TABLE}.*`, `${EVENTS_TABLE}.command as command`)
       .orderBy(`${DELIVERIES_TABLE}.event_id`, 'desc')
       .limit(limit)

@@ -11,12 +11,12 @@ import { EVENTS_TABLE } from './tables.ts';
 /** Rewrites the record's events without the values; answers how many changed. */
 export async function eraseFromEvents(db: Knex, erasure: { readonly model: string; readonly recordId: string; readonly values: ErasedValues }): Promise<number> {
   if (erasure.values.size === 0) return 0;
-  const rows = (await db(EVENTS_TABLE).where({ model: erasure.model, record_id: erasure.recordId }).whereNotNull('record').select('id', 'record')) as { id: string; record: string }[];
+  const rows = (await db(EVENTS_TABLE).where({ model: erasure.model, record_id: erasure.recordId }).whereNotNull('record').select('record_seq', 'record')) as { record_seq: number; record: string }[];
   let changed = 0;
   for (const row of rows) {
     const redacted = erasure.values.redact(JSON.parse(row.record));
     if (!redacted.changed) continue;
-    await db(EVENTS_TABLE).where({ id: row.id }).update({ record: JSON.stringify(redacted.value) });
+    await db(EVENTS_TABLE).where({ model: erasure.model, record_id: erasure.recordId, record_seq: row.record_seq }).update({ record: JSON.stringify(redacted.value) });
     changed++;
   }
   return changed;

@@ -8,7 +8,8 @@
  * and the record as stored after the change, which each subscription's role shapes when it is
  * sent (worker.ts). A write that changed nothing (no history entry) sends nothing.
  *
- * The event's deliveries — one per subscription that wants it — are made in the same transaction,
+ * The record is kept only with an event some subscription is sent (what is sent needs it; nothing
+ * else reads it). The event's deliveries — one per subscription that wants it — are made in the same transaction,
  * so that the worker's queue holds every committed event at once (and a record's earlier
  * deliveries always exist when a later one does), and a subscription gets exactly the events
  * written after it was made.
@@ -110,7 +111,9 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
   if (events.length === 0) return;
   const at = new Date(now).toISOString();
   const next = await nextSequences(db, service, events);
-  const rows = events.map((event) => {
+  const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
+  const wanting = events.map((event) => webhooks.filter((webhook) => wantsEvent(service.registry, webhook, event)));
+  const rows = events.map((event, index) => {
     const key = `${event.model}\u0000${event.recordId}`;
     const seq = next.get(key) ?? 1;
     next.set(key, seq + 1);
@@ -123,20 +126,18 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
       command: event.command,
       actor: JSON.stringify(event.actor),
       changes: JSON.stringify(event.changes),
-      record: event.record === null ? null : JSON.stringify(event.record),
+      // Only what is sent needs the record: an event no webhook wants keeps none.
+      record: event.record === null || wanting[index]!.length === 0 ? null : JSON.stringify(event.record),
       change_id: event.changeId,
       batch_id: event.batchId,
     };
   });
   if (rows.length === 1) await db.raw(INSERT_EVENT, EVENT_COLUMNS.map((column) => rows[0]![column]));
   else for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + ROWS_PER_INSERT));
-  const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
   if (webhooks.length === 0) return;
   const deliveries = [];
-  for (const [index, event] of events.entries()) {
-    const row = rows[index]!;
-    for (const webhook of webhooks) {
-      if (!wantsEvent(service.registry, webhook, event)) continue;
+  for (const [index, row] of rows.entries()) {
+    for (const webhook of wanting[index]!) {
       deliveries.push({ id: newId(now), event_id: row.id, webhook_id: webhook.id, model: row.model, record_id: row.record_id, record_seq: row.record_seq, status: 'pending', attempts: 0, first_at: at, next_at: at });
     }
   }

@@ -119,7 +119,9 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   async function send(claimed: readonly DeliveryRow[]): Promise<void> {
     const events = new Map<string, EventRow>();
-    for (const row of (await db(EVENTS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.event_id))])) as EventRow[]) events.set(row.id, row);
+    // By the outbox's key, which the delivery carries.
+    const keys = [...new Map(claimed.map((delivery) => [delivery.event_id, [delivery.model, delivery.record_id, Number(delivery.record_seq)]])).values()];
+    for (const row of (await db(EVENTS_TABLE).whereIn(['model', 'record_id', 'record_seq'], keys)) as EventRow[]) events.set(row.id, row);
     const webhooks = new Map<string, Webhook>();
     for (const row of await db(WEBHOOKS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.webhook_id))])) webhooks.set(row.id, webhookOf(row));
     const outcomes = await Promise.all(
