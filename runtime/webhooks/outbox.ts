@@ -101,6 +101,18 @@ const EVENT_COLUMNS = ['id', 'at', 'model', 'record_id', 'record_seq', 'command'
 /** A single write's event, the common case, in SQL written once (knex's builder costs more than the insert). */
 const INSERT_EVENT = `insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)}) values (${EVENT_COLUMNS.map(() => '?').join(', ')})`;
 const SELECT_WEBHOOKS = `select * from ${sqlIdentifier(WEBHOOKS_TABLE)} order by ${sqlIdentifier('id')}`;
+/**
+ * PostgreSQL, a single write's event: numbered and inserted, and whether any webhook exists, in
+ * one round trip (each costs the server more than the statement costs the database). The record
+ * is added afterwards, for an event some webhook wants.
+ */
+const INSERT_ONE_EVENT_PG = `with inserted as (
+  insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)})
+  select ?, ?, ?, ?, coalesce(max(${sqlIdentifier('record_seq')}), 0) + 1, ?, ?, ?, null, ?, ?
+  from ${sqlIdentifier(EVENTS_TABLE)} where ${sqlIdentifier('model')} = ? and ${sqlIdentifier('record_id')} = ?
+  returning ${sqlIdentifier('record_seq')}
+)
+select (select ${sqlIdentifier('record_seq')} from inserted) as ${sqlIdentifier('seq')}, exists (select 1 from ${sqlIdentifier(WEBHOOKS_TABLE)}) as ${sqlIdentifier('subscribed')}`;
 const SELECT_LAST_SEQ = `select max(${sqlIdentifier('record_seq')}) as ${sqlIdentifier('seq')} from ${sqlIdentifier(EVENTS_TABLE)} where ${sqlIdentifier('model')} = ? and ${sqlIdentifier('record_id')} = ?`;
 
 /**
@@ -109,6 +121,7 @@ const SELECT_LAST_SEQ = `select max(${sqlIdentifier('record_seq')}) as ${sqlIden
  */
 export async function writeEvents(db: Knex, service: RecordService, events: readonly ChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
+  if (events.length === 1 && service.dialect === 'postgres') return writeOneEventPostgres(db, service, events[0]!, now);
   const at = new Date(now).toISOString();
   const next = await nextSequences(db, service, events);
   const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
@@ -135,12 +148,42 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
   if (rows.length === 1) await db.raw(INSERT_EVENT, EVENT_COLUMNS.map((column) => rows[0]![column]));
   else for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + ROWS_PER_INSERT));
   if (webhooks.length === 0) return;
-  const deliveries = [];
-  for (const [index, row] of rows.entries()) {
-    for (const webhook of wanting[index]!) {
-      deliveries.push({ id: newId(now), event_id: row.id, webhook_id: webhook.id, model: row.model, record_id: row.record_id, record_seq: row.record_seq, status: 'pending', attempts: 0, first_at: at, next_at: at });
-    }
-  }
+  await writeDeliveries(db, rows.flatMap((row, index) => wanting[index]!.map((webhook) => ({ row, webhook }))), at, now);
+}
+
+/** See `INSERT_ONE_EVENT_PG`. */
+async function writeOneEventPostgres(db: Knex, service: RecordService, event: ChangeEvent, now: number): Promise<void> {
+  const at = new Date(now).toISOString();
+  const id = newId(now);
+  const [inserted] = await runPreparedStatement<{ seq: number | string; subscribed: boolean }>(db, INSERT_ONE_EVENT_PG, [
+    id,
+    at,
+    event.model,
+    event.recordId,
+    event.command,
+    JSON.stringify(event.actor),
+    JSON.stringify(event.changes),
+    event.changeId,
+    event.batchId,
+    event.model,
+    event.recordId,
+  ]);
+  if (!inserted?.subscribed) return;
+  const webhooks = (await runPreparedStatement<WebhookRow>(db, SELECT_WEBHOOKS, [])).map(webhookOf).filter((webhook) => wantsEvent(service.registry, webhook, event));
+  if (webhooks.length === 0) return;
+  const row = { id, model: event.model, record_id: event.recordId, record_seq: Number(inserted.seq) };
+  if (event.record !== null) await db(EVENTS_TABLE).where({ model: row.model, record_id: row.record_id, record_seq: row.record_seq }).update({ record: JSON.stringify(event.record) });
+  await writeDeliveries(db, webhooks.map((webhook) => ({ row, webhook })), at, now);
+}
+
+/** One delivery per event and webhook that wants it, due at once. */
+async function writeDeliveries(
+  db: Knex,
+  pairs: readonly { readonly row: { readonly id: string; readonly model: string; readonly record_id: string; readonly record_seq: number }; readonly webhook: { readonly id: string } }[],
+  at: string,
+  now: number,
+): Promise<void> {
+  const deliveries = pairs.map(({ row, webhook }) => ({ id: newId(now), event_id: row.id, webhook_id: webhook.id, model: row.model, record_id: row.record_id, record_seq: row.record_seq, status: 'pending', attempts: 0, first_at: at, next_at: at }));
   for (let start = 0; start < deliveries.length; start += ROWS_PER_INSERT) await db(DELIVERIES_TABLE).insert(deliveries.slice(start, start + ROWS_PER_INSERT));
 }
 
