@@ -138,7 +138,7 @@ if (flags.webhooks) {
   try {
     await buildServeOutputs({ log });
     // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
-    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
+    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
