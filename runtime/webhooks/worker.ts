@@ -1,6 +1,6 @@
 /**
  * The delivery worker: a loop of its own in each server, outside requests, over the deliveries
- * the outbox made with each event (outbox.ts). Each turn it
+ * the outbox made with each event (outbox.ts). Group after group (several in flight at once), it
  *
  * 1. claims due deliveries under a lease — on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
  *    instances never claim the same one, and a killed instance's claims are taken over once its
@@ -10,7 +10,7 @@
  *    Webhooks has it (secrets.ts); a 2xx within 10 s is success, anything else (a redirect too:
  *    none is followed) is retried with exponential backoff and jitter until 24 h have passed since
  *    the first attempt, then the delivery is dead;
- * 3. notes what each attempt gave, all in one transaction.
+ * 3. notes what each attempt of the group gave, in one transaction.
  *
  * At least once: an instance killed after a receiver answered but before it noted the answer
  * sends that event again once its lease runs out. Times come from the server's clock
@@ -133,7 +133,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         return { delivery, outcome: await attempt(webhook, event) };
       }),
     );
-    // One transaction for the turn's notes: a commit each would cost more than the requests (SQLite's one writer).
+    // One transaction for the group's notes: a commit each would cost more than the requests (SQLite's one writer).
     await db.transaction(async (trx) => {
       for (const noted of outcomes) if (noted) await note(trx, noted.delivery, noted.outcome);
     });
@@ -161,15 +161,17 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   /** The event as the subscription's role sees it (view/caller-view.ts). */
   async function payloadOf(webhook: Webhook, event: EventRow): Promise<Record<string, unknown>> {
     const view = roleView(webhook.asRole, event.model);
+    // The webhook's role changed since the event was written (webhook.update): nothing of it may leave.
+    if (!view) throw new Error(`as_role ${webhook.asRole} may not read ${event.model} records`);
     const stored = event.record === null ? null : (JSON.parse(event.record) as StoredRecord);
-    const record = stored && view ? (await recordsAsSeen(db, view.caller, view.rights, [stored]))[0]! : null;
+    const record = stored ? (await recordsAsSeen(db, view.caller, view.rights, [stored]))[0]! : null;
     return {
       id: event.id,
       type: event.command,
       at: event.at,
       record_id: event.record_id,
       actor: JSON.parse(event.actor) as unknown,
-      changes: view ? visibleChanges(view.rights, JSON.parse(event.changes) as string[]) : [],
+      changes: visibleChanges(view.rights, JSON.parse(event.changes) as string[]),
       record,
     };
   }

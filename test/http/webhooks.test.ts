@@ -196,6 +196,24 @@ describe('delivery', () => {
     expect(accountant[0]!.json.changes).toContain('tax_id');
   });
 
+  it('shapes what it sends by the role the webhook has when it sends it', async () => {
+    const webhook = await createWebhook({ as_role: 'admin', models: ['party'] });
+    receiver.answer = () => 500;
+    const party = await t.command(admin, 'party.create', { name: 'Role change', tax_id: 'RC-1' });
+    await receiver.waitFor(1);
+    await allNoted(webhook.id);
+    expect(receiver.received[0]!.json.record.tax_id).toBe('RC-1');
+    expect((await hook('update', { id: webhook.id, as_role: 'sales' })).status).toBe(200);
+    receiver.answer = () => 200;
+    clock.advance(60_000);
+    await receiver.waitFor(2);
+    const [first, second] = receiver.received;
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.json.record).not.toHaveProperty('tax_id');
+    expect(second!.json.changes).not.toContain('tax_id');
+    expect(second!.json.record.id).toBe(party.body.value.id);
+  });
+
   it('does not send a change of nothing the role reads', async () => {
     const party = await t.command(admin, 'party.create', { name: 'Quiet' });
     const webhook = await createWebhook({ as_role: 'sales', models: ['party'] });
