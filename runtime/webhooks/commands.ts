@@ -37,11 +37,6 @@ export interface WebhookInfo {
   readonly created_by: string;
 }
 
-/** Whether `id` names one of the service's own commands. */
-export function isServiceCommand(id: string): boolean {
-  return SERVICE_COMMANDS.has(id);
-}
-
 /** The service commands this caller may use: all of them for a person with `admin`, none for anyone else. */
 export function serviceCommandsOf(caller: Caller): string[] {
   return caller.kind === 'person' && caller.roles.includes(ADMIN_ROLE) ? [...SERVICE_COMMANDS.keys()] : [];
