@@ -14,6 +14,8 @@ export interface ReceivedRequest {
   readonly json: any;
   /** The status it was answered. */
   readonly status: number;
+  /** When it came (ms since the epoch). */
+  readonly receivedAt: number;
 }
 
 export interface Receiver {
@@ -80,7 +82,7 @@ export async function startReceiver(): Promise<Receiver> {
       const index = received.length;
       const status = receiver.answer({ json, index });
       const held = receiver.hold({ json, index });
-      received.push({ headers: req.headers, body, json, status });
+      received.push({ headers: req.headers, body, json, status, receivedAt: Date.now() });
       const respond = () => res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end();
       if (held > 0) setTimeout(respond, held);
       else respond();
