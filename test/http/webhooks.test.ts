@@ -121,6 +121,24 @@ describe('the outbox', () => {
     expect(rows.map((row) => row.command)).toEqual(['lead.create', 'lead.delete']);
     expect(JSON.parse(rows[1]!.actor)).toEqual({ kind: 'agent', username: 'admin', agent_label: expect.any(String), plan_id: proposed.body.plan_id });
   });
+  it("writes an event per record of an agent's bulk command once a person approves its plan", async () => {
+    const made = await t.command(admin, 'lead.create_many', { records: [{ title: 'Bulk A' }, { title: 'Bulk B' }] });
+    const ids: string[] = made.body.value.ids;
+    const agent = await agentToken(t, admin, ['lead.*'], 'bulk agent');
+    const proposed = await t.command(agent, 'lead.delete_many', { ids, max_affected: 2 });
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    for (const id of ids) expect(events(id).map((row) => row.command)).toEqual(['lead.create_many']);
+    const approved = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, {}, admin);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    for (const id of ids) {
+      const rows = events(id);
+      expect(rows.map((row) => [row.record_seq, row.command])).toEqual([
+        [1, 'lead.create_many'],
+        [2, 'lead.delete_many'],
+      ]);
+      expect(JSON.parse(rows[1]!.actor)).toEqual({ kind: 'agent', username: 'admin', agent_label: 'bulk agent', plan_id: proposed.body.plan_id });
+    }
+  });
 });
 
 describe('the outbox and erasure', () => {
@@ -279,6 +297,20 @@ describe('delivery', () => {
     await receiver.waitFor(count + 1);
     expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(dead.event_id);
     await expect.poll(async () => (await hook('deliveries', { id: webhook.id, event_id: dead.event_id })).body.value.rows[0].status).toBe('delivered');
+  });
+
+  it('redelivers one event, delivered or not, with its id', async () => {
+    const webhook = await createWebhook({ models: ['lead'] });
+    await t.command(admin, 'lead.create', { title: 'Once more' });
+    await receiver.waitFor(1);
+    await allNoted(webhook.id);
+    const [first] = receiver.received;
+    const res = await hook('redeliver', { id: webhook.id, event_id: first!.json.id });
+    expect(res.body).toEqual({ denied: [], value: { redelivered: 1 } });
+    await receiver.waitFor(2);
+    expect(receiver.received[1]!.headers['webhook-id']).toBe(first!.json.id);
+    expect(receiver.received[1]!.json).toEqual(first!.json);
+    await expect.poll(async () => (await hook('deliveries', { id: webhook.id })).body.value.rows[0]).toMatchObject({ status: 'delivered', attempts: 2, last_status: 200 });
   });
 
   it('does not follow a redirect: a 3xx is a failure', async () => {
