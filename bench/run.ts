@@ -17,6 +17,8 @@
  *   npm run bench -- --rows 1000000    # the service at a million leads instead (bench/scale.ts)
  *   npm run bench -- --orders 1000000  # orders of 10 lines from rmsgen seed instead (bench/order-scale.ts;
  *                                      # issue 21's target scale, 10 minutes or more; 100000 for a quick look)
+ *   npm run bench -- --webhooks        # events and webhooks instead (bench/webhooks.ts): what the outbox
+ *                                      # costs single writes (with --before <checkout without it>), delivery rate
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -36,6 +38,7 @@ import { createPlainOrderProject, type PlainOrderProject } from './plain-order-p
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
 import { runScaleBench } from './scale.ts';
+import { runWebhooksBench } from './webhooks.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -51,6 +54,7 @@ const { values: flags } = parseArgs({
     before: { type: 'string' },
     rows: { type: 'string' },
     orders: { type: 'string' },
+    webhooks: { type: 'boolean', default: false },
   },
 });
 
@@ -121,6 +125,20 @@ if (flags.orders !== undefined) {
   try {
     await buildServeOutputs({ log });
     await runOrderScaleBench({ orders, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+if (flags.webhooks) {
+  // Events and webhooks (issue 22): a mode of its own, see bench/webhooks.ts.
+  try {
+    await buildServeOutputs({ log });
+    // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
+    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();

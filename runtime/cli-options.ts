@@ -43,6 +43,8 @@ export interface ServeOptions extends DatabaseOptions {
   readonly files?: string;
   readonly maxUpload?: string;
   readonly agentFileBytesPerDay?: string;
+  /** `--allow-private-webhooks`. */
+  readonly allowPrivateWebhooks?: boolean;
 }
 
 /** `--pool-size` and `--statement-timeout` (PostgreSQL only; SQLite has one connection and no timeout). */

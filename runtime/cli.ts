@@ -98,6 +98,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--admin-password-file <path>', `where the first start writes the generated password of admin when RMS_ADMIN_PASSWORD is not set (default: env RMS_ADMIN_PASSWORD_FILE, else ${DEFAULT_ADMIN_PASSWORD_FILE})`)
     .option('--name <name>', `the service's name in the web app (default: env ${SERVICE_NAME_ENV}, else ${DEFAULT_SERVICE_INFO.name})`)
     .option('--colour <#rrggbb>', `the web app's top bar colour (default: env ${SERVICE_COLOUR_ENV}, else ${DEFAULT_SERVICE_INFO.colour})`)
+    .option('--allow-private-webhooks', 'let webhooks send to loopback and private addresses (a receiver on the same host or network); refused by default, so that a webhook cannot probe the internal network')
     .option('--locale <tag>', `the locale the web app writes amounts and dates in, e.g. en-GB (default: env ${LOCALE_ENV}, else each reader's browser locale)`)
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
@@ -131,6 +132,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         serviceInfo: identity,
         timeouts: timeouts(options),
         ...filesOptions(options),
+        webhooks: { allowPrivate: options.allowPrivateWebhooks === true },
       }).catch(failStartup);
       process.once('exit', observability.flushLog);
       if (stopRequested !== undefined) shutDown(server, stopRequested);

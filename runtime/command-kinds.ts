@@ -18,7 +18,7 @@ export type CommandAccess = 'read' | 'write';
 export type RecordChangeKind = 'create' | 'update' | 'delete' | 'action' | 'erase';
 
 /** What the `value` of a command's answer holds. */
-export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'erased' | 'batch';
+export type CommandResultShape = 'record' | 'records' | 'page' | 'deleted' | 'history' | 'erased' | 'batch' | 'service';
 
 /** What a kind is; `impliedBy` is checked to name a kind below, once the kinds are known. */
 interface Traits<Kind extends string> {
@@ -144,7 +144,52 @@ export const COMMAND_KINDS = {
     needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
     adminOnly: false, personalData: false,
   },
+  /** `webhook.create`: a subscription to change events (runtime/webhooks/). */
+  webhook_create: {
+    access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.list`: the subscriptions, without their secrets. */
+  webhook_list: {
+    access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.get`: one subscription, without its secrets. */
+  webhook_get: {
+    access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.update`: a subscription's URL, filters, role or secrets. */
+  webhook_update: {
+    access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.delete`: a subscription and its deliveries. */
+  webhook_delete: {
+    access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: true, idempotent: false, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.deliveries`: a subscription's deliveries, with their state, attempts and last error. */
+  webhook_deliveries: {
+    access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
+  /** `webhook.redeliver`: sends one event again, or every dead one. */
+  webhook_redeliver: {
+    access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
+    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false,
+    adminOnly: true, personalData: false,
+  },
 } as const satisfies { readonly [kind: string]: Traits<string> };
+// The `service` kinds are commands of the service, not of a model (`webhook.*`): no model has them
+// (`everyModel: false`, and no module declares them), only `admin` may use them, and
+// runtime/webhooks/commands.ts runs them (SERVICE_COMMANDS below).
 // The bulk kinds (`result: 'batch'`) need approval: an agent's bulk call is one plan listing every
 // record and what it changes in each.
 
@@ -202,8 +247,9 @@ export const ADMIN_ONLY_KINDS: ReadonlySet<CommandKind> = new Set(COMMAND_KIND_N
 
 /**
  * The kinds no agent token has, whatever its scopes and whoever made it: those only `admin` uses,
- * and `revert_batch` (an agent proposes reverts one change at a time). All are every-model kinds,
- * so their commands are named `<model>.<kind>` (what the web app's scope picker leaves out by).
+ * and `revert_batch` (an agent proposes reverts one change at a time). Those of models are
+ * every-model kinds, so their commands are named `<model>.<kind>` (what the web app's scope picker
+ * leaves out by); the service's own (`webhook.*`) belong to no model.
  */
 export const NOT_AN_AGENTS_KINDS: ReadonlySet<CommandKind> = new Set(
   COMMAND_KIND_NAMES.filter((kind) => COMMAND_KINDS[kind].adminOnly || kind === 'revert_batch'),
@@ -212,4 +258,20 @@ export const NOT_AN_AGENTS_KINDS: ReadonlySet<CommandKind> = new Set(
 /** The name of an action's bulk command (`qualify` → `qualify_many`). */
 export function actionManyName(action: string): string {
   return `${action}_many`;
+}
+
+/** The kinds of the service's own commands (`result: 'service'`), which belong to no model. */
+export type ServiceKind = { [K in CommandKind]: (typeof COMMAND_KINDS)[K]['result'] extends 'service' ? K : never }[CommandKind];
+
+/** The service's own commands, by id (`webhook.create`), in table order: `<area>_<name>` kinds are `<area>.<name>` commands. */
+export const SERVICE_COMMANDS: ReadonlyMap<string, ServiceKind> = new Map(
+  COMMAND_KIND_NAMES.filter((kind): kind is ServiceKind => COMMAND_KINDS[kind].result === 'service').map((kind) => [kind.replace('_', '.'), kind]),
+);
+
+/**
+ * What a consumer of models' commands does with a service kind: no model has a command of one, so
+ * reaching it is a bug (the switches over kinds end here for them).
+ */
+export function noModelCommand(kind: ServiceKind): never {
+  throw new Error(`bug: ${kind} is a command of the service, not of a model`);
 }

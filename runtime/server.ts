@@ -12,8 +12,6 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import type { Knex } from 'knex';
-import type { ServiceInfo } from './api-shapes.ts';
 import type { RequestHandler, Router } from 'express';
 import { ensureAuditTables } from './audit/store.ts';
 import { ensureHistoryTables } from './history/store.ts';
@@ -23,33 +21,34 @@ import { ensurePlanTables } from './plans/store.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
 import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
-import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables, type RateLimits } from './auth/rate-limits.ts';
+import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables } from './auth/rate-limits.ts';
 import { ensureLogicTables, recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
 import { createRecordService } from './commands/service.ts';
-import type { RecordService } from './commands/types.ts';
-import { openDatabase, type OpenOptions } from './db/connect.ts';
+import { openDatabase } from './db/connect.ts';
 import { isAddedIndex, migrate, type SystemTableSetup } from './db/migrate.ts';
 import type { ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
 import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
-import type { Registry } from './registry.ts';
-import { formatErrorLine, type LogFormat } from './log.ts';
+import { formatErrorLine } from './log.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
 import { createRequestObserver } from './http/observe.ts';
 import { countPlansByStatus } from './plans/store.ts';
 import { ensureRetentionIndexes } from './retention/indexes.ts';
 import { ensureLeaseTables } from './retention/lease.ts';
-import type { RetentionPolicy } from './retention/policy.ts';
-import type { BatchOptions } from './db/batched-delete.ts';
-import { startPruner, type Pruner } from './retention/pruner.ts';
-import { defaultFileStorage, DEFAULT_MAX_UPLOAD_BYTES, startFiles, type Files } from './files/service.ts';
-import type { FileStorageChoice } from './files/storage.ts';
+import { startPruner } from './retention/pruner.ts';
+import { defaultFileStorage, DEFAULT_MAX_UPLOAD_BYTES, startFiles } from './files/service.ts';
 import { ensureFileTables } from './files/store.ts';
 import { DEFAULT_AGENT_FILE_BYTES_PER_DAY, ensureFileBudgetTable } from './files/budget.ts';
+import { ensureWebhookTables } from './webhooks/tables.ts';
+import { createWebhookRouter } from './webhooks/routes.ts';
+import { startDeliveryWorker } from './webhooks/worker.ts';
+import { httpServerOptions, type RunningServer, type ServerOptions } from './server-options.ts';
+
+export { DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, type HttpTimeouts, type RunningServer, type ServerOptions } from './server-options.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
@@ -59,7 +58,7 @@ export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExten
  * the audit trail), then the extensions'.
  */
 export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ensureFileBudgetTable, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
+  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ensureFileBudgetTable, ensureWebhookTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
 }
 
 /** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
@@ -82,121 +81,6 @@ function keepGeneratedPassword(file: string, password: string): string {
   return `created person admin; its password is in ${file} (readable by this user only): sign in, set your own with \`rmsgen user passwd admin\`, and delete the file`;
 }
 
-export interface ServerOptions {
-  readonly registry: Registry;
-  readonly dbUrl: string;
-  /** Default 127.0.0.1. */
-  readonly host?: string;
-  /** Default 3000; 0 picks a free port. */
-  readonly port?: number;
-  /** The URL people and clients reach the server at (behind a proxy); its origin counts as the server's own. */
-  readonly publicUrl?: string;
-  /** Password of the first person `admin`; generated when absent, and written to `adminPasswordFile`. */
-  readonly adminPassword?: string;
-  /**
-   * Where a generated first password is written (readable by the server's user only), never to the
-   * log. Default `data/initial-admin-password` in the working directory (`DEFAULT_ADMIN_PASSWORD_FILE`).
-   */
-  readonly adminPasswordFile?: string;
-  /**
-   * bcrypt's cost for the first admin's hash: default 10 (`BCRYPT_COST`). Only tests lower it (to 4,
-   * bcrypt's least), as test set-ups of other frameworks do: a cost-10 hash takes a tenth of a
-   * second of CPU at each of the suite's hundreds of server starts, and sign-in checks either alike.
-   */
-  readonly passwordHashCost?: number;
-  /** Operator-facing lines (`listening on …`). Default: stdout. */
-  readonly log?: (line: string) => void;
-  /** Unexpected errors (answered 500 without details), with the id of the request they happened in. Default: stderr, in `logFormat`. */
-  readonly logError?: (error: unknown, requestId?: string) => void;
-  /** The format of request lines and of the default error log (`serve --log-format`). Default text. */
-  readonly logFormat?: LogFormat;
-  /** Where one line per request goes, in `logFormat` (see log.ts); none: no request lines. */
-  readonly requestLog?: (line: string) => void;
-  /** Serve `GET /metrics` on this address (`serve --metrics-port`, `--metrics-host`); none: no metrics are kept. */
-  readonly metrics?: { readonly host: string; readonly port: number };
-  readonly database?: OpenOptions;
-  /** What an agent token without limits of its own may do per minute (0: unlimited). Default 600 requests, 120 writes. */
-  readonly agentLimits?: RateLimits;
-  /** Express's `trust proxy` (see `serve --trust-proxy`). Default none. */
-  readonly trustProxy?: boolean | number | string;
-  readonly extensions?: readonly ServerExtension[];
-  /** What the service calls itself for people (`serve --name`, `--colour`, `--locale`); default `DEFAULT_SERVICE_INFO`. */
-  readonly serviceInfo?: ServiceInfo;
-  /** How long `close()` may take before it cuts the connections left (`serve --shutdown-timeout`). Default 10 s. */
-  readonly shutdownGraceMs?: number;
-  /**
-   * While draining, the server keeps accepting (each answer closing its connection) until no
-   * request but `/healthz` has come for this long — time for a load balancer to see `/healthz`
-   * answer 503 and stop sending — or half of `shutdownGraceMs` has passed; only then does it stop
-   * listening and close idle connections. 0 (the default for embedders and tests): at once.
-   * `serve`: `DRAIN_QUIET_MS`.
-   */
-  readonly drainQuietMs?: number;
-  /** How long clients may take to send requests, and idle connections are kept (`DEFAULT_TIMEOUTS`). */
-  readonly timeouts?: Partial<HttpTimeouts>;
-  /** The time for rate windows, the sign-in lockout, token expiry, retention and writes' `'today'` and `'now'` (runtime/clock.ts); the system's by default. */
-  readonly clock?: Clock;
-  /**
-   * What the server prunes in the background, and how often (runtime/retention/). `serve` always
-   * passes one (`--retain-audit-days` and the others); absent, nothing is pruned.
-   */
-  readonly retention?: RetentionPolicy;
-  /** The pruner's batch sizes and pauses (runtime/db/batched-delete.ts); its defaults suit a server. */
-  readonly pruneBatches?: BatchOptions;
-  /** Where uploaded files' content lives (`serve --files`); default `defaultFileStorage(dbUrl)`. */
-  readonly files?: FileStorageChoice;
-  /** The largest upload in bytes (`serve --max-upload`); default 50 MB. */
-  readonly maxUploadBytes?: number;
-  /** What an agent token may read of files per UTC day, in bytes (`serve --agent-file-bytes-per-day`); default 1 GB. */
-  readonly agentFileBytesPerDay?: number;
-}
-
-/** The HTTP server's timeouts, in milliseconds; 0 turns one off. */
-export interface HttpTimeouts {
-  /**
-   * Receiving a whole request, headers and body: a client that has not sent it all by then is
-   * answered 408 and its connection closed, so that requests whose bodies never arrive cannot hold
-   * connections (and memory) for long. 30 s carry a 1 MB body at about 35 kB/s.
-   */
-  readonly requestMs: number;
-  /** Receiving a request's headers (at most `requestMs`). */
-  readonly headersMs: number;
-  /** Keeping an idle keep-alive connection. Behind a load balancer, make it longer than the balancer's own idle timeout. */
-  readonly keepAliveMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
-
-/** node:http's options for the timeouts (see `HttpTimeouts`). */
-function httpServerOptions(given: Partial<HttpTimeouts> = {}): { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
-  const { requestMs, headersMs, keepAliveMs } = { ...DEFAULT_TIMEOUTS, ...given };
-  const headersTimeout = requestMs === 0 ? headersMs : headersMs === 0 ? requestMs : Math.min(headersMs, requestMs);
-  const shortest = Math.min(...[requestMs, headersTimeout].filter((ms) => ms > 0), 4_000);
-  return {
-    requestTimeout: requestMs,
-    headersTimeout,
-    keepAliveTimeout: keepAliveMs,
-    // node:http checks the first two on this interval (by default every 30 s: a request could outlive its timeout by that much).
-    connectionsCheckingInterval: Math.max(10, Math.floor(shortest / 4)),
-  };
-}
-
-export interface RunningServer {
-  readonly url: string;
-  readonly port: number;
-  readonly db: Knex;
-  readonly service: RecordService;
-  /** `GET /metrics`'s URL when the server keeps metrics. */
-  readonly metricsUrl?: string;
-  /** The background pruner, when the server has a retention policy. */
-  readonly pruner?: Pruner;
-  /** Uploaded files: their storage and the sweep of those no record or history entry holds. */
-  readonly files: Files;
-  close(): Promise<void>;
-}
-
-/** `serve`'s quiet before it stops listening (see `ServerOptions.drainQuietMs`): longer than the gaps between requests of a steady load. */
-export const DRAIN_QUIET_MS = 500;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -239,7 +123,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       logError: (error) => logError(error),
     });
     const beforeApi: (Router | RequestHandler)[] = [files.router];
-    const api: (Router | RequestHandler)[] = [];
+    const allowPrivateWebhooks = options.webhooks?.allowPrivate ?? false;
+    const api: (Router | RequestHandler)[] = [createWebhookRouter(service, callers, { allowPrivate: allowPrivateWebhooks })];
     for (const extension of extensions) {
       const routes = extension.routes?.(service, { site, callers, files: files.reading });
       beforeApi.push(...(routes?.beforeApi ?? []));
@@ -286,6 +171,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
 
+    const workerOptions = options.webhooks?.worker;
+    const webhookWorker = workerOptions === false ? undefined : startDeliveryWorker({ ...workerOptions, service, clock, allowPrivate: allowPrivateWebhooks, logError: (error) => logError(error) });
+
     let closed: Promise<void> | undefined;
     const listener = metricsListener;
     return {
@@ -296,6 +184,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(listener ? { metricsUrl: listener.url } : {}),
       ...(pruner ? { pruner } : {}),
       files,
+      ...(webhookWorker ? { webhookWorker } : {}),
       close() {
         closed ??= (async () => {
           closing = true;
@@ -304,6 +193,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           // Its lease released, another instance takes the pruning over at once.
           await pruner?.stop().catch((error: unknown) => logError(error));
           await files.stop().catch((error: unknown) => logError(error));
+          // Deliveries in flight finish (each within its timeout); what is left waits for the next start.
+          await webhookWorker?.stop().catch((error: unknown) => logError(error));
           await listener?.close();
           await db.destroy();
         })();

@@ -4,6 +4,7 @@
  * JSON Schema. Both go through the same `runtime/kinds.ts` builders, so they cannot disagree.
  */
 import { z } from 'zod';
+import { noModelCommand } from '../../runtime/command-kinds.ts';
 import { actionManyInput, createManyInput, deleteManyInput, historyInput, indexedTextMaxLength, revertBatchInput, updateManyInput, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import type { CommandIR, FieldIR, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
@@ -140,6 +141,8 @@ export function commandInput(model: ModelIR, command: CommandIR): CommandInput {
           ),
         ],
       };
+    default:
+      return noModelCommand(command.kind);
   }
 }
 

@@ -436,6 +436,8 @@ export function resultEnvelope(model: ModelIR, command: CommandIR, record: unkno
     erased: ERASURE,
     history: { type: 'object', properties: { rows: { type: 'array', items: historyEntry(model) }, total: { type: 'integer' } }, required: ['rows', 'total'] },
     batch: BATCH,
+    // No model's command answers a service command's value (runtime/command-kinds.ts).
+    service: {},
   };
   const envelope = envelopeOf(values[COMMAND_KINDS[command.kind].result]);
   if (command.kind !== 'list' && command.kind !== 'search') return envelope;

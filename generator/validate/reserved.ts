@@ -16,6 +16,7 @@ export const RESERVED_MODEL_NAMES: Readonly<Record<string, string>> = {
   commands: '/api/commands',
   meta: '/api/meta',
   audit: '/api/audit',
+  webhook: '/api/webhook/…',
 };
 
 /** The runtime's system tables (`rms_schema`, `rms_people`, …) start with this; a model's table is named after the model. */

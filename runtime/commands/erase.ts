@@ -24,6 +24,7 @@ import type { LinesChange } from '../history/store.ts';
 import { eraseMaskedValues, forgetBindings } from '../masking/erase.ts';
 import { collectPlanValues, eraseFromPlans } from '../plans/erase.ts';
 import type { StoredLine } from '../registry.ts';
+import { eraseFromEvents } from '../webhooks/erase.ts';
 import { linesOfRecord } from './documents.ts';
 import type { ErasedFields, ErasureResult } from './results.ts';
 import type { CommandContext, CompiledModel, RecordService } from './types.ts';
@@ -40,7 +41,7 @@ export interface Erasure {
  * (answering how many of its rows changed). The seam for what comes later: an outbox of events
  * (pending deliveries carry records as their subscribers see them) adds its step here.
  */
-const ERASURE_STEPS: readonly { readonly name: string; erase(db: Knex, erasure: Erasure): Promise<number> }[] = [];
+const ERASURE_STEPS: readonly { readonly name: string; erase(db: Knex, erasure: Erasure): Promise<number> }[] = [{ name: 'events', erase: eraseFromEvents }];
 
 /** Erases the record's personal data in `db` (the command's transaction); undefined when no record ever had this id. */
 export async function eraseRecord(ctx: CommandContext, db: Knex, recordId: string): Promise<ErasureResult | undefined> {

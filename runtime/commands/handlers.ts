@@ -9,7 +9,7 @@
  * field): what the caller sees of them is view/caller-view.ts's.
  */
 import type { Knex } from 'knex';
-import type { CommandKind } from '../command-kinds.ts';
+import { SERVICE_COMMANDS, noModelCommand, type CommandKind, type ServiceKind } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import { changedSince, findChange, holdsErased, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
@@ -208,6 +208,9 @@ export const handlers: Record<CommandKind, Handler> = {
     const result = await writeChanges(ctx, db, current, changes, {});
     return Object.keys(inputs).length > 0 && result.change ? { ...result, change: { ...result.change, inputs } } : result;
   },
+
+  // The service's own commands (webhook.*) run in runtime/webhooks/commands.ts: no model has one.
+  ...(Object.fromEntries([...SERVICE_COMMANDS.values()].map((kind) => [kind, () => noModelCommand(kind)])) as unknown as Record<ServiceKind, Handler>),
 };
 
 /**

@@ -18,6 +18,7 @@ import { batchAsSeen } from './batch-view.ts';
 import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
 import { handlers, type RunResult } from './handlers.ts';
+import { changeEventOf, writeEvents, type ChangeEvent } from '../webhooks/outbox.ts';
 import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
@@ -51,6 +52,7 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
       // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
       changeId = await recordHistory(ctx, db, result, own, options.proposal);
       await keepBindings(ctx, db, result, own, options.proposal?.by.agentTokenId ?? undefined);
+      if (changeId) await keepEvents(ctx, db, [{ ctx, result, changeId }], options.proposal, null);
     }
     const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined, batchId);
     if (result.shape === 'batch') return envelope(ctx, result, value);
@@ -187,14 +189,37 @@ async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchIte
   const written = await writeHistoryEntries(db, entries.filter((entry) => entry !== undefined));
   const agentTokenId = proposal?.by.agentTokenId ?? undefined;
   const events: AuditEvent[] = [];
+  const changed: { ctx: CommandContext; result: RunResult; changeId: string }[] = [];
   for (const [index, item] of items.entries()) {
     // A record just created has no bindings to drop, and a person's write binds nothing.
     if (agentTokenId !== undefined || item.ctx.command.meta.kind !== 'create') await keepBindings(item.ctx, db, item.result, owns[index]!, agentTokenId);
     const changeId = entries[index] ? written.shift() : undefined;
     events.push({ outcome: 'executed', prepared: item.prepared, recordId: recordIdOf(item.result), changeId });
+    if (changeId) changed.push({ ctx: item.ctx, result: item.result, changeId });
   }
   await writeAuditEvents(ctx, events, db);
+  await keepEvents(ctx, db, changed, proposal, batchId);
   return batchId;
+}
+
+/**
+ * The outbox's event of each change that left a history entry, in the write's transaction
+ * (webhooks/outbox.ts), named after the command called (a bulk command's, for its records).
+ */
+async function keepEvents(
+  ctx: CommandContext,
+  db: Knex,
+  changes: readonly { readonly ctx: CommandContext; readonly result: RunResult; readonly changeId: string }[],
+  proposal: Proposal | undefined,
+  batchId: string | null,
+): Promise<void> {
+  const who = { by: proposal?.by ?? auditActor(ctx.caller), planId: proposal?.planId ?? null };
+  const events: ChangeEvent[] = [];
+  for (const change of changes) {
+    const event = await changeEventOf(change.ctx, db, change.result, who, { command: ctx.command.meta.id, changeId: change.changeId, batchId });
+    if (event) events.push(event);
+  }
+  await writeEvents(db, ctx.service, events, ctx.service.clock.now());
 }
 
 function recordIdOf(result: RunResult): string | null {

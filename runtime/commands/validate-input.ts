@@ -7,6 +7,7 @@
  * - `""` in a text field means empty;
  * - `null` means empty: absent on create, "clear the field" on update (refused when required).
  */
+import { noModelCommand } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
 import { agentMaxAffected, type ListInput } from '../kinds.ts';
@@ -55,6 +56,8 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
     case 'delete_many':
     case 'action_many':
       return validateBulkInput(ctx, raw);
+    default:
+      return noModelCommand(meta.kind);
   }
 }
 

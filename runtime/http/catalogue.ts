@@ -7,6 +7,7 @@ import { Router, type Request, type Response } from 'express';
 import { DEFAULT_SERVICE_INFO, type ActionInfo, type CallerInfo, type CommandInfo, type CommandsAnswer, type FieldInfo, type LineListInfo, type MetaAnswer, type ModelInfo, type ModuleInfo, type ServiceAnswer, type ServiceInfo } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import { NOT_AN_AGENTS_KINDS } from '../command-kinds.ts';
+import { serviceCommandsOf } from '../webhooks/commands.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { FieldMeta, Registry } from '../registry.ts';
 import { rightsOf, type CallerRights, type FieldRights } from '../rights.ts';
@@ -100,7 +101,14 @@ export function metaFor(registry: Registry, caller: Caller): MetaAnswer {
     caller.kind === 'person'
       ? { kind: 'person', username: caller.username, roles: caller.roles }
       : { kind: 'agent', label: caller.label, scopes: caller.scopes, creator: caller.creatorUsername };
-  return { caller: who, modules, models, ...(caller.kind === 'person' ? { decides_plans: decidesPlans(registry, rights) } : {}) };
+  const serviceCommands = serviceCommandsOf(caller);
+  return {
+    caller: who,
+    modules,
+    models,
+    ...(caller.kind === 'person' ? { decides_plans: decidesPlans(registry, rights) } : {}),
+    ...(serviceCommands.length > 0 ? { service_commands: serviceCommands } : {}),
+  };
 }
 
 /** A field as the caller reads it, and whether it may write it. */

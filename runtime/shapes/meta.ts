@@ -157,5 +157,11 @@ export interface MetaAnswer {
    * the approvals inbox stays empty. Absent for agents.
    */
   readonly decides_plans?: boolean;
+  /**
+   * For a person with `admin`: the service's own commands, which belong to no model
+   * (`webhook.create`, …, `POST /api/webhook/<command>`, docs/integrations.md). Absent for
+   * everyone else and for agents.
+   */
+  readonly service_commands?: readonly string[];
 }
 

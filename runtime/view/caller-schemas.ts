@@ -11,6 +11,7 @@
  *   the kind: a personal email is `CONTACT_EMAIL_1`, no address), and an input takes a token
  *   where it takes a value.
  */
+import { noModelCommand } from '../command-kinds.ts';
 import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
 import type { CommandMeta, FieldMeta, JsonSchema } from '../registry.ts';
 
@@ -55,6 +56,8 @@ export function fitInputSchema(command: CommandMeta, fields: ModelRights, schema
     case 'update':
     case 'action':
       return fitRecord(schema, fields, 'input');
+    default:
+      return noModelCommand(command.kind);
   }
 }
 

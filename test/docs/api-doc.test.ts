@@ -105,7 +105,8 @@ let sales: string;
 beforeAll(async () => {
   // Trusting loopback's X-Forwarded-For lets the sign-in throttle be provoked from an address of
   // its own, leaving 127.0.0.1 free to sign in for the rest of the tests.
-  t = await startTestServer({ trustProxy: 'loopback' });
+  // No delivery worker: the webhook a provocation makes points at a public address this machine cannot reach.
+  t = await startTestServer({ trustProxy: 'loopback', webhooks: { worker: false } });
   admin = await t.login();
   sales = await t.addPerson('sally', ['sales']);
 });
@@ -285,6 +286,20 @@ describe('error texts', () => {
   /** A valid order's input, each with a number of its own. */
   const orderInput = (extra: Record<string, unknown> = {}) => ({ number: `DO-${String(++orderNumber).padStart(4, '0')}`, customer: party.id, items: [ITEM], ...extra });
   const order = (extra: Record<string, unknown>, token = admin) => t.command(token, 'order.create', orderInput(extra));
+
+  const hook = (command: string, input: unknown) => t.request('POST', `/api/webhook/${command}`, input, admin);
+  const PUBLIC_HOOK = 'https://93.184.215.14/hook';
+  const SECRET = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+  /** Runs `call` with a webhook made for it, then deletes the webhook. */
+  const withWebhook = async (call: (id: string) => Promise<TestResponse>): Promise<TestResponse> => {
+    const made = await hook('create', { url: PUBLIC_HOOK, as_role: 'sales' });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    try {
+      return await call(made.body.value.id as string);
+    } finally {
+      await hook('delete', { id: made.body.value.id });
+    }
+  };
 
   /** How each documented error is provoked; the key is its text as the page writes it. */
   const provocations: Record<string, Provocation> = {
@@ -501,6 +516,39 @@ describe('error texts', () => {
     'change_id must not contain NUL characters': () => t.command(admin, 'lead.revert', { id: lead.id, change_id: 'c\u0000' }),
     '<key> must be given once': () => audit('limit=1&limit=2'),
     '<key> must be JSON': () => audit('filter=not-json'),
+    // Webhooks
+    '<command> takes no <key> (it takes <keys>)': () => hook('list', { all: true }),
+    'url is required: the http or https URL events are sent to': () => hook('create', { as_role: 'sales' }),
+    'url must be an absolute http or https URL': () => hook('create', { url: 'example.com/hook', as_role: 'sales' }),
+    'url must be an http or https URL, not <scheme>': () => hook('create', { url: 'ftp://example.com/hook', as_role: 'sales' }),
+    'url must not carry a user name or password (the secret signs each request)': () => hook('create', { url: 'https://me:pw@93.184.215.14/', as_role: 'sales' }),
+    'url: <host> is a loopback, private or reserved address, which webhooks may not reach (serve --allow-private-webhooks allows it)': () =>
+      hook('create', { url: 'http://169.254.169.254/latest/meta-data', as_role: 'sales' }),
+    'url: the host <host> does not resolve': () => hook('create', { url: 'https://no-such-host.invalid/hook', as_role: 'sales' }),
+    'as_role is required: the role whose field rights shape what is sent': () => hook('create', { url: PUBLIC_HOOK }),
+    'as_role: no role named <role> (the roles: <roles>)': () => hook('create', { url: PUBLIC_HOOK, as_role: 'boss' }),
+    '<key> must be a list of <what>, or null for all': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: 'lead' }),
+    '<key> must name at least one (leave it out, or null, for all)': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', commands: [] }),
+    '<key>[<i>] must be a non-empty string': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: [''] }),
+    '<key>[<i>]: <name> is named twice': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: ['lead', 'lead'] }),
+    'models[<i>]: no model named <model>': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: ['ledger'] }),
+    'commands[<i>]: no <models> has a command <name> that changes records': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: ['party'], commands: ['win'] }),
+    'give secret or secrets, not both': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secret: SECRET, secrets: [SECRET] }),
+    '<key> must be a string: whsec_ and the base64 of 24 to 64 random bytes': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secret: 42 }),
+    '<key> must start with whsec_ (a Standard Webhooks secret: whsec_ and the base64 of 24 to 64 random bytes)': () =>
+      hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secret: 'sk_live_abc' }),
+    '<key> must be whsec_ followed by base64': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secret: 'whsec_not base64' }),
+    '<key> must hold 24 to 64 bytes, not <n>': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secrets: ['whsec_' + Buffer.alloc(16).toString('base64')] }),
+    'secrets must be a list of one or two secrets (the old and the new while rotating)': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secrets: [SECRET, SECRET, SECRET] }),
+    'secrets[1] is the same as secrets[0]': () => hook('create', { url: PUBLIC_HOOK, as_role: 'sales', secrets: [SECRET, SECRET] }),
+    "id is required: the webhook's id": () => hook('get', {}),
+    'webhook <id> not found': () => hook('get', { id: 'W1' }),
+    'webhook.deliveries status must be pending, delivered or dead': () => withWebhook((id) => hook('deliveries', { id, status: 'failed' })),
+    '<command> <key> must be a whole number from <min> to <max>': () => withWebhook((id) => hook('deliveries', { id, limit: 0 })),
+    '<command> <key> must be a non-empty string': () => withWebhook((id) => hook('deliveries', { id, event_id: '' })),
+    'webhook.redeliver dead must be true (or left out)': () => withWebhook((id) => hook('redeliver', { id, dead: false })),
+    'webhook.redeliver takes event_id (one event) or dead: true (every dead one)': () => withWebhook((id) => hook('redeliver', { id })),
+    'webhook.redeliver event_id: no event <event_id> was sent to webhook <id>': () => withWebhook((id) => hook('redeliver', { id, event_id: 'E1' })),
   };
 
   it('the page has error tables', () => {

@@ -73,6 +73,8 @@ export interface TestServerOptions {
   readonly trustProxy?: ServerOptions['trustProxy'];
   /** The server's clock for rate windows, the lockout and token expiry: a `TestClock` to move time (test/helpers/clock.ts). */
   readonly clock?: ServerOptions['clock'];
+  /** Passed to startServer as they are: private receivers allowed, the delivery worker's settings. */
+  readonly webhooks?: ServerOptions['webhooks'];
   readonly serviceInfo?: ServerOptions['serviceInfo'];
   /** Passed to startServer as they are: metrics on their own port, request lines and their format. */
   readonly metrics?: ServerOptions['metrics'];
@@ -123,6 +125,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.agentLimits ? { agentLimits: options.agentLimits } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.requestLog ? { requestLog: options.requestLog } : {}),
     ...(options.logFormat ? { logFormat: options.logFormat } : {}),

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/registry.ts';
-import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits } from '../../runtime/command-kinds.ts';
+import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits, noModelCommand } from '../../runtime/command-kinds.ts';
 import type { CommandMeta, ModelMeta } from '../../runtime/registry.ts';
 import { actionInputs, makeRecord, oneOfEach, recordInput, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
 import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
@@ -93,6 +93,8 @@ async function inputFor(model: ModelMeta, command: CommandMeta, forAgent = false
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return { input: { batch_id: res.body.value.batch_id }, recordId: id };
     }
+    default:
+      return noModelCommand(command.kind);
   }
 }
 

@@ -1,0 +1,226 @@
+/**
+ * `npm run bench -- --webhooks [--before <dir>]`: what events and webhooks cost, and how fast they
+ * go (issue 22's targets), per database:
+ *
+ * - **Outbox cost on single writes** (target < 10 %): `lead.create` and `lead.update` by wrk on this
+ *   checkout and, side by side on the same database, on `--before <dir>`, a checkout of the commit
+ *   before the outbox (built, node_modules linked, as the main bench's `--before`): the median of
+ *   the per-round ratios of writes per second, and of the server process's CPU time per write
+ *   (/proc: what the write costs the server, which other load on the machine moves less than its
+ *   rate; on PostgreSQL the database's own work is not in it). Rounds are short and many, side by
+ *   side. Without `--before` this row is not measured.
+ * - **Writes while a webhook delivers**: the same writes with one webhook subscribed to a local
+ *   receiver, against none (the worker's work beside the writes).
+ * - **Delivery rate** (target ≥ 500 events/s): 10,000 leads made by `lead.create_many` with one
+ *   webhook subscribed to a receiver in this process (node:http on 127.0.0.1, answering 204): events
+ *   received per second, first to last, and the time from an event's commit to its arrival (p50,
+ *   p99).
+ *
+ * The servers run `rmsgen serve --allow-private-webhooks` (the receiver is on loopback).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeConnections, createLeads, createManyLeads, login, post } from './api.ts';
+import { readFileSync } from 'node:fs';
+import { startNode, type StartedProcess } from './processes.ts';
+import { median, pairedRatio } from './report.ts';
+import { prepareTarget, runWrk, type WrkResult, type WrkTarget } from './wrk.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PASSWORD = 'bench-password-1';
+
+/** CPU time (user and system) the process has used, in ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A wrk run with the server's CPU time per request. */
+interface Measured {
+  readonly result: WrkResult;
+  readonly cpuUsPerRequest: number;
+}
+
+export interface WebhooksBenchOptions {
+  readonly dialects: readonly ('sqlite' | 'postgres')[];
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly connections: number;
+  /** Events the delivery rate is measured over (10,000; fewer in a smoke run). */
+  readonly events: number;
+  readonly before: string | undefined;
+  readonly workDir: string;
+  readonly openDatabase: (dialect: 'sqlite' | 'postgres', name: string) => Promise<{ url: string; drop(): Promise<void> } | string>;
+  readonly log: (line: string) => void;
+}
+
+interface Receiver {
+  readonly url: string;
+  /** Arrival time (ms since the epoch) of each request, with its event's `at`. */
+  readonly arrivals: { readonly at: number; readonly committedAt: number }[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const arrivals: { at: number; committedAt: number }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      arrivals.push({ at: Date.now(), committedAt: Date.parse((JSON.parse(body) as { at: string }).at) });
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<void> {
+  const { log } = options;
+  const lines: string[] = ['| Measure | Database | Figure | Target |', '| --- | --- | --- | --- |'];
+  for (const dialect of options.dialects) {
+    const database = await options.openDatabase(dialect, 'webhooks');
+    if (typeof database === 'string') {
+      log(`${dialect}: not run (${database})`);
+      continue;
+    }
+    const servers: StartedProcess[] = [];
+    const cleanups: (() => Promise<void>)[] = [];
+    const receiver = await startReceiver();
+    try {
+      // The checkout before the outbox has no webhooks, nor their flag.
+      const serve = (cwd: string, name: string, db: string) =>
+        startNode(name, ['bin/rmsgen.js', 'serve', '--port', '0', '--db', db, '--no-request-log', ...(cwd === ROOT ? ['--allow-private-webhooks'] : [])], { cwd, env: { RMS_ADMIN_PASSWORD: PASSWORD } });
+      const current = await serve(ROOT, 'rmsgen', database.url);
+      servers.push(current);
+      const token = await login(current.url, PASSWORD);
+      log(`${dialect}: 200 leads to update`);
+      const { ids } = await createLeads(current.url, token, 200);
+      // The checkout before the outbox writes to a database of its own (two processes writing one
+      // SQLite file wait for each other's locks), with leads of its own.
+      let before: StartedProcess | undefined;
+      let beforeToken: string | undefined;
+      let beforeIds: readonly string[] = [];
+      if (options.before) {
+        const beforeDatabase = await options.openDatabase(dialect, 'webhooks_before');
+        if (typeof beforeDatabase === 'string') throw new Error(beforeDatabase);
+        cleanups.push(beforeDatabase.drop);
+        before = await serve(options.before, 'rmsgen (before the outbox)', beforeDatabase.url);
+        servers.push(before);
+        beforeToken = await login(before.url, PASSWORD);
+        beforeIds = (await createLeads(before.url, beforeToken, 200)).ids;
+      }
+
+      const dir = join(options.workDir, `webhooks-${dialect}`);
+      mkdirSync(dir, { recursive: true });
+      const writes = (url: string, bearer: string, name: string, leads: readonly string[]): { create: WrkTarget; update: WrkTarget } => ({
+        create: prepareTarget(dir, `${name}-create`, `${url}/api/lead/create`, [{ title: 'Bench lead {{n}}', probability: 10 }], { authorization: `Bearer ${bearer}` }),
+        update: prepareTarget(dir, `${name}-update`, `${url}/api/lead/update`, leads.map((id) => ({ id, title: 'Renamed {{n}}' })), { authorization: `Bearer ${bearer}` }),
+      });
+      const targets: Record<string, { target: WrkTarget; pid: number }> = {};
+      const mine = writes(current.url, token, 'current', ids);
+      targets.create = { target: mine.create, pid: current.pid };
+      targets.update = { target: mine.update, pid: current.pid };
+      if (before && beforeToken) {
+        const theirs = writes(before.url, beforeToken, 'before', beforeIds);
+        targets.createBefore = { target: theirs.create, pid: before.pid };
+        targets.updateBefore = { target: theirs.update, pid: before.pid };
+      }
+      const measure = async ({ target, pid }: { target: WrkTarget; pid: number }, seconds: number): Promise<Measured> => {
+        const cpuBefore = cpuMs(pid);
+        const result = await runWrk(target, { seconds, connections: options.connections });
+        return { result, cpuUsPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / result.requests };
+      };
+      const measureRounds = async (label: string): Promise<Record<string, Measured[]>> => {
+        const rounds: Record<string, Measured[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+        for (const target of Object.values(targets)) await measure(target, 1);
+        log(`${dialect}: ${label}, ${options.rounds} rounds`);
+        for (let round = 0; round < options.rounds; round++) {
+          for (const [name, target] of Object.entries(targets)) rounds[name]!.push(await measure(target, options.seconds));
+        }
+        return rounds;
+      };
+      const results = (measured: readonly Measured[]) => measured.map((one) => one.result);
+      const cpuRatio = (numerator: readonly Measured[], denominator: readonly Measured[]) => median(numerator.map((one, i) => one.cpuUsPerRequest / denominator[i]!.cpuUsPerRequest));
+      const cpu = (measured: readonly Measured[]) => `${Math.round(median(measured.map((one) => one.cpuUsPerRequest)))} µs`;
+      const quiet = await measureRounds('writes without a webhook');
+      const rps = (measured: readonly Measured[]) => `${Math.round(median(measured.map((one) => one.result.requestsPerSecond))).toLocaleString('en')}/s`;
+      for (const kind of ['create', 'update'] as const) {
+        const withOutbox = quiet[kind]!;
+        const without = quiet[`${kind}Before`];
+        if (without) {
+          const cost = 1 - pairedRatio(results(withOutbox), results(without));
+          const cpuCost = cpuRatio(withOutbox, without) - 1;
+          const met = (value: number) => (value < 0.1 ? '✓' : '✗');
+          lines.push(`| outbox cost on single writes: lead.${kind}, writes/s (${rps(withOutbox)} against ${rps(without)} before it) | ${dialect} | ${(cost * 100).toFixed(1)} % | < 10 % ${met(cost)} |`);
+          lines.push(`| outbox cost on single writes: lead.${kind}, server CPU per write (${cpu(withOutbox)} against ${cpu(without)}) | ${dialect} | ${(cpuCost * 100).toFixed(1)} % | < 10 % ${met(cpuCost)} |`);
+        } else {
+          lines.push(`| lead.${kind}, no webhook (outbox cost: run with --before <checkout>) | ${dialect} | ${rps(withOutbox)}, ${cpu(withOutbox)} CPU a write | — |`);
+        }
+      }
+
+      // The same writes with one webhook delivering each of them.
+      const made = await post(`${current.url}/api/webhook/create`, { url: receiver.url, as_role: 'admin', models: ['lead'] }, { authorization: `Bearer ${token}` });
+      if (made.status !== 200) throw new Error(`webhook.create answered ${made.status}: ${JSON.stringify(made.json)}`);
+      delete targets.createBefore;
+      delete targets.updateBefore;
+      const delivering = await measureRounds('writes while a webhook delivers');
+      for (const kind of ['create', 'update'] as const) {
+        const ratio = pairedRatio(results(delivering[kind]!), results(quiet[kind]!));
+        lines.push(`| lead.${kind} while a webhook delivers each write (the worker in the same process), against none | ${dialect} | ${rps(delivering[kind]!)} (${((1 - ratio) * 100).toFixed(1)} % fewer), ${cpu(delivering[kind]!)} CPU a write | — |`);
+      }
+      await post(`${current.url}/api/webhook/delete`, { id: (made.json as { value: { id: string } }).value.id }, { authorization: `Bearer ${token}` });
+      for (const server of servers.splice(0)) await server.stop();
+      closeConnections();
+
+      // Delivery rate on a database and server of their own.
+      const delivery = await options.openDatabase(dialect, 'webhooks_delivery');
+      if (typeof delivery === 'string') throw new Error(delivery);
+      try {
+        const server = await serve(ROOT, 'rmsgen (delivery)', delivery.url);
+        servers.push(server);
+        const deliveryToken = await login(server.url, PASSWORD);
+        const hook = await post(`${server.url}/api/webhook/create`, { url: receiver.url, as_role: 'admin' }, { authorization: `Bearer ${deliveryToken}` });
+        if (hook.status !== 200) throw new Error(`webhook.create answered ${hook.status}`);
+        receiver.arrivals.length = 0;
+        log(`${dialect}: ${options.events.toLocaleString('en')} events delivered to a local receiver`);
+        await createManyLeads(server.url, deliveryToken, 1000, options.events / 1000);
+        const deadline = Date.now() + 120_000;
+        while (receiver.arrivals.length < options.events && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        const arrivals = receiver.arrivals;
+        if (arrivals.length < options.events) throw new Error(`only ${arrivals.length} of ${options.events} events arrived within 2 minutes`);
+        const seconds = (arrivals.at(-1)!.at - arrivals[0]!.at) / 1000;
+        const rate = (arrivals.length - 1) / seconds;
+        const lags = arrivals.map((arrival) => arrival.at - arrival.committedAt).sort((a, b) => a - b);
+        const percentile = (p: number) => lags[Math.min(lags.length - 1, Math.floor((lags.length * p) / 100))]!;
+        lines.push(`| webhook delivery to a local receiver (${options.events.toLocaleString('en')} events of lead.create_many) | ${dialect} | ${Math.round(rate).toLocaleString('en')} events/s | ≥ 500 events/s ${rate >= 500 ? '✓' : '✗'} |`);
+        lines.push(`| from an event's write to its arrival, p50 / p99 (writes of 1,000 a call, faster than delivery) | ${dialect} | ${percentile(50)} / ${percentile(99)} ms | — |`);
+      } finally {
+        for (const server of servers.splice(0)) await server.stop();
+        closeConnections();
+        await delivery.drop();
+      }
+    } finally {
+      for (const server of servers) await server.stop();
+      closeConnections();
+      await receiver.close();
+      for (const cleanup of cleanups) await cleanup();
+      await database.drop();
+    }
+  }
+  console.log('');
+  console.log(lines.join('\n'));
+}

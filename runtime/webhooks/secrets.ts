@@ -1,0 +1,42 @@
+/**
+ * Webhook secrets and signatures, as Standard Webhooks has them (so receivers can use its
+ * verifiers): a secret is `whsec_` + the base64 of 24 to 64 random bytes, the decoded bytes are
+ * the HMAC-SHA256 key, and a request carries `Webhook-Signature: v1,<base64 HMAC of
+ * "<id>.<timestamp>.<body>">` — one entry per active secret, space-separated, so that a receiver
+ * that knows either of two secrets accepts it while they are rotated.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+const PREFIX = 'whsec_';
+export const MIN_SECRET_BYTES = 24;
+export const MAX_SECRET_BYTES = 64;
+/** What the server generates when a webhook is made without a secret. */
+const GENERATED_SECRET_BYTES = 32;
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** A new secret. */
+export function generateSecret(): string {
+  return PREFIX + randomBytes(GENERATED_SECRET_BYTES).toString('base64');
+}
+
+/** Why `secret` is not a secret of the Standard Webhooks form, or undefined when it is. `name` says which input it was. */
+export function secretProblem(secret: string, name: string): string | undefined {
+  if (!secret.startsWith(PREFIX)) return `${name} must start with ${PREFIX} (a Standard Webhooks secret: ${PREFIX} and the base64 of ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} random bytes)`;
+  const encoded = secret.slice(PREFIX.length);
+  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return `${name} must be ${PREFIX} followed by base64`;
+  const bytes = Buffer.from(encoded, 'base64').length;
+  if (bytes < MIN_SECRET_BYTES || bytes > MAX_SECRET_BYTES) return `${name} must hold ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes, not ${bytes}`;
+  return undefined;
+}
+
+/** The `Webhook-Signature` header of a request: one `v1,<signature>` per secret. */
+export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
+  return secrets.map((secret) => `v1,${sign(secret, id, timestamp, body)}`).join(' ');
+}
+
+/** The base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed by the secret's decoded bytes. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
+  return createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+}

@@ -1,0 +1,298 @@
+/**
+ * The delivery worker: a loop of its own in each server, outside requests, over the deliveries
+ * the outbox made with each event (outbox.ts). Group after group (several in flight at once), it
+ *
+ * 1. claims due deliveries under a lease — on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
+ *    instances never claim the same one, and a killed instance's claims are taken over once its
+ *    lease has run out — but only a record's earliest unfinished one per subscription, so that a
+ *    later event of a record is never sent before an earlier one succeeded or died;
+ * 2. sends each: `POST` of `{id, type, at, record_id, actor, changes, record}` signed as Standard
+ *    Webhooks has it (secrets.ts); a 2xx within 10 s is success, anything else (a redirect too:
+ *    none is followed) is retried with exponential backoff and jitter until 24 h have passed since
+ *    the first attempt, then the delivery is dead;
+ * 3. notes what each attempt of the group gave, in one transaction.
+ *
+ * At least once: an instance killed after a receiver answered but before it noted the answer
+ * sends that event again once its lease runs out. Times come from the server's clock
+ * (runtime/clock.ts), so tests move the backoff instead of waiting for it.
+ */
+import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Knex } from 'knex';
+import type { Clock } from '../clock.ts';
+import type { RecordService } from '../commands/types.ts';
+import { newId } from '../ids.ts';
+import type { StoredRecord } from '../registry.ts';
+import { recordsAsSeen } from '../view/caller-view.ts';
+import { hostOf, isInternalAddress } from './address.ts';
+import { signatureHeader } from './secrets.ts';
+import { webhookOf, type DeliveryRow, type Webhook } from './store.ts';
+import { roleViewOf, visibleChanges, type RoleView } from './subscriptions.ts';
+import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
+
+export interface WorkerOptions {
+  readonly service: RecordService;
+  readonly clock: Clock;
+  /** `serve --allow-private-webhooks`: requests may go to loopback and private addresses. */
+  readonly allowPrivate: boolean;
+  /** Names this instance in the leases it holds. */
+  readonly instance?: string;
+  /** How long the worker rests when there was nothing to do (real time). Default 200 ms. */
+  readonly idleMs?: number;
+  /** How long a claim holds (server clock): longer than a request may take. Default 60 s. */
+  readonly leaseMs?: number;
+  /** How long a receiver has to answer (real time). Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Retries stop this long after the first attempt (server clock). Default 24 h. */
+  readonly retryForMs?: number;
+  /** The first retry's delay (server clock), doubled for each next one. Default `FIRST_BACKOFF_MS`. */
+  readonly firstBackoffMs?: number;
+  /** Deliveries claimed at a time. Default 64. */
+  readonly batch?: number;
+  /** Deliveries in flight at most, over all groups claimed. Default 256. */
+  readonly maxInFlight?: number;
+  /** The jitter's randomness, [0, 1). */
+  readonly random?: () => number;
+  readonly logError: (error: unknown) => void;
+}
+
+export interface DeliveryWorker {
+  /** One turn: claim, send, note; answers how many deliveries it handled. */
+  turn(): Promise<number>;
+  /** Stops the loop after the turn in progress (its deliveries finished or their leases left to run out). */
+  stop(): Promise<void>;
+}
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
+/** The first retry's delay; each next one doubles, up to `MAX_BACKOFF_MS`, each scaled by a jitter of 50–100 %. */
+export const FIRST_BACKOFF_MS = 5_000;
+export const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/** The delay before the attempt after `attempts` failed ones: exponential, capped, with jitter. */
+export function backoffMs(attempts: number, random: number, firstMs: number = FIRST_BACKOFF_MS): number {
+  const base = Math.min(firstMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+  return Math.round(base * (0.5 + random / 2));
+}
+
+export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
+  const { service, clock } = options;
+  const db = service.db;
+  const instance = options.instance ?? `${process.pid}-${newId()}`;
+  const idleMs = options.idleMs ?? 200;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
+  const batch = options.batch ?? 64;
+  const maxInFlight = options.maxInFlight ?? 256;
+  const firstBackoffMs = options.firstBackoffMs ?? FIRST_BACKOFF_MS;
+  const random = options.random ?? Math.random;
+  const postgres = service.dialect === 'postgres';
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: maxInFlight }), https: new HttpsAgent({ keepAlive: true, maxSockets: maxInFlight }) };
+  const lookup = options.allowPrivate ? undefined : publicLookup;
+  const roleViews = new Map<string, RoleView>();
+  const roleView = (role: string, model: string): RoleView => {
+    const key = `${role}\u0000${model}`;
+    if (!roleViews.has(key)) roleViews.set(key, roleViewOf(service.registry, role, model));
+    return roleViews.get(key)!;
+  };
+
+  async function claim(limit: number): Promise<DeliveryRow[]> {
+    const due = new Date(clock.now()).toISOString();
+    if (!(await db(DELIVERIES_TABLE).where({ status: 'pending' }).andWhere('next_at', '<=', due).first('id'))) return [];
+    return db.transaction(async (trx) => {
+      const now = new Date(clock.now()).toISOString();
+      const d = DELIVERIES_TABLE;
+      const sql = `select d.* from ${d} d
+        where d.status = 'pending' and d.next_at <= ? and (d.lease_until is null or d.lease_until < ?)
+          and not exists (select 1 from ${d} e where e.webhook_id = d.webhook_id and e.model = d.model and e.record_id = d.record_id and e.record_seq < d.record_seq and e.status = 'pending')
+        order by d.next_at, d.id limit ?${postgres ? ' for update of d skip locked' : ''}`;
+      const result = await trx.raw(sql, [now, now, limit]);
+      const rows = (postgres ? (result as { rows: DeliveryRow[] }).rows : (result as DeliveryRow[])) ?? [];
+      if (rows.length === 0) return [];
+      await trx(d).whereIn('id', rows.map((row) => row.id)).update({ lease_until: new Date(clock.now() + leaseMs).toISOString(), leased_by: instance });
+      return rows;
+    });
+  }
+
+  async function send(claimed: readonly DeliveryRow[]): Promise<void> {
+    const events = new Map<string, EventRow>();
+    // By the outbox's key, which the delivery carries.
+    const keys = [...new Map(claimed.map((delivery) => [delivery.event_id, [delivery.model, delivery.record_id, Number(delivery.record_seq)]])).values()];
+    for (const row of (await db(EVENTS_TABLE).whereIn(['model', 'record_id', 'record_seq'], keys)) as EventRow[]) events.set(row.id, row);
+    const webhooks = new Map<string, Webhook>();
+    for (const row of await db(WEBHOOKS_TABLE).whereIn('id', [...new Set(claimed.map((delivery) => delivery.webhook_id))])) webhooks.set(row.id, webhookOf(row));
+    const outcomes = await Promise.all(
+      claimed.map(async (delivery) => {
+        const event = events.get(delivery.event_id);
+        const webhook = webhooks.get(delivery.webhook_id);
+        // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
+        if (!event || !webhook) return undefined;
+        return { delivery, outcome: await attempt(webhook, event) };
+      }),
+    );
+    // One transaction for the group's notes: a commit each would cost more than the requests (SQLite's one writer).
+    await db.transaction(async (trx) => {
+      for (const noted of outcomes) if (noted) await note(trx, noted.delivery, noted.outcome);
+    });
+  }
+
+  async function attempt(webhook: Webhook, event: EventRow): Promise<{ status: number | null; error: string | null }> {
+    try {
+      const body = JSON.stringify(await payloadOf(webhook, event));
+      const timestamp = Math.floor(clock.now() / 1000);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'rmsgen-webhooks',
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(webhook.secrets, event.id, timestamp, body),
+      };
+      const status = await post(new URL(webhook.url), headers, body);
+      if (status >= 200 && status < 300) return { status, error: null };
+      return { status, error: status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}` };
+    } catch (error) {
+      return { status: null, error: (error as Error).message };
+    }
+  }
+
+  /** The event as the subscription's role sees it (view/caller-view.ts). */
+  async function payloadOf(webhook: Webhook, event: EventRow): Promise<Record<string, unknown>> {
+    const view = roleView(webhook.asRole, event.model);
+    // The webhook's role changed since the event was written (webhook.update): nothing of it may leave.
+    if (!view) throw new Error(`as_role ${webhook.asRole} may not read ${event.model} records`);
+    const stored = event.record === null ? null : (JSON.parse(event.record) as StoredRecord);
+    const record = stored ? (await recordsAsSeen(db, view.caller, view.rights, [stored]))[0]! : null;
+    return {
+      id: event.id,
+      type: event.command,
+      at: event.at,
+      record_id: event.record_id,
+      actor: JSON.parse(event.actor) as unknown,
+      changes: visibleChanges(view.rights, JSON.parse(event.changes) as string[]),
+      record,
+    };
+  }
+
+  function post(url: URL, headers: Record<string, string>, body: string): Promise<number> {
+    const https = url.protocol === 'https:';
+    const host = hostOf(url);
+    if (!options.allowPrivate && isIP(host) !== 0 && isInternalAddress(host)) return Promise.reject(new Error(`${host} is an internal address`));
+    return new Promise((resolve, reject) => {
+      const request = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: https ? agents.https : agents.http, ...(lookup ? { lookup } : {}) });
+      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+      request.on('response', (response: IncomingMessage) => {
+        clearTimeout(timer);
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      request.end(body);
+    });
+  }
+
+  async function note(trx: Knex, delivery: DeliveryRow, outcome: { status: number | null; error: string | null }): Promise<void> {
+    const now = clock.now();
+    const nowIso = new Date(now).toISOString();
+    const attempts = Number(delivery.attempts) + 1;
+    const common = { attempts, last_at: nowIso, last_status: outcome.status, last_error: outcome.error, lease_until: null, leased_by: null };
+    let update: Record<string, unknown>;
+    if (outcome.error === null) update = { ...common, status: 'delivered', delivered_at: nowIso };
+    else {
+      const next = now + backoffMs(attempts, random(), firstBackoffMs);
+      const dead = next > Date.parse(delivery.first_at) + retryForMs;
+      update = dead ? { ...common, status: 'dead' } : { ...common, next_at: new Date(next).toISOString() };
+    }
+    // Only while this instance still holds it: a lease that ran out is another's now.
+    await trx(DELIVERIES_TABLE).where({ id: delivery.id, leased_by: instance }).update(update);
+  }
+
+  async function turn(): Promise<number> {
+    const claimed = await claim(batch);
+    if (claimed.length > 0) await send(claimed);
+    return claimed.length;
+  }
+
+  // Groups of claimed deliveries are sent side by side, up to `maxInFlight` deliveries: a receiver
+  // that is slow to answer holds its own deliveries, not the others'.
+  let running = true;
+  let inFlight = 0;
+  const groups = new Set<Promise<void>>();
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      let claimed: DeliveryRow[] = [];
+      const free = maxInFlight - inFlight;
+      if (free > 0) {
+        try {
+          claimed = await claim(Math.min(batch, free));
+        } catch (error) {
+          if (running) options.logError(error);
+        }
+      }
+      if (claimed.length > 0) {
+        inFlight += claimed.length;
+        const group: Promise<void> = send(claimed)
+          .catch((error: unknown) => options.logError(error))
+          .finally(() => {
+            inFlight -= claimed.length;
+            groups.delete(group);
+            wake?.();
+          });
+        groups.add(group);
+        continue;
+      }
+      if (!running) break;
+      // Nothing due, or every slot taken: until a group is done, or a while.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, idleMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  })();
+
+  return {
+    turn,
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await Promise.all([...groups]);
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+interface EventRow {
+  id: string;
+  at: string;
+  model: string;
+  record_id: string;
+  record_seq: number;
+  command: string;
+  changes: string;
+  actor: string;
+  record: string | null;
+}
+
+/** Name resolution that refuses internal addresses: the address a request connects to is checked, not only the name's address when the webhook was saved. */
+const publicLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as LookupAddress[];
+    const internal = list.find(({ address }) => isInternalAddress(address));
+    if (internal) return callback(Object.assign(new Error(`${hostname} resolves to ${internal.address}, an internal address`), { code: 'EINTERNAL' }), '', 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
+    callback(null, list[0]!.address, list[0]!.family);
+  });
+};

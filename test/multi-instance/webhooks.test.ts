@@ -1,0 +1,217 @@
+/**
+ * Several instances on one PostgreSQL database delivering webhooks (runtime/webhooks/worker.ts):
+ * two server processes share the outbox, one is SIGKILLed and restarted again and again while
+ * changes are written through both, and a real receiver fails a fifth of its requests. Every
+ * committed change must arrive (verified signatures), none from a rolled-back write, each record's
+ * events in order, with few duplicates (only what a killed instance had in flight). PostgreSQL
+ * only (RMS_TEST_PG_URL); bounded: the children are stopped whatever happens.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/fixtures.ts';
+import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
+import { childEnv } from '../helpers/serve-env.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { postJson } from '../helpers/cli.ts';
+
+const pgServer = testPostgresUrl();
+const PASSWORD = 'instance-password';
+
+interface Instance {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly exited: Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+let database: TestDatabase | undefined;
+let receiver: Receiver | undefined;
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await receiver?.close();
+  await database?.drop();
+});
+
+function startInstance(dbUrl: string): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/webhook-instance.ts')], {
+    cwd: ROOT,
+    env: { ...childEnv(), RMS_TEST_INSTANCE_DB: dbUrl, RMS_TEST_INSTANCE_PASSWORD: PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  void exited.then(() => children.delete(child));
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (out += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 30_000);
+    child.stdout!.on('data', () => {
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, exited });
+      }
+    });
+  });
+}
+
+describe.skipIf(!pgServer)('webhooks on two PostgreSQL instances, one killed again and again', () => {
+  it('delivers every committed change once or more, in each record’s order, and nothing of a rolled-back write', { timeout: 120_000 }, async () => {
+    database = await createTestDatabase(pgServer!, 'rms_hooks');
+    receiver = await startReceiver();
+    // A fifth of the requests fail (every fifth one), whatever the event.
+    receiver.answer = ({ index }) => (index % 5 === 4 ? 500 : 200);
+    const steady = await startInstance(database.url);
+    let killed = await startInstance(database.url);
+    const token = (await postJson(steady.url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+    const created = await postJson(steady.url, '/api/webhook/create', { url: receiver.url, as_role: 'admin', models: ['lead'] }, token);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const secret = created.body.value.secrets[0] as string;
+
+    // Writes through both instances; every 1.5 s the second is killed and started again.
+    const RECORDS = 60;
+    const UPDATES = 3;
+    let kills = 0;
+    let stopKilling = false;
+    const killer = (async () => {
+      while (!stopKilling) {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        if (stopKilling) break;
+        killed.child.kill('SIGKILL');
+        await killed.exited;
+        kills++;
+        killed = await startInstance(database!.url);
+      }
+    })();
+    // A write whose answer a kill cut off may have committed all the same: it is sent again (so
+    // it may be there twice), and the outbox, not this list, says which changes committed.
+    let resent = 0;
+    const write = async (path: string, body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        // The second instance may be down: then the steady one takes the write.
+        const target = attempt % 2 === 0 && killed.child.exitCode === null && killed.child.signalCode === null ? killed : steady;
+        try {
+          return await postJson(target.url, path, body, token);
+        } catch (error) {
+          if (attempt > 10) throw error;
+          resent++;
+        }
+      }
+    };
+    const ids: string[] = [];
+    let rolledBack = 0;
+    for (let index = 0; index < RECORDS; index++) {
+      const res = await write('/api/lead/create', { title: `Lead ${index}` });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      ids.push(res.body.value.id);
+      if (index % 10 === 0) {
+        // Rolled back: its second record refers to a party that does not exist.
+        const refused = await write('/api/lead/create_many', { records: [{ title: `Never ${index}` }, { title: 'bad', party: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }] });
+        expect(refused.status).toBe(400);
+        rolledBack++;
+      }
+    }
+    for (let round = 1; round <= UPDATES; round++) {
+      for (const id of ids) expect((await write('/api/lead/update', { id, probability: round })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    stopKilling = true;
+    await killer;
+    expect(kills).toBeGreaterThanOrEqual(2);
+    expect(rolledBack).toBe(RECORDS / 10);
+
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const events = (await client.query('select id, record_id, record_seq, at, record from rms_events order by id')).rows as { id: string; record_id: string; record_seq: number; at: string; record: string }[];
+      const total = events.length;
+      expect(total).toBeGreaterThanOrEqual(RECORDS * (1 + UPDATES));
+      expect(total).toBeLessThanOrEqual(RECORDS * (1 + UPDATES) + resent);
+      // None of a rolled-back write: no event of a record of the refused create_many calls.
+      for (const event of events) expect(JSON.parse(event.record).title).not.toMatch(/^Never /);
+      await expect
+        .poll(async () => Number((await client.query("select count(*) as n from rms_webhook_deliveries where status = 'delivered'")).rows[0].n), { timeout: 60_000, interval: 250 })
+        .toBe(total);
+      const seqOf = new Map(events.map((event) => [event.id, Number(event.record_seq)]));
+      const recordIds = new Set(events.map((event) => event.record_id));
+      for (const id of ids) expect(recordIds.has(id)).toBe(true);
+
+      const succeeded = receiver.received.filter((request) => request.status === 200);
+      for (const request of receiver.received) expect(receiver.verifies(request, secret)).toBe(true);
+      // Nothing but committed events: every id sent is an event's, of its record.
+      for (const request of receiver.received) {
+        expect(seqOf.has(request.json.id)).toBe(true);
+        expect(request.json.record.title).not.toMatch(/^Never /);
+      }
+      // Not one lost.
+      const delivered = new Set(succeeded.map((request) => request.json.id as string));
+      expect(delivered.size).toBe(total);
+      // Each record's events in order: first successes by record, in the order they came.
+      const lastSeq = new Map<string, number>();
+      const firstSuccess = new Set<string>();
+      let inversions = 0;
+      for (const request of succeeded) {
+        if (firstSuccess.has(request.json.id)) continue;
+        firstSuccess.add(request.json.id);
+        const seq = seqOf.get(request.json.id)!;
+        if (seq < (lastSeq.get(request.json.record_id) ?? 0)) inversions++;
+        lastSeq.set(request.json.record_id, seq);
+      }
+      expect(inversions).toBe(0);
+      // Duplicates only of what a killed instance had in flight (a claim is at most a batch).
+      const duplicates = succeeded.length - delivered.size;
+      expect(duplicates).toBeLessThanOrEqual(kills * 64);
+      // From an event's commit to its first attempt (the event's time is the write's, on this machine's clock).
+      const atOf = new Map(events.map((event) => [event.id, Date.parse(event.at)]));
+      const firstAttempt = new Map<string, number>();
+      for (const request of receiver.received) if (!firstAttempt.has(request.json.id)) firstAttempt.set(request.json.id, request.receivedAt - atOf.get(request.json.id)!);
+      const lags = [...firstAttempt.values()].sort((a, b) => a - b);
+      const p99 = lags[Math.min(lags.length - 1, Math.floor(lags.length * 0.99))]!;
+      console.log(
+        `webhook instances: ${total} events (${resent} writes sent again after a kill cut their answer), ${kills} kills, ${receiver.received.length} requests (${receiver.received.length - succeeded.length} failed on purpose), ${duplicates} duplicates, commit to first attempt p50 ${lags[Math.floor(lags.length / 2)]} ms, p99 ${p99} ms`,
+      );
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('another instance takes over what a killed one had in flight once its lease has run out', { timeout: 60_000 }, async () => {
+    const db = await createTestDatabase(pgServer!, 'rms_hooks');
+    const hooks = await startReceiver();
+    try {
+      // The first request is held past the kill: the instance that sent it never hears back.
+      hooks.hold = ({ index }) => (index === 0 ? 5_000 : 0);
+      const first = await startInstance(db.url);
+      const token = (await postJson(first.url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+      expect((await postJson(first.url, '/api/webhook/create', { url: hooks.url, as_role: 'admin' }, token)).status).toBe(200);
+      const lead = await postJson(first.url, '/api/lead/create', { title: 'In flight' }, token);
+      await hooks.waitFor(1);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const killedAt = Date.now();
+      const second = await startInstance(db.url);
+      await hooks.waitFor(2, 20_000);
+      // The lease (1.5 s in these instances) ran out before the second instance sent it again.
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(1_500);
+      expect(hooks.received.map((request) => [request.json.id, request.json.record_id])).toEqual([
+        [hooks.received[0]!.json.id, lead.body.value.id],
+        [hooks.received[0]!.json.id, lead.body.value.id],
+      ]);
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        await expect.poll(async () => (await client.query('select status, attempts from rms_webhook_deliveries')).rows, { timeout: 10_000 }).toEqual([{ status: 'delivered', attempts: 1 }]);
+      } finally {
+        await client.end();
+      }
+      second.child.kill('SIGTERM');
+      await second.exited;
+    } finally {
+      await hooks.close();
+      await db.drop();
+    }
+  });
+});
