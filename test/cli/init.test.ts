@@ -182,7 +182,7 @@ describe('rmsgen init', { timeout: 600_000 }, () => {
     expect(run(service, bin, ['check'])).toEqual({
       status: 0,
       stderr: '',
-      stdout: 'modules/: 1 modules, 2 models, 26 commands, 2 roles; no problems\n  helpdesk: customer, ticket; grants support: customer *, ticket *\n',
+      stdout: 'modules/: 1 modules, 2 models, 27 commands, 2 roles; no problems\n  helpdesk: customer, ticket; grants support: customer *, ticket *\n',
     });
     // Nothing built yet: the server's commands say what builds it (npm install builds only rmsgen's own).
     expect(run(service, bin, ['serve', '--port', '0'])).toEqual({

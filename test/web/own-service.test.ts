@@ -22,15 +22,16 @@ import { ADMIN_PASSWORD, startWebTestServer, type WebTestServer } from '../helpe
 const SERVICE: ServiceInfo = { name: 'Acme Lettings', colour: '#f4c542', locale: 'en-GB' };
 
 /**
- * The fixture modules with one more role, as a module of one's own may declare: a clerk who records
- * new parties and leads but changes none afterwards (an update implies its revert, which agents
- * only propose), so no agent's plan is ever theirs to decide.
+ * The fixture modules with one more role, as a module of one's own may declare: a clerk who looks
+ * parties, leads and invoices up and writes nothing. Any write would make some agent's plan theirs
+ * to decide: an update implies its revert, a create its create_many and an action its
+ * `<action>_many`, which agents only propose.
  */
 const registry: Registry = {
   ...fixtureRegistry,
   roles: {
     ...fixtureRegistry.roles,
-    clerk: ['party.get', 'party.list', 'party.search', 'party.create', 'lead.get', 'lead.list', 'lead.search', 'lead.create', 'lead.qualify', 'invoice.get', 'invoice.search'],
+    clerk: ['party.get', 'party.list', 'party.search', 'lead.get', 'lead.list', 'lead.search', 'invoice.get', 'invoice.search'],
   },
 };
 
@@ -126,7 +127,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
     const meta = await server.request('GET', '/api/meta', undefined, adminToken);
     expect(meta.body.service).toEqual(SERVICE);
     expect(meta.body.decides_plans).toBe(true);
-    // Whether the person may decide some agent's plan: the clerk runs nothing agents only propose; sales may delete.
+    // Whether the person may decide some agent's plan: the clerk writes nothing; sales may delete.
     const decides = Object.fromEntries(
       await Promise.all(PEOPLE.map(async (person) => [person.username, (await server.request('GET', '/api/meta', undefined, await server.login(person.username, person.password))).body.decides_plans])),
     );
@@ -166,7 +167,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a service of one’s own in Chromium', (
     ['laptop', LAPTOP],
     ['phone', PHONE],
   ] as const)('shows only the menus a role can use (%s)', async (width, viewport) => {
-    // A clerk changes and deletes nothing: no plan is ever theirs to decide, so no Approvals (and no polling of it).
+    // A clerk writes nothing: no plan is ever theirs to decide, so no Approvals (and no polling of it).
     const asked: string[] = [];
     context.on('request', (request) => asked.push(new URL(request.url()).pathname));
     const clerk = await pageAs('clara', viewport);
