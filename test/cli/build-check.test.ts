@@ -11,7 +11,7 @@ import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { FIXTURE_GENERATED_DIR } from '../helpers/fixtures.ts';
-import { moduleTree, removeModuleTrees, rmsgen, ROOT, snapshotFolder } from '../helpers/module-trees.ts';
+import { moduleTree, removeModuleTrees, rmsgen, rmsgenInProcess, ROOT, snapshotFolder } from '../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 
@@ -46,7 +46,8 @@ export default defineModule({
   roles: { sales: { ticket: ['get', 'list', 'close'] }, support: { ticket: '*' } },
 });`;
 
-// Each test spawns the CLI (about a second each on an idle machine); generous timeouts for busy ones.
+// The first tests spawn the real CLI; the rest run its build and check in this process
+// (rmsgenInProcess: the same command and output, without loading tsx and TypeScript again each time).
 describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
   it('check: one line per problem on stderr, exit status 1', async () => {
     const dir = moduleTree({ crm: BROKEN });
@@ -68,7 +69,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const dir = moduleTree({
       shop: `export default { models: { order: { fields: ${fields}, indexes: [['number', 'missing'], [], ['number'], ['number']], list: ['nope', 'number', 'number'] } } };`,
     });
-    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    const result = await rmsgenInProcess(['check', '--modules', 'modules'], dir);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trimEnd().split('\n')).toEqual([
@@ -86,7 +87,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     ]);
 
     const moduleCurrency = moduleTree({ shop: `export default { currency: 'euro', models: { order: { fields: { total: { kind: 'money' } } } } };` });
-    const currency = await rmsgen(['check', '--modules', 'modules'], moduleCurrency);
+    const currency = await rmsgenInProcess(['check', '--modules', 'modules'], moduleCurrency);
     expect(currency.status).toBe(1);
     expect(currency.stderr).toBe('modules/shop/module.ts: "currency" must be an ISO 4217 currency code of three capital letters, e.g. "EUR" (got "euro")\n');
   });
@@ -113,7 +114,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
         actions: { history: { description: 'Show it', from: 'open', to: 'closed' }, revert: { description: 'Undo it', from: 'closed', to: 'open' } },
       } } };`,
     });
-    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    const result = await rmsgenInProcess(['check', '--modules', 'modules'], dir);
     expect(result.status).toBe(1);
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       'modules/desk/module.ts: model ticket, action history: name collides with the generated command ticket.history (rename the action)',
@@ -180,7 +181,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
       ],
     },
   ])('check reports the first cause, not its consequences: $case', async ({ modules, lines }) => {
-    const result = await rmsgen(['check', '--modules', 'modules'], moduleTree(modules));
+    const result = await rmsgenInProcess(['check', '--modules', 'modules'], moduleTree(modules));
     expect(result.stderr.trimEnd().split('\n')).toEqual(lines);
     expect(result.status).toBe(1);
   });
@@ -189,7 +190,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const dir = moduleTree({
       shop: `export default { models: { order: { fields: { number: { kind: 'text', unique: true, search: true }, placed: { kind: 'date', index: true }, state: { kind: 'select', options: ['open', 'paid'] }, total: { kind: 'money', currency: 'EUR' } }, indexes: [['state', 'placed']], list: ['placed', 'total'] } } };`,
     });
-    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    const result = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const model = readFileSync(join(dir, 'generated/shop/order.model.ts'), 'utf8');
@@ -211,7 +212,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
   it('check: a syntax error as file:line:column, the line and a caret; a type error in the same form', async () => {
     const syntax = moduleTree({ support: `export default {\n  models: { ticket: { fields: { subject: { kind: 'text' required: true } } } },\n};\n` });
-    const broken = await rmsgen(['check', '--modules', 'modules'], syntax);
+    const broken = await rmsgenInProcess(['check', '--modules', 'modules'], syntax);
     expect(broken.status).toBe(1);
     expect(broken.stdout).toBe('');
     expect(broken.stderr.trimEnd().split('\n')).toEqual([
@@ -223,7 +224,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const typed = moduleTree({
       support: `const greeting: number = 'hello';\nexport default { models: { ticket: { label: greeting > 1 ? 'Ticket' : 'Case', fields: { subject: { kind: 'text' } } } } };\n`,
     });
-    const mistyped = await rmsgen(['check', '--modules', 'modules'], typed);
+    const mistyped = await rmsgenInProcess(['check', '--modules', 'modules'], typed);
     expect(mistyped.status).toBe(1);
     expect(mistyped.stderr.trimEnd().split('\n')).toEqual([
       "modules/support/module.ts:1:7: Type 'string' is not assignable to type 'number'. (TS2322)",
@@ -234,7 +235,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
 
   it('check: a summary per module, with the grants a module gives on models of the modules it depends on', async () => {
     const dir = moduleTree({ helpdesk: HELPDESK.replace("roles: { sales:", "roles: { support: { ticket: '*', party: ['get', 'search'] }, sales:").replace(", support: { ticket: '*' } }", ' }') }, { copyFixtures: true });
-    const result = await rmsgen(['check', '--modules', 'modules'], dir);
+    const result = await rmsgenInProcess(['check', '--modules', 'modules'], dir);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
@@ -250,7 +251,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const dir = moduleTree({ crm: BROKEN });
     cpSync(FIXTURE_GENERATED_DIR, join(dir, 'generated'), { recursive: true });
     const before = snapshotFolder(join(dir, 'generated'));
-    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    const result = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(result.status).toBe(1);
     expect(result.stderr.trimEnd().split('\n')).toEqual(BROKEN_LINES);
     expect(snapshotFolder(join(dir, 'generated'))).toEqual(before);
@@ -259,7 +260,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
   it('a module added under a copy of modules/ appears after build; --check then tracks the output', async () => {
     const dir = moduleTree({ helpdesk: HELPDESK }, { copyFixtures: true });
     const out = join(dir, 'generated');
-    const build = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    const build = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(build.stderr).toBe('');
     expect(build.stdout).toBe('generated 34 files (34 changed) in generated/\n');
     expect(build.status).toBe(0);
@@ -296,7 +297,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     expect(registry.tools.ticket__close?.title).toBe('Close ticket');
 
     // Fresh output: --check is happy.
-    const fresh = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
+    const fresh = await rmsgenInProcess(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
     expect(fresh).toEqual({ status: 0, stdout: 'generated/ is up to date (34 files)\n', stderr: '' });
 
     // Edit one file, delete another, add a generated-looking leftover: --check lists them and writes nothing.
@@ -305,7 +306,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     mkdirSync(join(out, 'old'));
     writeFileSync(join(out, 'old/gone.ts'), '// Generated by rmsgen from modules/old/module.ts — do not edit.\n');
     const before = snapshotFolder(out);
-    const stale = await rmsgen(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
+    const stale = await rmsgenInProcess(['build', '--check', '--modules', 'modules', '--out', 'generated'], dir);
     expect(stale.status).toBe(1);
     expect(stale.stderr.trimEnd().split('\n')).toEqual([
       'generated/crm/lead.model.ts: stale',
@@ -328,7 +329,7 @@ describe.concurrent('rmsgen CLI', { timeout: 120_000 }, () => {
     const out = join(dir, 'src');
     mkdirSync(out);
     writeFileSync(join(out, 'index.ts'), 'export const handWritten = true;\n');
-    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'src'], dir);
+    const result = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'src'], dir);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
       'src/: holds files rmsgen did not generate (index.ts); refusing to write there (move them away, or choose another --out)\n',

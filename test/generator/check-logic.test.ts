@@ -1,6 +1,6 @@
 /**
  * The type check of the module files' functions in their generated copies
- * (generator/check-logic.ts): the real `rmsgen build` refuses a misspelt field, a wrong type or a
+ * (generator/check-logic.ts): `rmsgen build` refuses a misspelt field, a wrong type or a
  * possibly empty value at the function's place in the module file, with the line and a caret, and
  * writes nothing; `rmsgen check` says the same. Places in a copy map back to the module file on
  * any line of the function, a method's too.
@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { placeInModule } from '../../generator/check-logic.ts';
-import { moduleTree, removeModuleTrees, rmsgen, snapshotFolder } from '../helpers/module-trees.ts';
+import { moduleTree, removeModuleTrees, rmsgenInProcess, snapshotFolder } from '../helpers/module-trees.ts';
 
 afterAll(removeModuleTrees);
 
@@ -54,14 +54,14 @@ describe('functions that do not type-check against their model', () => {
   it('build: refused at their places in the module file, nothing written', { timeout: 120_000 }, async () => {
     const dir = moduleTree({ shop: SHOP });
     const before = snapshotFolder(join(dir, 'generated'));
-    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    const result = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(result.stderr.trimEnd().split('\n')).toEqual(LINES);
     expect(result.status).toBe(1);
     expect(snapshotFolder(join(dir, 'generated'))).toEqual(before);
   });
 
   it('check: the same lines', { timeout: 120_000 }, async () => {
-    const result = await rmsgen(['check', '--modules', 'modules'], moduleTree({ shop: SHOP }));
+    const result = await rmsgenInProcess(['check', '--modules', 'modules'], moduleTree({ shop: SHOP }));
     expect(result.stderr.trimEnd().split('\n')).toEqual(LINES);
     expect(result.status).toBe(1);
   });
@@ -69,7 +69,7 @@ describe('functions that do not type-check against their model', () => {
   it('the same functions, spelt right, build', { timeout: 120_000 }, async () => {
     const fixed = SHOP.replace('l.amout', 'l.amount').replace('c.nme', 'c.name').replace('? null : 1', '? 0 : 1').replace('c.nam ', 'c.name ');
     const dir = moduleTree({ shop: fixed });
-    const result = await rmsgen(['build', '--modules', 'modules', '--out', 'generated'], dir);
+    const result = await rmsgenInProcess(['build', '--modules', 'modules', '--out', 'generated'], dir);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });

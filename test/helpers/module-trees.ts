@@ -1,6 +1,7 @@
 /**
  * Fixture module trees for generator tests, built in a temp folder from strings so that each
- * test states the definition it is about. Also runs the real `rmsgen` CLI.
+ * test states the definition it is about. Also runs the real `rmsgen` CLI, or its `build` and
+ * `check` in this process (`rmsgenInProcess`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -63,6 +64,48 @@ export function rmsgen(args: readonly string[], cwd = ROOT): Promise<CliResult> 
       resolvePromise({ status, stdout, stderr });
     });
   });
+}
+
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `rmsgen build` / `rmsgen check` with `args` run in this process, in `cwd`, through the same
+ * commander command and generator as the CLI: what it writes to stdout and stderr and the exit
+ * status it sets. A spawned CLI pays some 3 s of CPU loading tsx, TypeScript and ts-morph before it
+ * checks anything; here they are loaded once per test worker. For the messages about definitions;
+ * what only a process shows (the exit itself, the default --out of a project, tsx's stack lines)
+ * stays with `rmsgen`. Runs one at a time (it changes directory and takes over process.stdout and
+ * process.stderr while it runs), and a module file is loaded once per path: a test that edits a
+ * module file and checks again uses `rmsgen`.
+ */
+export function rmsgenInProcess(args: readonly string[], cwd: string): Promise<CliResult> {
+  const run = inProcessQueue.then(() => runInProcess(args, cwd));
+  inProcessQueue = run.catch(() => undefined);
+  return run;
+}
+
+async function runInProcess(args: readonly string[], cwd: string): Promise<CliResult> {
+  if (args[0] !== 'build' && args[0] !== 'check') throw new Error(`rmsgenInProcess runs build and check, not ${args[0]}`);
+  if (args[0] === 'build' && !args.includes('--out')) throw new Error('rmsgenInProcess builds into a given --out only (the project\'s own generated/ also compiles: use rmsgen)');
+  const [{ createProgram }, { registerGeneratorCommands }] = await Promise.all([import('../../bin/program.ts'), import('../../generator/cli.ts')]);
+  const program = createProgram().exitOverride();
+  registerGeneratorCommands(program);
+  let stdout = '';
+  let stderr = '';
+  const writes = { out: process.stdout.write, err: process.stderr.write, exitCode: process.exitCode, cwd: process.cwd() };
+  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  process.chdir(cwd);
+  try {
+    await program.parseAsync(['node', 'rmsgen', ...args]);
+    return { status: Number(process.exitCode ?? 0), stdout, stderr };
+  } finally {
+    process.chdir(writes.cwd);
+    process.stdout.write = writes.out;
+    process.stderr.write = writes.err;
+    process.exitCode = writes.exitCode;
+  }
 }
 
 /** Every file under `dir` with its content (for "nothing changed" assertions). */
