@@ -37,10 +37,21 @@ export type DialectReport =
       readonly rounds: Readonly<Record<string, readonly WrkResult[]>>;
       /** Records per second of each `lead.create_many` of `BULK_RECORDS` leads, on a database of its own. */
       readonly createManyPerSecond: readonly number[];
+      /** `tools/list` of the demo (absent in reports from before it was measured). */
+      readonly toolLists?: ToolListSizes;
       readonly models?: ModelStarts;
     };
 
 /** Starts of the generated project (see bench/model-project.ts). */
+/** Tools and bytes of the JSON result of `tools/list`, for the bench's agent (`lead.*`) and the admin. */
+export interface ToolListSizes {
+  readonly agent: { readonly tools: number; readonly bytes: number };
+  readonly person: { readonly tools: number; readonly bytes: number };
+}
+
+/** Issue 25's goal for `tools/list` of the demo, set when it had 26 tools. */
+const TOOL_LIST_GOAL_BYTES = 25_000;
+
 export interface ModelStarts {
   readonly count: number;
   readonly firstStartMs: number;
@@ -174,6 +185,15 @@ export function renderTable(report: BenchReport): string {
     const value = median(d.createManyPerSecond);
     return { text: `${Math.round(value).toLocaleString('en')} records/s`, ...(d === report.dialects.sqlite ? { met: value >= 20_000 } : {}) };
   });
+  const kB = (bytes: number, digits = 1) => `${(bytes / 1000).toFixed(digits)} kB`;
+  perDialect("MCP tools/list as the bench's agent (lead.*)", '< 25 kB', (d) =>
+    d.toolLists ? { text: `${kB(d.toolLists.agent.bytes)} (${d.toolLists.agent.tools} tools)`, met: d.toolLists.agent.bytes < TOOL_LIST_GOAL_BYTES } : undefined,
+  );
+  perDialect('MCP tools/list of the whole demo, as the admin', '< 25 kB (set for 26 tools: 0.96 kB a tool)', (d) =>
+    d.toolLists
+      ? { text: `${kB(d.toolLists.person.bytes)} (${d.toolLists.person.tools} tools, ${kB(d.toolLists.person.bytes / d.toolLists.person.tools, 2)} a tool)`, met: d.toolLists.person.bytes < TOOL_LIST_GOAL_BYTES }
+      : undefined,
+  );
   perDialect('RSS idle, demo modules', '< 80 MiB', (d) => {
     const value = median(d.idleRssMiB);
     return { text: formatMiB(value), met: value < 80 };

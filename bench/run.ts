@@ -36,7 +36,7 @@ import { createModelProject, type ModelProject } from './model-project.ts';
 import { runOrderScaleBench } from './order-scale.ts';
 import { createPlainOrderProject, type PlainOrderProject } from './plain-order-project.ts';
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
-import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
+import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts, type ToolListSizes } from './report.ts';
 import { runScaleBench } from './scale.ts';
 import { runWebhooksBench } from './webhooks.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
@@ -271,6 +271,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     }
 
     const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before, observed }, leads, personToken, agent, orders, plainOrders);
+    const toolLists = await measureToolLists(rms.url, personToken, agent);
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
     log(`${dialect}: lead.get load on a fresh server for its peak memory`);
@@ -321,6 +322,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       baselineIdleRssMiB: { http: bareHttp.rssMiB(), express: bareExpress.rssMiB() },
       rounds,
       createManyPerSecond,
+      toolLists,
       ...(models ? { models } : {}),
     };
   } finally {
@@ -475,6 +477,22 @@ async function prepareTargets(
   }
   closeConnections();
   return targets;
+}
+
+/**
+ * What `tools/list` weighs (issue 25: every conversation of every agent pays for it), in bytes of
+ * its JSON result: for the bench's agent (scopes `lead.*`) and for the admin, who sees every tool.
+ */
+async function measureToolLists(url: string, personToken: string, agent: string): Promise<ToolListSizes> {
+  const size = async (token: string) => {
+    const answer = await post(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' });
+    const result = (answer.json as { result?: { tools?: unknown[] } }).result;
+    if (answer.status !== 200 || !Array.isArray(result?.tools)) throw new Error(`tools/list answered ${answer.status}; not measuring it`);
+    return { tools: result.tools.length, bytes: Buffer.byteLength(JSON.stringify(result)) };
+  };
+  const sizes = { agent: await size(agent), person: await size(personToken) };
+  closeConnections();
+  return sizes;
 }
 
 interface BenchDatabase {

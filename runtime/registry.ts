@@ -286,7 +286,6 @@ export interface ToolMeta {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  readonly outputSchema?: JsonSchema;
   readonly annotations: {
     readonly readOnlyHint?: boolean;
     readonly destructiveHint?: boolean;

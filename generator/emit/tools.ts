@@ -10,6 +10,7 @@ import { describeTool } from '../../runtime/mcp/describe.ts';
 import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { acceptSentence } from './schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
+import { minorUnitsExample } from '../../runtime/words.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, buildLine, commandInput, type CommandInput, type InputProperty } from './inputs.ts';
@@ -18,6 +19,13 @@ import { code, literal, type Code } from './print.ts';
 import type { SourceText } from './source.ts';
 
 type Json = { [key: string]: unknown };
+
+/**
+ * Who reads a schema's descriptions: the OpenAPI document (every hint spelled out), or an MCP
+ * client's model, which pays for each word of `tools/list` in every conversation and so gets only
+ * what the schema's own keywords do not say (docs/api.md, "What a tool's schema says").
+ */
+type Audience = 'openapi' | 'mcp';
 
 /** What an agent needs to know about the value of a field of each kind. */
 const KIND_HINTS: FieldKindTable<string> = {
@@ -37,6 +45,28 @@ const KIND_HINTS: FieldKindTable<string> = {
   phone: () => 'Phone number: digits, spaces and + - ( ), 6 to 20 digits.',
   multiselect: (field) => `Any of: ${field.options.join(', ')}; a list, each once ([] for none).`,
   file: (field) => `${field.multiple ? 'A list of file ids' : 'The id of a file'} (each {"id", "name", "size", "type", "sha256"} when read); read a file's content as an MCP resource.${acceptSentence(field)}`,
+};
+
+/**
+ * What a model needs besides the input schema's keywords: nothing where the type, format, enum,
+ * step or pattern says it all (text, dates, options, decimals, emails, URLs).
+ */
+const MCP_KIND_HINTS: FieldKindTable<string | undefined> = {
+  text: () => undefined,
+  longtext: () => undefined,
+  number: () => undefined,
+  money: (field) => `Minor units: ${minorUnitsExample(field.currency)}.`,
+  date: () => undefined,
+  bool: () => undefined,
+  select: () => undefined,
+  ref: (field) => `Id of ${withArticle(field.target)}, from ${field.target}__search.`,
+  decimal: () => undefined,
+  datetime: () => 'Comes back in UTC.',
+  email: () => undefined,
+  url: () => undefined,
+  phone: () => '6 to 20 digits.',
+  multiselect: () => undefined,
+  file: (field) => KIND_HINTS.file(field),
 };
 
 /** JSON Schema of a field's value: a type, with a format, a pattern, a step or the allowed values. */
@@ -118,27 +148,40 @@ function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | undefined): string {
-  const parts = [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(KIND_HINTS, field)];
+/** The field's label and its module's description, when they say more than its name. */
+function fieldLead(field: FieldIR, audience: Audience): string | undefined {
+  if (field.description) return `${field.label}: ${field.description}`;
+  if (audience === 'openapi' || field.label.toLowerCase() !== defaultLabel(field.name).toLowerCase()) return `${field.label}.`;
+  return undefined;
+}
+
+function fieldDescription(model: ModelIR, field: FieldIR, command: CommandIR | undefined, audience: Audience = 'openapi'): string | undefined {
+  const mcp = audience === 'mcp';
+  const parts = [fieldLead(field, audience), forFieldKind(mcp ? MCP_KIND_HINTS : KIND_HINTS, field)];
   if (!command && field.computed) parts.push('Computed by the service on every write.');
   if (command && (field.kind === 'date' || field.kind === 'datetime')) {
     if (field.min !== undefined) parts.push(`Not before ${field.min}.`);
     if (field.max !== undefined) parts.push(`Not after ${field.max}.`);
   }
   if (command?.kind === 'create' && (field.default === 'today' || field.default === 'now')) parts.push(`When absent: ${field.default === 'today' ? "today (the server's UTC day)" : 'now'}.`);
-  if (command && !field.required && !field.governed && (command.kind === 'create' || command.kind === 'update')) parts.push('null clears it.');
+  // To a model the nullable type says it; the update tool's description says what null does once.
+  if (!mcp && command && !field.required && !field.governed && (command.kind === 'create' || command.kind === 'update')) parts.push('null clears it.');
   if (field.governed && command?.kind === 'update') {
     const actions = model.actions.filter((action) => action.field === field.name).map((action) => `${model.name}__${action.name}`);
     parts.push(`Changing it runs the matching action (${actions.join(', ')}).`);
   }
   if (field.personal) {
-    parts.push(
-      command
-        ? `Personal: you may send a masking token like ${field.maskLabel}_1 that you received, and the service puts the real value in its place.`
-        : `Personal: comes back masked as a token like ${field.maskLabel}_1.`,
-    );
+    if (!command) parts.push(`Personal: comes back masked as a token like ${field.maskLabel}_1.`);
+    else parts.push(mcp ? `Personal: may be a token like ${field.maskLabel}_1 you were given.` : `Personal: you may send a masking token like ${field.maskLabel}_1 that you received, and the service puts the real value in its place.`);
   }
-  return parts.join(' ');
+  const described = parts.filter((part) => part !== undefined);
+  return described.length > 0 ? described.join(' ') : undefined;
+}
+
+/** A property's schema with its description, or without one when there is nothing to say. */
+function described(schema: Json, description: string | undefined): Json {
+  const { description: _none, ...rest } = schema;
+  return description === undefined ? rest : { ...rest, description };
 }
 
 function nullable(schema: ValueSchema): Json {
@@ -178,14 +221,14 @@ export function recordSchema(model: ModelIR): Json {
 }
 
 /** A line list property of a create or update: the lines as objects, min to max of them. */
-function linesProperty(model: ModelIR, command: CommandIR, property: Extract<InputProperty, { kind: 'lines' }>, zodSchema: Json): Json {
+function linesProperty(model: ModelIR, command: CommandIR, property: Extract<InputProperty, { kind: 'lines' }>, zodSchema: Json, audience: Audience): Json {
   const line = z.toJSONSchema(buildLine(model, property), { io: 'input' }) as Json;
   const { $schema: _schema, ...item } = line;
   const properties = (item.properties ?? {}) as Record<string, Json>;
-  if (properties.id) properties.id.description = 'Id of a line the list keeps (from get); without it the line is added.';
+  describeProperty(properties.id, audience === 'openapi' ? 'Id of a line the list keeps (from get); without it the line is added.' : 'Id of a line kept (from get); without it the line is added.');
   for (const lineField of property.lines) {
     const target = properties[lineField.name];
-    if (target) properties[lineField.name] = { ...refined(target, checksOf(lineField.field)), description: fieldDescription(model, lineField.field, command) };
+    if (target) properties[lineField.name] = described(refined(target, checksOf(lineField.field)), fieldDescription(model, lineField.field, command, audience));
   }
   const list: LineListIR = property.list;
   // An update's line with an id gives only the fields it changes: what a line needs is a new line's.
@@ -199,91 +242,141 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
     minItems: zodSchema.minItems,
     maxItems: zodSchema.maxItems,
     items: item,
-    description: `${list.label}: ${list.min} to ${list.max} lines.${how}`,
+    // The count is in minItems and maxItems; the label says what the lines are.
+    description: audience === 'openapi' ? `${list.label}: ${list.min} to ${list.max} lines.${how}` : `${list.label}${list.description ? `: ${list.description}` : ''}.${how}`,
   };
 }
 
-/** JSON Schema of a command's input: the one REST checks with zod, as MCP and the OpenAPI document describe it. */
+/** JSON Schema of a command's input: the one REST checks with zod, as the OpenAPI document describes it. */
 export function commandInputSchema(model: ModelIR, command: CommandIR): Json {
-  return inputJsonSchema(model, command, commandInput(model, command));
+  return inputJsonSchema(model, command, commandInput(model, command), 'openapi');
 }
 
-function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput): Json {
+/**
+ * JSON Schema of a command's input as its MCP tool gives it: the OpenAPI document's constraints,
+ * worded for a model (`Audience`), without what says nothing to one (see `withoutNoise`).
+ */
+export function toolInputSchema(model: ModelIR, command: CommandIR, input: CommandInput = commandInput(model, command)): Json {
+  return withoutNoise(inputJsonSchema(model, command, input, 'mcp')) as Json;
+}
+
+/**
+ * What zod's JSON Schema says that a model need not read, taken out of a tool's input schema (the
+ * runtime's zod still checks all of it): the dialect (MCP's default, 2020-12), zod's ISO date
+ * regular expression beside `format: date`, which says the same, the bounds of a safe integer, and
+ * the defaults said outright (any extra property, string property names).
+ */
+export function withoutNoise(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutNoise);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$schema') continue;
+    if (key === 'pattern' && (schema as Json).format === 'date') continue;
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
+    if ((key === 'additionalProperties' || key === 'propertyNames') && saysNothing(value, key)) continue;
+    out[key] = withoutNoise(value);
+  }
+  return out;
+}
+
+/** `{}` as additionalProperties, `{type: 'string'}` as propertyNames: what JSON Schema assumes anyway. */
+function saysNothing(value: unknown, key: 'additionalProperties' | 'propertyNames'): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const keys = Object.keys(value);
+  return key === 'additionalProperties' ? keys.length === 0 : keys.length === 1 && (value as Json).type === 'string';
+}
+
+function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput, audience: Audience): Json {
   const schema = z.toJSONSchema(buildInput(model, input), { io: 'input' }) as Json;
   const properties = (schema.properties ?? {}) as Record<string, Json>;
+  // The OpenAPI document's words, or a model's (undefined: the keywords say it, or the tool's description does).
+  const say = (openapi: string, mcp?: string) => (audience === 'openapi' ? openapi : mcp);
   if (input.kind === 'list') {
     const fields = ['id', ...model.fields.map((field) => field.name)];
     const lineFields = model.lines.flatMap((list) => list.fields.map((field) => `${list.name}.${field.name}`));
     const filter = properties.filter as Json & { items: { properties: Record<string, Json> } };
     const order = properties.order as Json & { items: { properties: Record<string, Json> } };
-    filter.description = `Conditions combined with AND, at most ${LIMITS.filterConditions}.`;
-    filter.items.properties.field = {
-      type: 'string',
-      enum: [...fields, ...lineFields],
-      description: lineFields.length > 0 ? 'Field to test; <lines>.<field>: records with a line that passes.' : 'Field to test.',
-    };
-    filter.items.properties.op = {
-      ...filter.items.properties.op,
-      description:
+    describeProperty(filter, say(`Conditions combined with AND, at most ${LIMITS.filterConditions}.`, 'Conditions, all of which must hold.'));
+    filter.items.properties.field = described(
+      { type: 'string', enum: [...fields, ...lineFields] },
+      lineFields.length > 0 ? say('Field to test; <lines>.<field>: records with a line that passes.', '<lines>.<field>: records with a line that passes.') : say('Field to test.'),
+    );
+    filter.items.properties.op = described(
+      filter.items.properties.op!,
+      say(
         'eq equal; ne not equal (also matches empty); contains case-insensitive substring (text only); ' +
-        `in value is an array of up to ${LIMITS.inValues} values; gt/gte/lt/lte not for bool or ref fields; is_null field is empty.`,
-    };
-    filter.items.properties.value = { description: 'Value to compare with; omit for is_null, an array for in.' };
-    order.description = `Sort keys, at most ${LIMITS.orderKeys}; empty values sort last.`;
-    order.items.properties.field = { type: 'string', enum: fields, description: 'Field to sort by.' };
-    order.items.properties.dir = { ...order.items.properties.dir, description: 'asc (default) or desc.' };
-    properties.limit = { ...properties.limit, description: `Rows to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}; no limit when omitted.` };
-    properties.offset = { ...properties.offset, description: 'Rows to skip.' };
-    properties.after = {
-      ...properties.after,
-      description: 'Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.',
-    };
+          `in value is an array of up to ${LIMITS.inValues} values; gt/gte/lt/lte not for bool or ref fields; is_null field is empty.`,
+        `ne also matches empty; contains: case-insensitive substring, text only; in: value is an array of up to ${LIMITS.inValues}; gt/gte/lt/lte: not for bool or ref; is_null: no value.`,
+      ),
+    );
+    filter.items.properties.value = described({}, say('Value to compare with; omit for is_null, an array for in.'));
+    describeProperty(order, say(`Sort keys, at most ${LIMITS.orderKeys}; empty values sort last.`, 'Empty values sort last.'));
+    order.items.properties.field = described({ type: 'string', enum: fields }, say('Field to sort by.'));
+    order.items.properties.dir = described(order.items.properties.dir!, say('asc (default) or desc.', 'asc by default.'));
+    properties.limit = described(properties.limit!, say(`Rows to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}; no limit when omitted.`, 'No limit when omitted.'));
+    properties.offset = described(properties.offset!, say('Rows to skip.'));
+    properties.after = described(
+      properties.after!,
+      say('Keyset paging instead of offset: "" for the first page, then the next the answer gave; pages of any depth come as fast.', 'Keyset paging instead of offset: "" for the first page, then the next the answer gave.'),
+    );
     // Line lists to answer with each record: only a model with lines has any to name.
     if (model.lines.length === 0) delete properties.include;
     else if (properties.include) {
-      properties.include = { type: 'array', items: { type: 'string', enum: model.lines.map((list) => list.name) }, description: 'Line lists to answer with each record; without, records come without their lines.' };
+      properties.include = described(
+        { type: 'array', items: { type: 'string', enum: model.lines.map((list) => list.name) } },
+        say('Line lists to answer with each record; without, records come without their lines.', 'Line lists to answer with each record.'),
+      );
     }
     return schema;
   }
   if (input.kind === 'history') {
-    describeProperty(properties.id, `Id of the ${inSentence(model.label)}; a deleted one's too.`);
-    describeProperty(properties.limit, `Entries to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}, newest first; all when omitted.`);
-    describeProperty(properties.offset, 'Entries to skip.');
+    describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}; a deleted one's too.`));
+    describeProperty(properties.limit, say(`Entries to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}, newest first; all when omitted.`, 'All when omitted.'));
+    describeProperty(properties.offset, say('Entries to skip.'));
     return schema;
   }
+  const dryRun = say('true: answer what would change, change nothing.');
   if (input.kind === 'createMany') {
-    describeProperty(properties.records, `The ${plural(inSentence(model.label))} to create, each as ${model.name}__create takes one; all are created or none.`);
-    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    describeProperty(properties.records, say(`The ${plural(inSentence(model.label))} to create, each as ${model.name}__create takes one; all are created or none.`, `Each as ${model.name}__create takes one.`));
+    describeProperty(properties.dry_run, dryRun);
     return schema;
   }
   if (input.kind === 'updateMany' || input.kind === 'deleteMany' || input.kind === 'actionMany') {
-    describeProperty(properties.filter, `Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`);
-    describeProperty(properties.ids, 'Record ids to change; with a filter, those of them it selects.');
-    describeProperty(properties.max_affected, 'The most records the call may change; more selected refuses the call (409).');
-    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
-    if (input.kind === 'updateMany') describeProperty(properties.set, `Field values to set on every selected record, as ${model.name}__update takes them.`);
+    describeProperty(properties.filter, say(`Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`, `As ${model.name}__list takes it; a filter or ids is required.`));
+    describeProperty(properties.ids, say('Record ids to change; with a filter, those of them it selects.', 'With a filter, those of them it selects.'));
+    describeProperty(properties.max_affected, say('The most records the call may change; more selected refuses the call (409).', 'More selected refuses the call.'));
+    describeProperty(properties.dry_run, dryRun);
+    if (input.kind === 'updateMany') describeProperty(properties.set, say(`Field values to set on every selected record, as ${model.name}__update takes them.`, `Fields as ${model.name}__update takes them.`));
     if (input.kind === 'actionMany') {
       const action = command.action!;
-      describeProperty(properties.input, `The inputs of ${model.name}__${action.name} but id, the same for every selected record${action.inputs.length > 0 ? ` (${action.inputs.map(({ input: one }) => one.name).join(', ')})` : '; this action takes none'}.`);
+      const names = action.inputs.map(({ input: one }) => one.name).join(', ');
+      describeProperty(
+        properties.input,
+        say(
+          `The inputs of ${model.name}__${action.name} but id, the same for every selected record${action.inputs.length > 0 ? ` (${names})` : '; this action takes none'}.`,
+          action.inputs.length > 0 ? `The inputs of ${model.name}__${action.name} but id (${names}), for every record.` : `${model.name}__${action.name} takes none.`,
+        ),
+      );
     }
     return schema;
   }
   if (input.kind === 'revertBatch') {
-    describeProperty(properties.batch_id, `The batch_id of the ${model.name}__update_many to put back.`);
-    describeProperty(properties.dry_run, 'true: answer what would change, change nothing.');
+    describeProperty(properties.batch_id, say(`The batch_id of the ${model.name}__update_many to put back.`, `Of the ${model.name}__update_many to put back.`));
+    describeProperty(properties.dry_run, dryRun);
     return schema;
   }
   if (input.kind === 'revert') {
-    describeProperty(properties.id, `Id of the ${inSentence(model.label)}.`);
-    describeProperty(properties.change_id, `The change_id of the update to put back, from ${model.name}__history.`);
+    describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}.`));
+    describeProperty(properties.change_id, say(`The change_id of the update to put back, from ${model.name}__history.`));
     return schema;
   }
   for (const property of input.properties) {
     const target = properties[property.name];
     if (!target) continue;
-    if (property.kind === 'id') target.description = `Id of the ${inSentence(model.label)}.`;
-    else if (property.kind === 'lines') properties[property.name] = linesProperty(model, command, property, target);
-    else properties[property.name] = { ...refined(target, inputKeywords(property.field, command)), description: inputDescription(model, property, command) };
+    if (property.kind === 'id') describeProperty(target, say(`Id of the ${inSentence(model.label)}.`));
+    else if (property.kind === 'lines') properties[property.name] = linesProperty(model, command, property, target, audience);
+    else properties[property.name] = described(refined(target, inputKeywords(property.field, command)), inputDescription(model, property, command, audience));
   }
   return schema;
 }
@@ -294,15 +387,19 @@ function inputKeywords(field: FieldIR, command: CommandIR): Json {
   return { ...checksOf(field), default: value };
 }
 
-function inputDescription(model: ModelIR, property: Extract<InputProperty, { kind: 'field' }>, command: CommandIR): string {
+function inputDescription(model: ModelIR, property: Extract<InputProperty, { kind: 'field' }>, command: CommandIR, audience: Audience): string | undefined {
   const isField = property.path === `${model.name}.${property.name}`;
-  if (isField) return fieldDescription(model, property.field, command);
+  if (isField) return fieldDescription(model, property.field, command, audience);
   const field = property.field;
-  return [field.label + (field.description ? `: ${field.description}` : '.'), forFieldKind(KIND_HINTS, field), 'Kept with the action in the history.'].join(' ');
+  const kindHint = forFieldKind(audience === 'openapi' ? KIND_HINTS : MCP_KIND_HINTS, field);
+  return [fieldLead(field, audience), kindHint, 'Kept with the action in the history.'].filter((part) => part !== undefined).join(' ');
 }
 
-function describeProperty(property: Json | undefined, description: string): void {
-  if (property) property.description = description;
+/** Sets a property's description; none when `description` is undefined. */
+function describeProperty(property: Json | undefined, description: string | undefined): void {
+  if (!property) return;
+  if (description === undefined) delete property.description;
+  else property.description = description;
 }
 
 /** The description every caller who reads all the model's fields gets (the runtime words it again for others, from the model's metadata). */
@@ -313,11 +410,6 @@ function toolDescription(model: ModelIR, command: CommandIR): string {
 }
 
 const ENVELOPE_DENIED: Json = { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' };
-const APPROVAL: Json = {
-  type: 'object',
-  properties: { status: { type: 'string', const: 'approval_required' }, plan_id: { type: 'string' } },
-  required: ['status', 'plan_id'],
-};
 
 /** What `<model>.erase` answers as its value (runtime/api-shapes.ts, `ErasureInfo`). */
 const ERASURE: Json = {
@@ -334,16 +426,6 @@ const ERASURE: Json = {
   },
   required: ['id', 'fields', 'history_entries', 'audit_rows', 'plans', 'plans_rejected', 'mask_tokens', 'bindings'],
 };
-
-/** Names of the result schemas a tools file declares once and its tools share. */
-interface ResultNames {
-  /** JSON Schema of a record. */
-  readonly record: string;
-  /** `{denied, value: record}`: the answer of get, create, update and actions. */
-  readonly recordResult: string;
-  /** That answer, or an approval plan's, for record commands an agent may only propose. */
-  readonly recordOrPlanResult: string;
-}
 
 /** What a bulk command changed (or, in a dry run, would change). */
 const BATCH: Json = {
@@ -444,12 +526,6 @@ export function resultEnvelope(model: ModelIR, command: CommandIR, record: unkno
   return { ...envelope, properties: { ...(envelope.properties as Json), next: { type: 'string', description: 'With after: the after of the next page, when more rows follow.' } } };
 }
 
-function outputSchema(model: ModelIR, command: CommandIR, names: ResultNames): Json | Code {
-  if (COMMAND_KINDS[command.kind].result === 'record') return code(proposable(model, command) ? names.recordOrPlanResult : names.recordResult);
-  const envelope = resultEnvelope(model, command, code(names.record));
-  return proposable(model, command) ? { type: 'object', anyOf: [envelope, APPROVAL] } : envelope;
-}
-
 /**
  * MCP's hints of a command kind, each said outright: a client takes an absent `destructiveHint`
  * as true and an absent `idempotentHint` as false (the MCP schema's defaults).
@@ -472,41 +548,18 @@ export function toolTitle(model: ModelIR, command: CommandIR): string {
 
 function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file: SourceText): void {
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: ['JsonSchema', 'ToolMeta'] });
-  const recordName = `${camelCase(model.name)}RecordJsonSchema`;
   const listName = `${camelCase(model.name)}ListJsonSchema`;
-  file.addConst({
-    isExported: true,
-    docs: `JSON Schema of ${withArticle(inSentence(model.label))} record as tools return it.`,
-    name: recordName, type: 'JsonSchema', initializer: literal(recordSchema(model)),
-  });
-  const names: ResultNames = {
-    record: recordName,
-    recordResult: `${camelCase(model.name)}RecordResultJsonSchema`,
-    recordOrPlanResult: `${camelCase(model.name)}RecordOrPlanResultJsonSchema`,
-  };
-  const recordCommands = model.commands.filter((command) => COMMAND_KINDS[command.kind].result === 'record');
-  if (recordCommands.some((command) => !proposable(model, command))) {
-    file.addConst({
-      isExported: true,
-      docs: `What get, create, update and actions of \`${model.name}\` answer: \`{denied, value}\` with the record.`,
-      name: names.recordResult, type: 'JsonSchema', initializer: literal(envelopeOf(code(recordName))),
-    });
-  }
-  if (recordCommands.some((command) => proposable(model, command))) {
-    file.addConst({
-      isExported: true,
-      docs: `What record commands of \`${model.name}\` that an agent may only propose answer: the record, or \`{status: 'approval_required', plan_id}\`.`,
-      name: names.recordOrPlanResult, type: 'JsonSchema', initializer: literal({ type: 'object', anyOf: [envelopeOf(code(recordName)), APPROVAL] }),
-    });
-  }
   const listCommand = model.commands.find((command) => command.kind === 'list');
   if (listCommand) {
     file.addConst({
       isExported: true,
       docs: `JSON Schema of the input of \`${model.name}__list\` and \`${model.name}__search\` (filter, order, paging; SPEC 4.5).`,
-      name: listName, type: 'JsonSchema', initializer: literal(inputJsonSchema(model, listCommand, { kind: 'list' })),
+      name: listName, type: 'JsonSchema', initializer: literal(toolInputSchema(model, listCommand, { kind: 'list' })),
     });
   }
+  // No output schema (optional in MCP): what a tool answers is said in its description and comes
+  // as JSON text beside the structured content; the OpenAPI document keeps the full result schemas
+  // (docs/api.md, "What a tool's schema says").
   const tools = model.commands.map((command) => {
     const input = commandInput(model, command);
     return {
@@ -514,8 +567,7 @@ function buildToolsFile(context: EmitContext, model: ModelIR, path: string, file
       command: command.id,
       title: toolTitle(model, command),
       description: toolDescription(model, command),
-      inputSchema: input.kind === 'list' ? code(listName) : inputJsonSchema(model, command, input),
-      outputSchema: outputSchema(model, command, names),
+      inputSchema: input.kind === 'list' ? code(listName) : toolInputSchema(model, command, input),
       annotations: toolAnnotations(command.kind),
     };
   });

@@ -46,6 +46,12 @@ export interface DescribedCommand {
   readonly action?: DescribedAction | undefined;
 }
 
+/**
+ * Worded for a model, which reads every tool's description in every conversation: what the tool
+ * returns (the `value` of the `{denied, value}` every result is, as the server's instructions say:
+ * extension.ts), and what its input schema cannot say (required lines, rules, actions, approval).
+ * Each tool names its own personal fields and whether an agent's call waits for a person.
+ */
 export function describeTool(model: DescribedModel, command: DescribedCommand, reads: (model: string, field: string) => boolean): string {
   const phrase = inSentence(model.label);
   const parts = [`${command.description}.`];
@@ -59,35 +65,29 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     case 'update':
     case 'revert':
     case 'action':
-      parts.push(`Returns {denied, value} with the ${phrase} as value.`);
+      parts.push(`Returns the ${phrase}.`);
       break;
     case 'history':
-      parts.push(
-        'Returns {denied, value} with {rows, total} as value: entries newest first, each {change_id, at, command, by, plan_id, changes} where changes maps each field to {from, to}; works for a deleted id too.',
-      );
+      parts.push('Returns {rows, total}: entries newest first, each {change_id, at, command, by, plan_id, changes: {<field>: {from, to}}}; a deleted id\'s too.');
       break;
     case 'list':
-      parts.push(`Returns {denied, value} with an array of ${plural(phrase)} as value.`);
-      parts.push(`Use it to read ${plural(phrase)} page by page; ${model.name}__search takes the same input and also counts the matches.`);
+      parts.push(`Returns an array of ${plural(phrase)}; ${model.name}__search takes the same input and also counts the matches.`);
       break;
     case 'search':
-      parts.push('Returns {denied, value} with {rows, total} as value; total counts matches before limit and offset.');
-      parts.push(`Use it when you need how many match; to read page by page without counting, ${model.name}__list is lighter.`);
+      parts.push(`Returns {rows, total}, total counting every match; to page without counting, ${model.name}__list is lighter.`);
       break;
     case 'delete':
-      parts.push('Returns {denied, value} with {id} as value.');
+      parts.push('Returns {id}.');
       break;
     case 'create_many':
     case 'update_many':
     case 'delete_many':
     case 'revert_batch':
     case 'action_many':
-      parts.push('Returns {denied, value} with {batch_id, count, ids, changes} as value: changes lists each record\'s {id, changes} where changes maps each field to {from, to}. dry_run: true answers the same and changes nothing.');
+      parts.push('Returns {batch_id, count, ids, changes}, changes listing each record\'s {id, changes: {<field>: {from, to}}}; dry_run: true changes nothing.');
       break;
     case 'erase':
-      parts.push(
-        'Returns {denied, value} with {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings} as value: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
-      );
+      parts.push('Returns {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings}: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.');
       break;
   }
   if (command.kind === 'create') {
@@ -96,25 +96,18 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     if (required.length > 0) parts.push(`Required: ${required.join(', ')}.`);
     for (const field of governed) parts.push(`${field.name} starts at ${field.options?.[0] ?? ''} and changes only through actions.`);
   }
+  if (command.kind === 'update') parts.push('Give only the fields to change; null empties one.');
   if (command.kind === 'create' || command.kind === 'update') {
     const lineLists = new Set((model.lines ?? []).map((list) => list.name));
     // A rule about a field the caller may not read is not named to it.
     const rules = (model.rules ?? []).filter((rule) => rule.fields.every((field) => lineLists.has(field) || reads(model.name, field)));
     if (rules.length > 0) parts.push(`Rules the ${phrase} must pass: ${rules.map((rule) => rule.message).join('; ')}.`);
   }
-  if (command.kind === 'update_many' || command.kind === 'delete_many' || command.kind === 'action_many') {
-    parts.push('A filter or ids is required, and max_affected: selecting more records refuses the call.');
-  }
   if (command.kind === 'list' || command.kind === 'search') {
-    parts.push('Filter and order only on fields you can read in clear; masked fields fail as unknown fields.');
-  }
-  if (command.kind === 'update') {
-    for (const field of governed) parts.push(`Setting ${field.name} runs the matching action.`);
+    parts.push('Filter and order only on fields you read in clear.');
   }
   if (command.kind === 'revert') {
-    parts.push(
-      `Give a change_id from ${model.name}__history; only changes made by update can be reverted, and only while none of their fields changed since.`,
-    );
+    parts.push(`Give a change_id from ${model.name}__history; only changes made by update can be reverted, and only while none of their fields changed since.`);
   }
   if (command.action) {
     const action = command.action;
@@ -134,23 +127,13 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
     parts.push(`Refused while a record refers to it (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
   }
   if (returnsRecords && personal.length > 0) {
-    const examples = personal.map((field) => `${field.maskLabel}_1`).join(', ');
-    const writes = command.kind === 'create' || command.kind === 'update';
-    // History shows personal values as tokens too; revert writes none of the caller's.
-    parts.push(
-      `Personal fields (${personal.map((field) => field.name).join(', ')}) come back masked as tokens like ${examples}; ` +
-        (writes
-          ? 'send such a token in the same field to store the real value it stands for.'
-          : `such a token may be sent to ${model.name}__create or ${model.name}__update to store the real value it stands for.`),
-    );
+    parts.push(`Personal fields (${personal.map((field) => field.name).join(', ')}) come back as tokens like ${personal.map((field) => `${field.maskLabel}_1`).join(', ')}.`);
   }
   if (command.needsApproval) {
-    parts.push('For an agent the call changes nothing: it returns status approval_required and a plan_id, and a person approves the plan.');
+    parts.push("An agent's call waits for a person's approval: it returns approval_required and a plan_id.");
   } else if (proposable(model, command)) {
     const held = model.actions.filter((action) => action.needsApproval).map((action) => action.name);
-    parts.push(
-      `Changing a governed field runs its action; when that action needs approval (${held.join(', ')}), the call changes nothing for an agent: it returns status approval_required and a plan_id, and a person approves the plan.`,
-    );
+    parts.push(`Setting a governed field runs its action; where that needs approval (${held.join(', ')}), an agent's call returns approval_required and a plan_id.`);
   }
   return parts.join(' ');
 }

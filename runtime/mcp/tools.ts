@@ -4,13 +4,13 @@
  * kept, so `tools/list` only returns a prepared object and `tools/call` only looks a name up.
  *
  * Fitting, per caller, is view/caller-schemas.ts's (the caller's OpenAPI document fits the same
- * way): only the tools of commands the caller may use, inputs and outputs without the fields it
- * does not read, filters and orders on the fields it reads in clear; descriptions worded again
- * without the fields it does not read.
+ * way): only the tools of commands the caller may use, inputs without the fields it does not
+ * read, filters and orders on the fields it reads in clear; descriptions worded again without the
+ * fields it does not read. Tools have no output schema (generator/emit/tools.ts says why).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerRights } from '../rights.ts';
-import { fitInputSchema, fitRecords, usableWith } from '../view/caller-schemas.ts';
+import { fitInputSchema, usableWith } from '../view/caller-schemas.ts';
 import { describeTool } from './describe.ts';
 import type { CommandMeta, JsonSchema, Registry, ToolMeta } from '../registry.ts';
 
@@ -67,7 +67,6 @@ function wireTool(meta: ToolMeta): Tool {
     title: meta.title,
     description: meta.description,
     inputSchema: meta.inputSchema as Tool['inputSchema'],
-    ...(meta.outputSchema ? { outputSchema: meta.outputSchema as Tool['outputSchema'] } : {}),
     // `annotations.title` is where 2025-03-26 clients look for the display name.
     annotations: { title: meta.title, ...meta.annotations },
   };
@@ -86,17 +85,9 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
       inputSchema = fitInputSchema(entry.command, fields, original);
       fitted.set(original, inputSchema);
     }
-    const outputSchema = entry.meta.outputSchema && fitRecords(entry.meta.outputSchema, fields, 'output');
     const description = describedFor(registry, entry, rights);
-    if (inputSchema === original && outputSchema === entry.meta.outputSchema && description === entry.meta.description) tools.push(entry.wire);
-    else {
-      tools.push({
-        ...entry.wire,
-        description,
-        inputSchema: inputSchema as Tool['inputSchema'],
-        ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
-      });
-    }
+    if (inputSchema === original && description === entry.meta.description) tools.push(entry.wire);
+    else tools.push({ ...entry.wire, description, inputSchema: inputSchema as Tool['inputSchema'] });
   }
   return Object.freeze({ tools: Object.freeze(tools) });
 }

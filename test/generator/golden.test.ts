@@ -269,7 +269,7 @@ describe('the registry generated for the fixture modules', () => {
     expect(create.required).toEqual(['title']);
     expect(create.additionalProperties).toBe(false);
     expect(Object.keys(create.properties)).not.toContain('stage');
-    expect(create.properties.expected_revenue?.description).toContain('Integer, minor units: 950.00 is 95000.');
+    expect(create.properties.expected_revenue?.description).toBe('Minor units: 950.00 is 95000.');
     const list = registry.tools.lead__list?.inputSchema as { properties: { filter: { items: { properties: { field: { enum: string[] } } } }; limit: object } };
     expect(list.properties.filter.items.properties.field.enum).toEqual(['id', 'title', 'party', 'stage', 'expected_revenue', 'probability', 'close_date', 'hot', 'notes', 'lost_reason']);
     expect(list.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 5000 });

@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
@@ -316,12 +317,14 @@ describe('personal, of every kind', () => {
 });
 
 describe('MCP', () => {
-  it('describes each kind in the record schema, and a personal one as a token to an agent, whose results pass the schemas', async () => {
+  it("describes each kind in the record schema (the caller's OpenAPI document; MCP tools have none), a personal one as a token to an agent, and MCP results pass it", async () => {
     const people = await connectClient(t, admin);
     const agents = await connectClient(t, agent);
     try {
       const schemaOf = async (client: typeof people, name: string) => (await client.client.listTools()).tools.find((tool) => tool.name === name)!;
-      const record = ((await schemaOf(people, 'specimen__get')).outputSchema as any).properties.value.properties;
+      const documentOf = async (token: string) => (await t.request('GET', '/api/openapi.json', undefined, token)).body;
+      const recordOf = (document: any) => document.components.schemas.SpecimenRecord;
+      const record = recordOf(await documentOf(admin)).properties;
       expect(record.amount).toMatchObject({ type: ['number', 'null'], multipleOf: 0.01 });
       expect(record.at).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
       expect(record.email).toMatchObject({ format: 'email' });
@@ -329,21 +332,26 @@ describe('MCP', () => {
       expect(record.phone.pattern).toBeDefined();
       expect(record.tags).toMatchObject({ type: ['array', 'null'], items: { enum: ['red', 'green', 'blue'] }, uniqueItems: true });
       expect(record.secret_amount).toMatchObject({ type: ['number', 'null'] });
-      const masked = ((await schemaOf(agents, 'specimen__get')).outputSchema as any).properties.value.properties;
+      const agentDocument = await documentOf(agent);
+      const masked = recordOf(agentDocument).properties;
       for (const field of ['secret_amount', 'secret_at', 'secret_email', 'secret_tags', 'secret_bool', 'secret_party']) {
         expect(masked[field], field).toMatchObject({ type: ['string', 'null'], pattern: `^${field.toUpperCase()}_[1-9][0-9]*$` });
       }
       expect(masked.parts.items.properties.seen_at).toMatchObject({ type: ['string', 'null'], pattern: '^SEEN_AT_[1-9][0-9]*$' });
       expect(masked.amount).toEqual(record.amount);
+      expect((await schemaOf(agents, 'specimen__get')).outputSchema).toBeUndefined();
       const input = ((await schemaOf(agents, 'specimen__create')).inputSchema as any).properties;
       expect(input.secret_amount.anyOf).toContainEqual({ type: 'string', pattern: '^SECRET_AMOUNT_[1-9][0-9]*$' });
-      // The SDK client checks each result against the tool's output schema.
+      const ajv = new Ajv2020({ strict: false, multipleOfPrecision: 9 });
+      const fitsRecord = (value: unknown) => ajv.validate({ allOf: [recordOf(agentDocument)], components: agentDocument.components }, value);
       const created = (await agents.client.callTool({ name: 'specimen__create', arguments: { name: 'By MCP', secret_amount: 1.5, secret_tags: ['blue'], amount: 1.25, at: '2026-05-05T05:05:05+05:00', parts: [{ seen_at: '2026-01-01T00:00:00Z' }] } })) as CallToolResult;
       expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
       const value = (created.structuredContent as { value: Record<string, any> }).value;
       expect(value).toMatchObject({ amount: 1.25, at: '2026-05-05T00:05:05.000Z', secret_amount: expect.stringMatching(/^SECRET_AMOUNT_\d+$/) });
+      expect(fitsRecord(value), ajv.errorsText()).toBe(true);
       const listed = (await agents.client.callTool({ name: 'specimen__list', arguments: { include: ['parts'], limit: 50 } })) as CallToolResult;
       expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
+      for (const row of (listed.structuredContent as { value: unknown[] }).value) expect(fitsRecord(row), ajv.errorsText()).toBe(true);
       const history = (await agents.client.callTool({ name: 'specimen__history', arguments: { id: value.id } })) as CallToolResult;
       expect(history.isError, JSON.stringify(history.content)).toBeFalsy();
     } finally {

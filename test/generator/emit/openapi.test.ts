@@ -1,7 +1,7 @@
 /**
  * The generated OpenAPI document (`openapi.json`, generator/emit/openapi.ts) of the fixture
- * modules: every command as `POST /api/<model>/<command>` with the very schemas its MCP tool has
- * (one builder for both), the envelope, the 202 plan answer where an agent's call may be held,
+ * modules: every command as `POST /api/<model>/<command>` with the constraints its MCP tool's
+ * input schema has (one builder for both), the envelope, the 202 plan answer where an agent's call may be held,
  * every refusal with its body, bearer auth, `x-mcp`, and request examples the command accepts.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -9,7 +9,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { emit, looksGenerated } from '../../../generator/emit/index.ts';
 import { openApiDocument } from '../../../generator/emit/openapi.ts';
-import type { ProjectIR } from '../../../generator/ir.ts';
+import { recordSchema, withoutNoise } from '../../../generator/emit/tools.ts';
+import { allModels, type ProjectIR } from '../../../generator/ir.ts';
 import { loadProject } from '../../../generator/pipeline.ts';
 import { SUPPORTED_REVISIONS } from '../../../runtime/mcp/revisions.ts';
 import { registry } from '../../fixtures/generated/registry.ts';
@@ -27,9 +28,11 @@ beforeAll(async () => {
 
 const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '429', '500'];
 
-function withoutDialect(schema: Json): Json {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
+/** A schema's keywords without its descriptions (a property named `description` stays: its value is a schema). */
+function constraintsOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(constraintsOf);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(Object.entries(schema).filter(([key, value]) => !(key === 'description' && typeof value === 'string')).map(([key, value]) => [key, constraintsOf(value)]));
 }
 
 function operationOf(commandId: string): Json {
@@ -74,22 +77,19 @@ describe('openapi.json', () => {
     }
   });
 
-  it("takes each command's input with its MCP tool's schema (one builder for both)", () => {
+  it("takes each command's input with its MCP tool's constraints (one builder for both; the tool's worded for a model, without zod's noise)", () => {
     for (const [id, command] of Object.entries(registry.commands)) {
-      const schema = operationOf(id).requestBody.content['application/json'].schema;
-      const expected = withoutDialect(toolOf(id).inputSchema);
-      if (command.kind === 'list' || command.kind === 'search') {
-        const name = schema.$ref.split('/').pop();
-        expect(document.components.schemas[name], id).toEqual(expected);
-      } else expect(schema, id).toEqual(expected);
+      let schema = operationOf(id).requestBody.content['application/json'].schema;
+      if (command.kind === 'list' || command.kind === 'search') schema = document.components.schemas[schema.$ref.split('/').pop()];
+      expect(constraintsOf(withoutNoise(schema)), id).toEqual(constraintsOf(toolOf(id).inputSchema));
     }
   });
 
-  it("answers the envelope around the record schema of the model's MCP tools", () => {
-    for (const [id, command] of Object.entries(registry.commands)) {
-      const recordName = `${command.model[0]!.toUpperCase()}${command.model.slice(1)}Record`;
-      const toolValue = (toolOf(id).outputSchema as Json).properties?.value ?? (toolOf(id).outputSchema as Json).anyOf[0].properties.value;
-      if (command.kind === 'get') expect(document.components.schemas[recordName], id).toEqual(toolValue);
+  it("answers the envelope around the model's record schema", () => {
+    for (const model of allModels(ir)) {
+      expect(document.components.schemas[`${model.name[0]!.toUpperCase()}${model.name.slice(1)}Record`], model.name).toEqual(recordSchema(model));
+    }
+    for (const id of Object.keys(registry.commands)) {
       const answer = operationOf(id).responses['200'].content['application/json'].schema;
       const envelope = answer.anyOf ? answer.anyOf[0] : answer;
       expect(envelope.required, id).toEqual(['denied', 'value']);
