@@ -25,13 +25,13 @@
  * the end. Without a reachable server the PostgreSQL column says so.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildServeOutputs } from '../bin/compile.ts';
-import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
+import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createNewLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
 import { createModelProject, type ModelProject } from './model-project.ts';
 import { runOrderScaleBench } from './order-scale.ts';
 import { createPlainOrderProject, type PlainOrderProject } from './plain-order-project.ts';
@@ -280,13 +280,17 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
 
     if (SETTINGS.warmupSeconds > 0) {
       log(`${dialect}: warm-up round`);
-      for (const target of Object.values(targets)) await runWrk(target, { seconds: SETTINGS.warmupSeconds, connections: SETTINGS.connections });
+      for (const [name, target] of Object.entries(targets)) {
+        const measured = name === 'action' ? await actionTarget(rms.url, personToken, `${dialect}-warm-up`, actionLeads(SETTINGS.warmupSeconds)) : target;
+        await runWrk(measured, { seconds: SETTINGS.warmupSeconds, connections: SETTINGS.connections });
+      }
     }
     const rounds: Record<string, WrkResult[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     for (let round = 0; round < SETTINGS.rounds; round++) {
       log(`${dialect}: round ${round + 1} of ${SETTINGS.rounds}`);
       for (const [name, target] of Object.entries(targets)) {
-        rounds[name]!.push(await runWrk(target, { seconds: SETTINGS.seconds, connections: SETTINGS.connections }));
+        const measured = name === 'action' ? await actionTarget(rms.url, personToken, `${dialect}-${round + 1}`, actionLeads(SETTINGS.seconds)) : target;
+        rounds[name]!.push(await runWrk(measured, { seconds: SETTINGS.seconds, connections: SETTINGS.connections }));
       }
     }
     const peakAllMiB = rms.peakRssMiB();
@@ -391,6 +395,22 @@ function startObservedServer(dbUrl: string, env: Record<string, string>): Promis
   return startNode('rmsgen (metrics and JSON request lines)', ['bin/rmsgen.js', 'serve', '--port', '0', '--db', dbUrl, '--metrics-port', '0', '--log-format', 'json'], { cwd: ROOT, env });
 }
 
+/**
+ * `lead.qualify` (new → qualified: an action, with its history and audit rows) on `count` fresh
+ * leads, each once: an action changes a record's state, so a round cannot repeat one. A round
+ * that asks for more than there are gets 409s, which the table shows as errors.
+ */
+async function actionTarget(url: string, token: string, label: string, count: number): Promise<WrkTarget> {
+  const ids = await createNewLeads(url, token, count, `Action lead ${label}`);
+  mkdirSync(join(workDir, 'actions'), { recursive: true });
+  return prepareTarget(join(workDir, 'actions'), `action-${label}`, `${url}/api/lead/qualify`, ids.map((id) => ({ id })), { authorization: `Bearer ${token}` });
+}
+
+/** Fresh leads enough for `seconds` of `lead.qualify` (SQLite answers it some 2,000 times a second here). */
+function actionLeads(seconds: number): number {
+  return Math.ceil(seconds * 3000);
+}
+
 /** Every target's requests, each checked once to answer what it should before it is loaded. */
 async function prepareTargets(
   dialect: Dialect,
@@ -427,7 +447,11 @@ async function prepareTargets(
     orderCreate: prepareTarget(dir, 'order-create', `${servers.rms.url}/api/order/create`, [orderBody('{{n}}', orders.customer, ORDER_LINES)], person),
     orderCreatePlain: prepareTarget(dir, 'order-create-plain', `${plainOrders.url}/api/order/create`, [orderBody('{{n}}', plainOrders.customer, ORDER_LINES, true)], {
       authorization: `Bearer ${plainOrders.token}`,
-    }),
+    }),    // Writes (issue 25), each with its history and audit rows: a new lead per request; a changed
+    // note on the seeded leads in turn; the action on fresh leads, each once (see actionTarget).
+    create: prepareTarget(dir, 'create', `${servers.rms.url}/api/lead/create`, [{ title: 'Bench lead {{n}}', notes: 'Call back about bench lead {{n}}' }], person),
+    update: prepareTarget(dir, 'update', `${servers.rms.url}/api/lead/update`, ids.map((id) => ({ id, notes: 'Call back about the renewal of contract {{n}}' })), person),
+    action: await actionTarget(servers.rms.url, personToken, 'check', 1),
   };
   if (servers.before) targets.before = prepareTarget(dir, 'before', `${servers.before.url}/api/lead/get`, getBodies, person);
   targets.observed = prepareTarget(dir, 'observed', `${servers.observed.url}/api/lead/get`, getBodies, person);
@@ -452,6 +476,16 @@ async function prepareTargets(
       post(`${servers.rms.url}/api/lead/search`, searchBody, person).then((a) => {
         const page = value(a) as { rows?: unknown[]; total?: number } | undefined;
         return a.status === 200 && page?.total === leads.won && page.rows?.length === Math.min(50, leads.won);
+      }),
+    ],
+    ['lead.create', post(`${servers.rms.url}/api/lead/create`, { title: 'Bench lead check' }, person).then((a) => a.status === 200 && value(a)?.title === 'Bench lead check')],
+    ['lead.update', post(`${servers.rms.url}/api/lead/update`, { id, notes: 'Call back about the renewal of contract 1' }, person).then((a) => a.status === 200 && value(a)?.notes === 'Call back about the renewal of contract 1')],
+    [
+      'lead.qualify',
+      actionTarget(servers.rms.url, personToken, 'checked', 1).then(async (target) => {
+        const first = JSON.parse(readFileSync(target.bodiesFile, 'utf8').split('\n')[0]!) as { id: string };
+        const a = await post(`${servers.rms.url}/api/lead/qualify`, first, person);
+        return a.status === 200 && value(a)?.stage === 'qualified';
       }),
     ],
     [

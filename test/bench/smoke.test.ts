@@ -28,7 +28,7 @@ describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, output).toBe(0);
-    for (const measure of ['bare node:http', 'bare Express 5', 'lead.get as a person', 'as an agent, notes masked', 'MCP tools/call lead__get', 'lead.search', 'order.get of 20 lines', 'order.create of 20 lines', 'what rules and computed fields cost order.create', 'RSS idle', 'RSS peak under lead.get load', 'start to `listening`', 'rmsgen build', 'rmsgen build --check']) {
+    for (const measure of ['bare node:http', 'bare Express 5', 'lead.get as a person', 'as an agent, notes masked', 'MCP tools/call lead__get', 'lead.search', 'lead.create as a person', 'lead.update of a note', 'lead.qualify, an action', 'order.get of 20 lines', 'order.create of 20 lines', 'what rules and computed fields cost order.create', 'RSS idle', 'RSS peak under lead.get load', 'start to `listening`', 'rmsgen build', 'rmsgen build --check']) {
       expect(output).toContain(measure);
     }
     expect(output).toContain('SMOKE RUN');
@@ -40,13 +40,13 @@ describe.skipIf(!hasWrk)('npm run bench -- --smoke', () => {
     expect(report.mode).toBe('smoke');
     const dialect = report.dialects[PG_URL ? 'postgres' : 'sqlite'];
     expect(dialect.skipped).toBeUndefined();
-    expect(Object.keys(dialect.rounds).sort()).toEqual(['agent', 'express', 'http', 'mcp', 'observed', 'orderCreate', 'orderCreatePlain', 'orderGet', 'person', 'search']);
+    expect(Object.keys(dialect.rounds).sort()).toEqual(['action', 'agent', 'create', 'express', 'http', 'mcp', 'observed', 'orderCreate', 'orderCreatePlain', 'orderGet', 'person', 'search', 'update']);
     // Every request answered as it should: a 429 or a 500 would be counted as throughput.
     const errors = Object.fromEntries(
       Object.entries(dialect.rounds as Record<string, { errorCount: number }[]>).map(([target, rounds]) => [target, rounds.reduce((sum, round) => sum + round.errorCount, 0)]),
     );
     // orderCreate and orderCreatePlain: every request a new order, none refused as a repeated number.
-    expect(errors).toEqual({ agent: 0, express: 0, http: 0, mcp: 0, observed: 0, orderCreate: 0, orderCreatePlain: 0, orderGet: 0, person: 0, search: 0 });
+    expect(errors).toEqual({ action: 0, agent: 0, create: 0, express: 0, http: 0, mcp: 0, observed: 0, orderCreate: 0, orderCreatePlain: 0, orderGet: 0, person: 0, search: 0, update: 0 });
   }, 180_000);
 
   it(`--orders seeds orders of 10 lines with rmsgen seed and measures order.get and a search on a line field on ${PG_URL ? 'PostgreSQL' : 'SQLite'}`, async () => {
