@@ -5,23 +5,24 @@
  * `build`, `check`, `dev` and `init` never load the runtime (but its one-class cli-error.ts), and
  * help lists everything. A command's CliError ends the process here (bin/exit.ts).
  */
-import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { registerGeneratorCommands } from '../generator/cli.ts';
 import { registerDevCommand } from './dev.ts';
+import { DEV_BUILDER_COMMAND, registerDevBuilderCommand } from './dev-builder.ts';
 import { exitOnError } from './exit.ts';
 import { registerInitCommand } from './init.ts';
-import { PROJECT } from './outputs.ts';
+import { isProjectOutput } from './outputs.ts';
 import { createProgram } from './program.ts';
 
 const program = createProgram();
 registerGeneratorCommands(program);
 compileAfterBuild(program.commands.find((command) => command.name() === 'build'));
 registerDevCommand(program);
+registerDevBuilderCommand(program);
 registerInitCommand(program);
 
 const command = process.argv[2];
-if (command !== 'build' && command !== 'check' && command !== 'dev' && command !== 'init') {
+if (command !== 'build' && command !== 'check' && command !== 'dev' && command !== DEV_BUILDER_COMMAND && command !== 'init') {
   const { registerServerCommands } = await import('./server-cli.ts');
   registerServerCommands(program, { checkBuild: false });
 }
@@ -31,14 +32,14 @@ await program.parseAsync(process.argv).catch((error: unknown) => exitOnError(err
 /**
  * `rmsgen build` into the project's generated/ (this package's, or a service's: bin/project.js)
  * also brings what `serve` runs up to date: the compiled server and the web app (each only when
- * stale). A build into another folder (a test's) is not what the project serves.
+ * stale; see isProjectOutput).
  */
 function compileAfterBuild(build: Command | undefined): void {
   if (!build) throw new Error('the generator registers no build command');
   build.hook('postAction', async (buildCommand) => {
     const options = buildCommand.opts<{ check?: boolean; out: string }>();
     if (options.check || (process.exitCode !== undefined && process.exitCode !== 0)) return;
-    if (resolve(options.out) !== join(PROJECT.root, 'generated')) return;
+    if (!isProjectOutput(options.out)) return;
     const { buildServeOutputs } = await import('./compile.ts');
     await buildServeOutputs({ afterGenerate: true, log: (line) => process.stdout.write(`${line}\n`) });
   });

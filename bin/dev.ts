@@ -3,10 +3,10 @@
  *
  * - Watches the modules folder, and in rmsgen itself runtime/ and web/src/ too (bin/dev-watch.ts). A burst of saves makes
  *   one rebuild, after `DEBOUNCE_MS` of quiet; saves during a rebuild make one more after it.
- * - A rebuild is `rmsgen build` itself, run as a child process (a module file imported once stays
- *   cached in a process, so each build needs a fresh one): generated/, then the compiled server
- *   and the web app where stale. Its lines are printed as they come, so a module's problems read
- *   as `rmsgen check` prints them, one line each; dev goes on.
+ * - A rebuild is `rmsgen build` itself, run by a builder child process that stays loaded between
+ *   builds and loads the module files afresh for each (bin/dev-builder.ts): generated/, then the
+ *   compiled server and the web app where stale. Its lines are printed as they come, so a module's
+ *   problems read as `rmsgen check` prints them, one line each; dev goes on.
  * - When the compiled server was rebuilt, a new `rmsgen serve` starts on the same database (its
  *   start migrates additively) and, once it listens, takes over the port from the previous one,
  *   which is then stopped. A build that fails, or a server that does not start, leaves the last
@@ -25,6 +25,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { changedFiles, snapshot, watchTrees, type Snapshot, type TreeWatcher } from './dev-watch.ts';
+import { DevBuilder, type BuildRun } from './dev-builder.ts';
 import { startDevFront, type DevFront } from './dev-proxy.ts';
 import { CliError } from '../runtime/cli-error.ts';
 import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, WEB_DIST_DIR } from './outputs.ts';
@@ -109,7 +110,7 @@ class DevSession {
   private last: Snapshot = new Map();
   private builds = 0;
   private server: Served | undefined;
-  private buildChild: ChildProcess | undefined;
+  private readonly builder: DevBuilder;
   /** A server started but not yet listening. */
   private starting: ChildProcess | undefined;
   private initial = true;
@@ -125,13 +126,16 @@ class DevSession {
   constructor(
     private readonly front: DevFront,
     private readonly options: SessionOptions,
-  ) {}
+  ) {
+    this.builder = new DevBuilder(RMSGEN, options.modules);
+  }
 
   start(): void {
     this.watcher = watchTrees(this.options.roots, () => this.schedule());
     // Should dev itself fail, no child outlives it.
     process.on('exit', () => {
-      for (const child of [this.buildChild, this.starting, this.server?.child]) child?.kill('SIGKILL');
+      this.builder.kill();
+      for (const child of [this.starting, this.server?.child]) child?.kill('SIGKILL');
     });
     this.kick();
   }
@@ -221,25 +225,9 @@ class DevSession {
     say(`rebuilt in ${seconds} s; web app rebuilt; pages reload`);
   }
 
-  /** `rmsgen build`, its lines passed through; the problem lines (its stderr) kept for the pages. */
-  private runBuild(): Promise<{ ok: boolean; problems: string[] }> {
-    return new Promise((resolvePromise) => {
-      const child = spawn(process.execPath, [RMSGEN, 'build', '--modules', this.options.modules], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
-      this.buildChild = child;
-      const problems: string[] = [];
-      const done = Promise.all([
-        eachLine(child.stdout, (line) => process.stdout.write(`${line}\n`)),
-        eachLine(child.stderr, (line) => {
-          problems.push(line);
-          process.stderr.write(`${line}\n`);
-        }),
-      ]);
-      child.on('error', (error) => problems.push(`cannot run rmsgen build: ${error.message}`));
-      child.on('close', (code) => {
-        this.buildChild = undefined;
-        void done.then(() => resolvePromise({ ok: code === 0, problems }));
-      });
-    });
+  /** `rmsgen build` (by the builder, bin/dev-builder.ts), its lines passed through; the problem lines (its stderr) kept for the pages. */
+  private runBuild(): Promise<BuildRun> {
+    return this.builder.build();
   }
 
   /** A new `rmsgen serve` on a free loopback port; resolves once it listens. */
@@ -325,7 +313,7 @@ class DevSession {
     say(`${signal}: stopping`);
     clearTimeout(this.timer);
     this.watcher?.close();
-    this.buildChild?.kill('SIGTERM');
+    this.builder.kill();
     this.starting?.kill('SIGTERM');
     await this.building?.catch(() => undefined);
     if (this.server) await stopServer(this.server);

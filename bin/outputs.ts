@@ -17,7 +17,7 @@
  * Bundled into the compiled server: node: imports only.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { changedInputs, readManifest } from './freshness.ts';
 import { findProject, type Project } from './project.js';
@@ -37,6 +37,15 @@ export const WEB_DIST_DIR = PROJECT.service ? join(PROJECT.root, 'dist', 'web') 
 
 /** What rebuilds every output: regenerates generated/ when modules/ changed, compiles the server, builds the web app. */
 export const REBUILD_COMMAND = 'npx rmsgen build';
+
+/**
+ * Whether a build into `out` is a build of the project's own generated/, which also brings what
+ * `serve` runs up to date (the compiled server and the web app); a build into another folder (a
+ * test's) is not what the project serves.
+ */
+export function isProjectOutput(out: string): boolean {
+  return resolve(out) === join(PROJECT.root, 'generated');
+}
 
 /** Why the compiled server cannot be trusted, or undefined when it is current. */
 export function serverBuildProblem(): string | undefined {

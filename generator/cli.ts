@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { allCommands, allModels, type ModuleIR } from './ir.ts';
 import { RmsgenError } from './errors.ts';
 import { renderProblem, type Problem } from './problems.ts';
+import type { ModuleImporter } from './load.ts';
 import { diffOutput, writeOutput } from './write.ts';
 
 /**
@@ -24,7 +25,7 @@ async function pipeline() {
   return { logicProblems, typeProblems, loadModules, generate, loadProject, validate };
 }
 
-interface BuildOptions {
+export interface BuildOptions {
   readonly check?: boolean;
   readonly modules: string;
   readonly out: string;
@@ -35,7 +36,8 @@ function shown(dir: string): string {
   return `${trimmed === '' ? '.' : trimmed}/`;
 }
 
-async function reportingErrors(run: () => Promise<void>): Promise<void> {
+/** Runs a command, printing an `RmsgenError`'s problems to stderr with exit status 1 (anything else is a bug: it is thrown). */
+export async function reportingErrors(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (error) {
@@ -45,9 +47,9 @@ async function reportingErrors(run: () => Promise<void>): Promise<void> {
   }
 }
 
-export async function runBuild(options: BuildOptions): Promise<void> {
+export async function runBuild(options: BuildOptions, importModule?: ModuleImporter): Promise<void> {
   const { loadProject, generate, logicProblems } = await pipeline();
-  const ir = await loadProject(options.modules);
+  const ir = await loadProject(options.modules, importModule);
   const files = generate(ir, options.out);
   // The module files' functions, type-checked in their generated copies: nothing is written while one does not check.
   const logicErrors = logicProblems(ir, files);

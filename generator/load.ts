@@ -34,7 +34,16 @@ export interface LoadedModules {
   readonly modules: readonly LoadedModule[];
 }
 
-export async function loadModules(modulesDir: string): Promise<LoadedModules> {
+/**
+ * How a module file is loaded: by URL, to its exports. The CLI imports it (once per process: a
+ * module file imported again is the cached one); `rmsgen dev`'s builder (bin/dev-builder.ts)
+ * loads each build's files afresh.
+ */
+export type ModuleImporter = (url: string) => Promise<Record<string, unknown>>;
+
+const importOnce: ModuleImporter = (url) => import(url) as Promise<Record<string, unknown>>;
+
+export async function loadModules(modulesDir: string, importModule: ModuleImporter = importOnce): Promise<LoadedModules> {
   const dir = resolve(modulesDir);
   const dirName = basename(dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -62,7 +71,7 @@ export async function loadModules(modulesDir: string): Promise<LoadedModules> {
     }
     let exports: Record<string, unknown>;
     try {
-      exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      exports = await importModule(pathToFileURL(file).href);
     } catch (error) {
       // A syntax error: the compiler says where. Anything else failed while the module ran.
       const syntax = syntaxProblems(file, source);
@@ -90,7 +99,9 @@ function lineOf(error: unknown, file: string): { line?: number; column?: number 
   const url = pathToFileURL(file).href;
   for (const frame of stack.split('\n')) {
     const match = /(file:\/\/[^\s)]+?|\/[^\s)]+?):(\d+):(\d+)\)?$/.exec(frame.trim());
-    if (match && (match[1] === url || match[1] === file)) return { line: Number(match[2]), column: Number(match[3]) };
+    // A fresh load's URL carries a query (`?namespace=…`, see ModuleImporter).
+    const location = match?.[1]?.replace(/\?.*$/, '');
+    if (match && (location === url || location === file)) return { line: Number(match[2]), column: Number(match[3]) };
   }
   return {};
 }

@@ -439,7 +439,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
     }
   });
 
-  it('what serve leaves in place for rmsgen migrate is named once, with the command that applies it, however often the server restarts', async () => {
+  it('what serve leaves in place for rmsgen migrate is named once, with the command that applies it, however often the server restarts; each build reads the module files afresh, and the builder’s own new code', async () => {
     const project = await copyProject();
     // A module that goes away while dev runs: its table stays, left for rmsgen migrate.
     mkdirSync(join(project, 'modules/notes'));
@@ -447,7 +447,7 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
     const db = join(project, 'data/dev.sqlite');
     const dev = new Dev(project, ['--port', '0', '--db', `sqlite:${db}`]);
     try {
-      await dev.line(/^dev: serving http:\/\/127\.0\.0\.1:\d+ /);
+      const url = (await dev.line(/^dev: serving (http:\/\/127\.0\.0\.1:\d+) /))[1]!;
       rmSync(join(project, 'modules/notes'), { recursive: true });
       await dev.line(/^dev: rebuilt in .*; server restarted at /);
       // Two more restarts, one of them a change of its own.
@@ -472,6 +472,28 @@ describe('rmsgen dev', { timeout: 400_000 }, () => {
       const migrated = spawnSync(process.execPath, [join(project, 'bin/rmsgen.js'), 'migrate', '--db', `sqlite:${db}`], { cwd: project, env: cleanEnv(), encoding: 'utf8', timeout: 120_000 });
       expect({ status: migrated.status, stderr: migrated.stderr }).toEqual({ status: 0, stderr: '' });
       expect(migrated.stdout).toContain('dropped empty table memo (model removed)');
+
+      // Each build loads the module files and what they import afresh (dev's builder stays loaded
+      // between builds, bin/dev-builder.ts): a change to a file the module imports is built.
+      const token = (await postJson(url, '/api/auth/login', { username: 'admin', password: PASSWORD })).body.token as string;
+      const phoneLabel = async () => {
+        const meta = await get(url, '/api/meta', token);
+        return (JSON.parse(meta.text).models as { name: string; fields: { name: string; label: string }[] }[]).find((model) => model.name === 'party')!.fields.find((field) => field.name === 'phone')!.label;
+      };
+      writeFileSync(join(project, 'modules/crm/labels.ts'), "export const PHONE = 'Phone one';\n");
+      writeFileSync(join(project, CRM), `import { PHONE } from './labels.ts';\n${source.replace("label: 'Phone' }", 'label: PHONE }')}`);
+      await dev.line(/^dev: rebuilt in .*; server restarted at /, 4);
+      expect(await phoneLabel()).toBe('Phone one');
+      writeFileSync(join(project, 'modules/crm/labels.ts'), "export const PHONE = 'Phone two';\n");
+      await dev.line(/^dev: rebuilt in .*; server restarted at /, 5);
+      expect(await phoneLabel()).toBe('Phone two');
+      // The builder's own code changed (here the generator's banner): the next build runs the new code.
+      const emitIndex = join(project, 'generator/emit/index.ts');
+      writeFileSync(emitIndex, readFileSync(emitIndex, 'utf8').replace(' — do not edit.', ' — do not edit (changed).'));
+      writeFileSync(join(project, 'modules/crm/labels.ts'), "export const PHONE = 'Phone three';\n");
+      await dev.line(/^dev: rebuilt in .*; server restarted at /, 6);
+      expect(await phoneLabel()).toBe('Phone three');
+      expect(readFileSync(join(project, 'generated/crm/party.model.ts'), 'utf8')).toContain('— do not edit (changed).');
       expect(await dev.stop()).toBe(0);
     } finally {
       killGroup(dev.child.pid!);
