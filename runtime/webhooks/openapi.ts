@@ -89,8 +89,8 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   'webhook.get': { summary: 'Get a webhook', input: object({ id: ID }, ['id']), value: WEBHOOK_REF, example: { id: EXAMPLE_ID } },
   'webhook.update': {
     summary: 'Change a webhook: what is given replaces what it had (secrets: rotate)',
-    input: object({ id: ID, ...SETTINGS }, ['id']),
-    value: WEBHOOK_REF,
+    input: object({ id: ID, ...SETTINGS, rotate: { type: 'string', enum: ['add', 'drop_old'], description: 'add: a new secret (answered once, as new_secret) besides the current one; drop_old: keep only the newer.' } }, ['id']),
+    value: object({ ...WEBHOOK_PROPERTIES, new_secret: { type: 'string' } }, WEBHOOK_REQUIRED),
     example: { id: EXAMPLE_ID, url: 'https://erp.example.com/hooks/rms2' },
   },
   'webhook.delete': { summary: 'Delete a webhook and its deliveries', input: object({ id: ID }, ['id']), value: object({ id: { type: 'string' } }, ['id']), example: { id: EXAMPLE_ID } },
