@@ -57,6 +57,8 @@ export function WebhooksPage() {
   const [editing, setEditing] = useState<Webhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [watching, setWatching] = useState<Webhook | null>(null);
+  // A new key after each save: the form starts empty again.
+  const [saves, setSaves] = useState(0);
 
   return (
     <section class="page">
@@ -72,12 +74,13 @@ export function WebhooksPage() {
       <section class="card" aria-labelledby="webhook-form-heading">
         <h2 id="webhook-form-heading">{editing ? 'Edit webhook' : 'New webhook'}</h2>
         <WebhookForm
-          key={editing?.id ?? 'new'}
+          key={editing?.id ?? `new-${saves}`}
           editing={editing}
           onSaved={(saved, secret) => {
             if (secret) setShownSecret({ title: `Secret for ${saved.url}`, secret });
             meta.notify(editing ? 'Webhook saved.' : 'Webhook created.');
             setEditing(null);
+            setSaves((count) => count + 1);
             reload();
           }}
           onCancel={() => setEditing(null)}
