@@ -278,6 +278,7 @@ export async function runWebhookKillBench(options: WebhookKillBenchOptions): Pro
     if (hook.status !== 200) throw new Error(`webhook.create answered ${hook.status}: ${JSON.stringify(hook.json)}`);
     const secret = (hook.json as { value: { secrets: string[] } }).value.secrets[0]!;
 
+    // A failed restart is thrown where the killer is awaited, so that the `finally` stops every server.
     const killer = (async () => {
       while (!stopKilling) {
         await new Promise((resolve) => setTimeout(resolve, options.killEveryMs));
@@ -290,6 +291,9 @@ export async function runWebhookKillBench(options: WebhookKillBenchOptions): Pro
         killed = await serve('rmsgen (killed every 5 s)');
       }
     })();
+    killer.catch(() => {
+      stopKilling = true;
+    });
 
     let resent = 0;
     let turn = 0;
