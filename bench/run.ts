@@ -19,6 +19,8 @@
  *                                      # issue 21's target scale, 10 minutes or more; 100000 for a quick look)
  *   npm run bench -- --webhooks        # events and webhooks instead (bench/webhooks.ts): what the outbox
  *                                      # costs single writes (with --before <checkout without it>), delivery rate
+ *   npm run bench -- --webhook-kill    # 10,000 changes on two PostgreSQL instances, one SIGKILLed every 5 s,
+ *                                      # a receiver failing 20 %: events lost, order, duplicates, p99 (bench/webhooks.ts)
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -38,7 +40,7 @@ import { createPlainOrderProject, type PlainOrderProject } from './plain-order-p
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts, type ToolListSizes } from './report.ts';
 import { runScaleBench } from './scale.ts';
-import { runWebhooksBench } from './webhooks.ts';
+import { runWebhookKillBench, runWebhooksBench } from './webhooks.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -55,6 +57,7 @@ const { values: flags } = parseArgs({
     rows: { type: 'string' },
     orders: { type: 'string' },
     webhooks: { type: 'boolean', default: false },
+    'webhook-kill': { type: 'boolean', default: false },
   },
 });
 
@@ -125,6 +128,19 @@ if (flags.orders !== undefined) {
   try {
     await buildServeOutputs({ log });
     await runOrderScaleBench({ orders, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+if (flags['webhook-kill']) {
+  // Webhooks through kills (issue 22's measurement): a mode of its own, PostgreSQL only, see bench/webhooks.ts.
+  try {
+    await buildServeOutputs({ log });
+    await runWebhookKillBench({ changes: flags.smoke ? 500 : 10_000, killEveryMs: flags.smoke ? 2_000 : 5_000, roundGapMs: flags.smoke ? 3_000 : 20_000, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();

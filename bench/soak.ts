@@ -32,7 +32,7 @@ if (!Number.isInteger(seconds) || seconds < 30) throw new Error(`--seconds ${val
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error(`--concurrency ${values.concurrency}: use a whole number from 1 to 64`);
 
 const SECOND = 1000;
-const POLICY: RetentionPolicy = { auditMs: 20 * SECOND, auditReadsMs: 10 * SECOND, historyMs: 20 * SECOND, agentMs: 10 * SECOND, everyMs: SECOND };
+const POLICY: RetentionPolicy = { auditMs: 20 * SECOND, auditReadsMs: 10 * SECOND, historyMs: 20 * SECOND, agentMs: 10 * SECOND, eventsMs: 10 * SECOND, deadEventsMs: 10 * SECOND, everyMs: SECOND };
 const TABLES = ['rms_audit', 'rms_history', 'rms_mask_tokens', 'rms_mask_bindings', 'rms_plans', 'rms_tokens'] as const;
 const PASSWORD = 'soak-admin-password';
 

@@ -40,6 +40,8 @@ export interface ServeOptions extends DatabaseOptions {
   readonly retainAuditReadsDays?: string;
   readonly retainHistoryDays?: string;
   readonly retainAgentDays?: string;
+  readonly retainEventsDays?: string;
+  readonly retainDeadEventsDays?: string;
   readonly files?: string;
   readonly maxUpload?: string;
   readonly agentFileBytesPerDay?: string;
@@ -135,6 +137,8 @@ export const RETAIN_AUDIT_ENV = 'RMS_RETAIN_AUDIT_DAYS';
 export const RETAIN_AUDIT_READS_ENV = 'RMS_RETAIN_AUDIT_READS_DAYS';
 export const RETAIN_HISTORY_ENV = 'RMS_RETAIN_HISTORY_DAYS';
 export const RETAIN_AGENT_ENV = 'RMS_RETAIN_AGENT_DAYS';
+export const RETAIN_EVENTS_ENV = 'RMS_RETAIN_EVENTS_DAYS';
+export const RETAIN_DEAD_EVENTS_ENV = 'RMS_RETAIN_DEAD_EVENTS_DAYS';
 /** A century: beyond it a number of days is a mistake, not a policy. */
 export const MAX_RETAIN_DAYS = 36_500;
 
@@ -149,6 +153,8 @@ export function retentionPolicy(options: ServeOptions): RetentionPolicy {
     auditReadsMs: days(options.retainAuditReadsDays, '--retain-audit-reads-days', RETAIN_AUDIT_READS_ENV, DEFAULT_RETENTION_DAYS.auditReads),
     historyMs: days(options.retainHistoryDays, '--retain-history-days', RETAIN_HISTORY_ENV, DEFAULT_RETENTION_DAYS.history),
     agentMs: days(options.retainAgentDays, '--retain-agent-days', RETAIN_AGENT_ENV, DEFAULT_RETENTION_DAYS.agent),
+    eventsMs: days(options.retainEventsDays, '--retain-events-days', RETAIN_EVENTS_ENV, DEFAULT_RETENTION_DAYS.events),
+    deadEventsMs: days(options.retainDeadEventsDays, '--retain-dead-events-days', RETAIN_DEAD_EVENTS_ENV, DEFAULT_RETENTION_DAYS.deadEvents),
     everyMs: DEFAULT_PRUNE_INTERVAL_MS,
   };
 }

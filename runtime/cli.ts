@@ -43,6 +43,8 @@ import {
   RETAIN_AGENT_ENV,
   RETAIN_AUDIT_ENV,
   RETAIN_AUDIT_READS_ENV,
+  RETAIN_DEAD_EVENTS_ENV,
+  RETAIN_EVENTS_ENV,
   RETAIN_HISTORY_ENV,
   retentionPolicy,
   filesOptions,
@@ -92,6 +94,8 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .option('--retain-audit-reads-days <n>', `days audit rows of reads (get, list, search, history) are kept; 0: as long as the rest of the trail (default: env ${RETAIN_AUDIT_READS_ENV}, else ${DEFAULT_RETENTION_DAYS.auditReads})`)
     .option('--retain-history-days <n>', `days record history entries are kept; 0 keeps them for ever (default: env ${RETAIN_HISTORY_ENV}, else ${DEFAULT_RETENTION_DAYS.history})`)
     .option('--retain-agent-days <n>', `days the masking tokens and bindings of an agent token are kept after it was revoked or expired; 0 keeps them for ever (default: env ${RETAIN_AGENT_ENV}, else ${DEFAULT_RETENTION_DAYS.agent})`)
+    .option('--retain-events-days <n>', `days webhook deliveries are kept once delivered (an event goes with the last of its deliveries; a record's last event stays, without its data); 0 keeps them for ever (default: env ${RETAIN_EVENTS_ENV}, else ${DEFAULT_RETENTION_DAYS.events})`)
+    .option('--retain-dead-events-days <n>', `days webhook deliveries that died are kept, for webhook.redeliver; 0 keeps them for ever (default: env ${RETAIN_DEAD_EVENTS_ENV}, else ${DEFAULT_RETENTION_DAYS.deadEvents})`)
     .option('--files <where>', `where uploaded files' content lives: disk:<directory>, or db (chunks in the database, shared by every instance) (default: env ${FILES_ENV}, else disk:<the SQLite file's folder>/files, db on PostgreSQL)`)
     .option('--max-upload <size>', `the largest upload, e.g. 50MB (default: env ${MAX_UPLOAD_ENV}, else 50MB)`)
     .option('--agent-file-bytes-per-day <size>', `what an agent token may read of files (downloads, MCP resources) per UTC day, e.g. 1GB (default: env ${AGENT_FILE_BYTES_ENV}, else 1GB)`)

@@ -14,6 +14,7 @@
  * - Sessions that have ended (signed out, revoked or expired): they can never be used again. Sign-in
  *   removes a person's own expired ones; this removes everyone's, signed in again or not. Agent
  *   tokens stay: plans and the audit trail name them.
+ * - Webhook deliveries final before theirs, and events none is left of (webhooks/prune.ts).
  */
 import type { Knex } from 'knex';
 import { AUDIT_TABLE } from '../audit/store.ts';
@@ -22,6 +23,7 @@ import { deleteInBatches, type BatchOptions } from '../db/batched-delete.ts';
 import { HISTORY_TABLE } from '../history/store.ts';
 import { MASK_BINDINGS_TABLE, MASK_TABLE } from '../masking/tables.ts';
 import { PLAN_TABLE } from '../plans/store.ts';
+import { pruneEvents } from '../webhooks/prune.ts';
 import type { PruneCutoffs } from './policy.ts';
 
 /** How many rows a pass removed, of each kind. */
@@ -34,12 +36,14 @@ export interface PruneReport {
   readonly maskTokens: number;
   readonly bindings: number;
   readonly sessions: number;
+  readonly deliveries: number;
+  readonly events: number;
 }
 
-export const EMPTY_REPORT: PruneReport = { auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 0 };
+export const EMPTY_REPORT: PruneReport = { auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 0, deliveries: 0, events: 0 };
 
 export async function prune(db: Knex, cutoffs: PruneCutoffs, options: BatchOptions = {}): Promise<PruneReport> {
-  const { auditReadsBefore, auditBefore, historyBefore, agentsGoneBefore, sessionsGoneBefore } = cutoffs;
+  const { auditReadsBefore, auditBefore, historyBefore, agentsGoneBefore, sessionsGoneBefore, deliveredEventsBefore, deadEventsBefore } = cutoffs;
   const step = (table: string, keys: readonly string[], where: (query: Knex.QueryBuilder) => void) => deleteInBatches(db, table, keys, where, options);
 
   const auditReads = auditReadsBefore === undefined ? 0 : await step(AUDIT_TABLE, ['id'], (query) => query.where('access', 'read').andWhere('at', '<', auditReadsBefore));
@@ -75,7 +79,13 @@ export async function prune(db: Knex, cutoffs: PruneCutoffs, options: BatchOptio
           query.where('kind', 'session').andWhere((ended) => ended.where('expires_at', '<', sessionsGoneBefore).orWhere('revoked_at', '<', sessionsGoneBefore)),
         );
 
-  return { auditReads, audit, plans, history, maskTokens, bindings, sessions };
+  const outbox = await pruneEvents(
+    db,
+    { ...(deliveredEventsBefore !== undefined ? { deliveredBefore: deliveredEventsBefore } : {}), ...(deadEventsBefore !== undefined ? { deadBefore: deadEventsBefore } : {}) },
+    options,
+  );
+
+  return { auditReads, audit, plans, history, maskTokens, bindings, sessions, ...outbox };
 }
 
 /** Whether a pass removed anything. */

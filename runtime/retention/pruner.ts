@@ -62,6 +62,8 @@ const TARGETS: readonly [string, (report: PruneReport) => number][] = [
   ['history', (report) => report.history],
   ['masking', (report) => report.maskTokens + report.bindings],
   ['sessions', (report) => report.sessions],
+  ['webhook_deliveries', (report) => report.deliveries],
+  ['events', (report) => report.events],
 ];
 
 /** Creates the pruner and starts its timer (unref'd: it never keeps a process alive). */
@@ -131,6 +133,8 @@ export function describePass(report: PruneReport): string {
     `${report.maskTokens} masking tokens`,
     `${report.bindings} masking bindings`,
     `${report.sessions} ended sessions`,
+    `${report.deliveries} webhook deliveries`,
+    `${report.events} events`,
   ];
   return `retention: removed ${parts.join(', ')}`;
 }

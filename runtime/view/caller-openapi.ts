@@ -7,11 +7,13 @@
  *   it reads in clear only;
  * - for an agent, its masked (personal) fields described as the masking tokens it receives, and
  *   the commands it may only propose marked `x-needs-approval` with their 202 plan answer; a
- *   person's calls are never held, so its document has neither.
+ *   person's calls are never held, so its document has neither;
+ * - for a person with `admin`, the webhook commands (webhooks/openapi.ts); no one else sees them.
  */
 import type { CommandMeta, FieldMeta, JsonSchema, OpenApiDocument, Registry } from '../registry.ts';
 import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
 import { fitInputSchema, fitRecord, isSchema, mayBeHeldForApproval, usableWith } from './caller-schemas.ts';
+import { WEBHOOK_SCHEMAS, WEBHOOK_TAG, webhookPaths } from '../webhooks/openapi.ts';
 
 /** Names of the document's component schemas, which the generator writes and this fits. */
 export const OPENAPI_COMPONENT_NAMES = {
@@ -34,20 +36,26 @@ function pascal(name: string): string {
 export type CallerKind = 'person' | 'agent';
 
 export interface OpenApiViews {
-  /** The document for a caller with these rights; built on first use, then kept with the rights. */
-  documentFor(rights: CallerRights, kind: CallerKind): OpenApiDocument;
+  /**
+   * The document for a caller with these rights; built on first use, then kept with the rights.
+   * `withWebhooks`: the caller may run the webhook commands (a person with `admin`), which the
+   * document then lists too (webhooks/openapi.ts).
+   */
+  documentFor(rights: CallerRights, kind: CallerKind, withWebhooks?: boolean): OpenApiDocument;
 }
 
 /** `title`: what the service calls itself (`serve --name`), the document's `info.title`. */
 export function createOpenApiViews(registry: Registry, title: string): OpenApiViews {
   // Rights objects are cached and reused by `rightsOf`; keyed weakly so evicted ones go too.
-  const documents: Record<CallerKind, WeakMap<CallerRights, OpenApiDocument>> = { person: new WeakMap(), agent: new WeakMap() };
+  const documents: Record<CallerKind | 'admin', WeakMap<CallerRights, OpenApiDocument>> = { person: new WeakMap(), agent: new WeakMap(), admin: new WeakMap() };
   return {
-    documentFor(rights, kind) {
-      let document = documents[kind].get(rights);
+    documentFor(rights, kind, withWebhooks = false) {
+      const kept = documents[withWebhooks ? 'admin' : kind];
+      let document = kept.get(rights);
       if (!document) {
-        document = Object.freeze(fitDocument(registry, rights, kind, title));
-        documents[kind].set(rights, document);
+        const fitted = fitDocument(registry, rights, kind, title);
+        document = Object.freeze(withWebhooks ? withWebhookCommands(fitted) : fitted);
+        kept.set(rights, document);
       }
       return document;
     },
@@ -92,6 +100,17 @@ function fitDocument(registry: Registry, rights: CallerRights, kind: CallerKind,
     ...(tags ? { tags } : {}),
     paths,
     components: { ...objectAt(generated, 'components'), schemas },
+  };
+}
+
+/** The document with the webhook commands, their schemas and their tag. */
+function withWebhookCommands(document: OpenApiDocument): OpenApiDocument {
+  const components = objectAt(document, 'components');
+  return {
+    ...document,
+    tags: [...((document.tags as readonly Json[] | undefined) ?? []), WEBHOOK_TAG],
+    paths: { ...objectAt(document, 'paths'), ...webhookPaths() },
+    components: { ...components, schemas: { ...objectAt(components, 'schemas'), ...WEBHOOK_SCHEMAS } },
   };
 }
 

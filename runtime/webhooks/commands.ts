@@ -111,10 +111,11 @@ const RUNNERS: Record<ServiceKind, (call: Call, input: Readonly<Record<string, u
   },
 
   async webhook_update(call, input) {
-    onlyKeys(call, input, ['id', 'url', 'models', 'commands', 'as_role', 'secret', 'secrets']);
+    onlyKeys(call, input, ['id', 'url', 'models', 'commands', 'as_role', 'secret', 'secrets', 'rotate']);
     const webhook = await existing(call.service.db, input);
     const settings = await readSettings(call, input, webhook);
-    const secrets = readSecrets(input);
+    const rotated = rotation(call, input, webhook);
+    const secrets = rotated?.secrets ?? readSecrets(input);
     const updated: Webhook = {
       ...webhook,
       ...(settings.url !== undefined ? { url: settings.url } : {}),
@@ -125,7 +126,8 @@ const RUNNERS: Record<ServiceKind, (call: Call, input: Readonly<Record<string, u
       updatedAt: new Date(call.service.clock.now()).toISOString(),
     };
     await call.service.db(WEBHOOKS_TABLE).where({ id: webhook.id }).update(webhookRow(updated));
-    return infoOf(updated);
+    // A secret the server made is answered this once, as at create.
+    return rotated?.added ? { ...infoOf(updated), new_secret: rotated.added } : infoOf(updated);
   },
 
   async webhook_delete(call, input) {
@@ -293,6 +295,26 @@ function names(input: Readonly<Record<string, unknown>>, key: string, what: stri
     if (value.indexOf(item) !== index) throw badRequest(`${key}[${index}]: ${item} is named twice`);
   });
   return value as string[];
+}
+
+/**
+ * `rotate`, for who cannot give the current secret back (the web app: the server never answers
+ * it): `add` signs with a new secret besides the current one, `drop_old` keeps only the newer.
+ */
+function rotation(call: Call, input: Readonly<Record<string, unknown>>, webhook: Webhook): { secrets: string[]; added?: string } | undefined {
+  const rotate = input.rotate;
+  if (rotate === undefined) return undefined;
+  if (input.secret !== undefined || input.secrets !== undefined) throw badRequest(`${call.command} takes rotate or secret(s), not both`);
+  if (rotate === 'add') {
+    if (webhook.secrets.length !== 1) throw badRequest('rotate: add needs one secret, and the webhook has two: drop the old one first (rotate: drop_old)');
+    const added = generateSecret();
+    return { secrets: [webhook.secrets[0]!, added], added };
+  }
+  if (rotate === 'drop_old') {
+    if (webhook.secrets.length !== 2) throw badRequest('rotate: drop_old needs two secrets, and the webhook has one');
+    return { secrets: [webhook.secrets[1]!] };
+  }
+  throw badRequest('rotate must be add (a new secret besides the current one) or drop_old (keep only the newer one)');
 }
 
 /** `secret` or `secrets` (one or two, for rotation); undefined when neither is given. */

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { ServiceInfo } from '../../runtime/api-shapes.ts';
 import type { Registry } from '../../runtime/registry.ts';
-import { SERVER_EXTENSIONS } from '../../runtime/server.ts';
+import { SERVER_EXTENSIONS, type ServerOptions } from '../../runtime/server.ts';
 import { webAppExtension } from '../../runtime/web.ts';
 import { FIXTURE_PACKAGE } from './fixtures.ts';
 import { startTestServer, type TestServer } from './server.ts';
@@ -27,6 +27,8 @@ export interface WebTestServerOptions {
   readonly registry?: Registry;
   /** What the service calls itself (`serve --name/--colour/--locale`); default: the server's default. */
   readonly serviceInfo?: ServiceInfo;
+  /** The webhooks' settings (test/web/webhooks.test.ts). */
+  readonly webhooks?: ServerOptions['webhooks'];
 }
 
 export function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
@@ -35,5 +37,6 @@ export function startWebTestServer(options: WebTestServerOptions = {}): Promise<
     extensions: [...SERVER_EXTENSIONS.filter((extension) => extension.name !== 'web'), webAppExtension({ distDir: FIXTURE_WEB_DIST })],
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.serviceInfo ? { serviceInfo: options.serviceInfo } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
 }

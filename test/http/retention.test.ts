@@ -13,7 +13,7 @@ import type { PassOutcome } from '../../runtime/retention/pruner.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const POLICY: RetentionPolicy = { auditMs: 10 * DAY_MS, auditReadsMs: 2 * DAY_MS, historyMs: 5 * DAY_MS, agentMs: 3 * DAY_MS, everyMs: 60 * 60_000 };
+const POLICY: RetentionPolicy = { auditMs: 10 * DAY_MS, auditReadsMs: 2 * DAY_MS, historyMs: 5 * DAY_MS, agentMs: 3 * DAY_MS, eventsMs: 0, deadEventsMs: 0, everyMs: 60 * 60_000 };
 
 let t: TestServer;
 let clock: TestClock;
@@ -92,7 +92,7 @@ describe('background retention', () => {
 
     // Nothing is out of any window yet, but the signed-out session goes at once; the admin's stays and works.
     clock.advance(at(boundary) - clock.now());
-    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1 });
+    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1, deliveries: 0, events: 0 });
     expect(await ids('rms_audit')).toEqual(allAudit);
     expect((await sessions()).length).toBe(1);
     expect((await t.request('GET', '/api/meta', undefined, admin)).status).toBe(200);
@@ -100,7 +100,7 @@ describe('background retention', () => {
 
     // Two days on: the reads made before the boundary go, and the admin's session, expired; every other row stays.
     clock.advance(2 * DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 3, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1 });
+    expect((await pass()).report).toEqual({ auditReads: 3, audit: 0, plans: 0, history: 0, maskTokens: 0, bindings: 0, sessions: 1, deliveries: 0, events: 0 });
     expect(await sessions()).toEqual([]);
     expect(await ids('rms_audit')).toEqual(allAudit.filter((id) => !oldReads.includes(id)));
 
@@ -112,7 +112,7 @@ describe('background retention', () => {
     expect(goneTokens).toBeGreaterThan(0);
     expect(goneBindings).toBeGreaterThan(0);
     clock.advance(DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 2, audit: 0, plans: 0, history: 0, maskTokens: goneTokens, bindings: goneBindings, sessions: 0 });
+    expect((await pass()).report).toEqual({ auditReads: 2, audit: 0, plans: 0, history: 0, maskTokens: goneTokens, bindings: goneBindings, sessions: 0, deliveries: 0, events: 0 });
     expect(await ids('rms_audit')).toEqual(allAudit.filter((id) => !oldReads.includes(id) && !newReads.includes(id)));
     expect([await count('rms_mask_tokens', { agent_token_id: gone.id }), await count('rms_mask_bindings', { agent_token_id: gone.id })]).toEqual([0, 0]);
     expect(await count('rms_mask_tokens', { agent_token_id: live.id })).toBe(liveTokens);
@@ -122,7 +122,7 @@ describe('background retention', () => {
     const newHistory = await ids('rms_history', (query) => query.where('at', '>=', boundary));
     expect(oldHistory.length).toBe(4);
     clock.advance(2 * DAY_MS);
-    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 4, maskTokens: 0, bindings: 0, sessions: 0 });
+    expect((await pass()).report).toEqual({ auditReads: 0, audit: 0, plans: 0, history: 4, maskTokens: 0, bindings: 0, sessions: 0, deliveries: 0, events: 0 });
     expect(await ids('rms_history')).toEqual(newHistory);
 
     // Ten days on: the trail before the boundary goes, with the rejected plan; the pending plan and
@@ -131,7 +131,7 @@ describe('background retention', () => {
     expect(pendingRows.length).toBe(1);
     clock.advance(5 * DAY_MS);
     const trail = (await pass()).report;
-    expect(trail).toEqual({ auditReads: 0, audit: allAudit.length - oldReads.length - newReads.length - newWrites.length - pendingRows.length, plans: 1, history: 1, maskTokens: 0, bindings: 0, sessions: 0 });
+    expect(trail).toEqual({ auditReads: 0, audit: allAudit.length - oldReads.length - newReads.length - newWrites.length - pendingRows.length, plans: 1, history: 1, maskTokens: 0, bindings: 0, sessions: 0, deliveries: 0, events: 0 });
     expect(await ids('rms_history')).toEqual([]);
     expect(await ids('rms_audit')).toEqual([...pendingRows, ...newWrites].sort());
     expect(await ids('rms_plans')).toEqual([pendingPlan]);
@@ -145,11 +145,11 @@ describe('background retention', () => {
     // Each pass that removed something said how much of what, and nothing else.
     const lines = logged.filter((line) => line.startsWith('retention:'));
     expect(lines).toEqual([
-      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions',
-      'retention: removed 3 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions',
-      `retention: removed 2 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, ${goneTokens} masking tokens, ${goneBindings} masking bindings, 0 ended sessions`,
-      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 4 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions',
-      `retention: removed 0 audit rows of reads, ${trail.audit} other audit rows, 1 decided plans, 1 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions`,
+      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions, 0 webhook deliveries, 0 events',
+      'retention: removed 3 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions, 0 webhook deliveries, 0 events',
+      `retention: removed 2 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, ${goneTokens} masking tokens, ${goneBindings} masking bindings, 0 ended sessions, 0 webhook deliveries, 0 events`,
+      'retention: removed 0 audit rows of reads, 0 other audit rows, 0 decided plans, 4 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions, 0 webhook deliveries, 0 events',
+      `retention: removed 0 audit rows of reads, ${trail.audit} other audit rows, 1 decided plans, 1 history entries, 0 masking tokens, 0 masking bindings, 0 ended sessions, 0 webhook deliveries, 0 events`,
     ]);
     expect(logged.join('\n')).not.toMatch(/Ada|ada@example/);
 
@@ -171,7 +171,7 @@ describe('background retention', () => {
       // The pass logs once it has removed the rows: its line is the sign it ran.
       const deadline = Date.now() + 10_000;
       while (!logs.some((line) => line.startsWith('retention:')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(logs.filter((line) => line.startsWith('retention:'))).toEqual(['retention: removed 4 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions']);
+      expect(logs.filter((line) => line.startsWith('retention:'))).toEqual(['retention: removed 4 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions, 0 webhook deliveries, 0 events']);
       expect(Number((await reads()).n)).toBe(0);
       expect(await fast.server.db('rms_leases').select('name', 'holder')).toEqual([{ name: 'retention', holder: fast.server.pruner!.holder }]);
     } finally {

@@ -474,3 +474,34 @@ describe('without --allow-private-webhooks', () => {
     expect((await strict.request('POST', '/api/webhook/get', { id: res.body.value.id }, strictAdmin)).body.value.url).toBe('https://93.184.215.14/hook');
   });
 });
+
+describe('rotating a secret the caller cannot give back (rotate)', () => {
+  it('adds a new secret answered once, both sign, then drops the old one; refuses what does not fit', async () => {
+    const made = await createWebhook({ models: ['lead'] });
+    const added = await hook('update', { id: made.id, rotate: 'add' });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const fresh = added.body.value.new_secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(added.body.value.secret_count).toBe(2);
+    // Answered once: get and list never show it.
+    expect(JSON.stringify((await hook('get', { id: made.id })).body)).not.toContain(fresh);
+    await t.command(admin, 'lead.create', { title: 'Rotated' });
+    await receiver.waitFor(1);
+    expect(receiver.verifies(receiver.received[0]!, made.secrets[0]!)).toBe(true);
+    expect(receiver.verifies(receiver.received[0]!, fresh)).toBe(true);
+    for (const [input, status, error] of [
+      [{ rotate: 'add' }, 400, 'rotate: add needs one secret, and the webhook has two: drop the old one first (rotate: drop_old)'],
+      [{ rotate: 'again' }, 400, 'rotate must be add (a new secret besides the current one) or drop_old (keep only the newer one)'],
+      [{ rotate: 'drop_old', secret: fresh }, 400, 'webhook.update takes rotate or secret(s), not both'],
+    ] as const) {
+      const refused = await hook('update', { id: made.id, ...input });
+      expect([refused.status, refused.body.error]).toEqual([status, error]);
+    }
+    expect((await hook('update', { id: made.id, rotate: 'drop_old' })).body.value.secret_count).toBe(1);
+    expect((await hook('update', { id: made.id, rotate: 'drop_old' })).body.error).toBe('rotate: drop_old needs two secrets, and the webhook has one');
+    await t.command(admin, 'lead.create', { title: 'Rotated again' });
+    await receiver.waitFor(2);
+    expect(receiver.verifies(receiver.received[1]!, fresh)).toBe(true);
+    expect(receiver.verifies(receiver.received[1]!, made.secrets[0]!)).toBe(false);
+  });
+});

@@ -15,7 +15,7 @@ import { PG_SKIP_NOTE, PG_URL } from '../helpers/pg-env.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const POLICY: RetentionPolicy = { auditMs: 400 * DAY_MS, auditReadsMs: 2 * DAY_MS, historyMs: 0, agentMs: 30 * DAY_MS, everyMs: 60 * 60_000 };
+const POLICY: RetentionPolicy = { auditMs: 400 * DAY_MS, auditReadsMs: 2 * DAY_MS, historyMs: 0, agentMs: 30 * DAY_MS, eventsMs: 0, deadEventsMs: 0, everyMs: 60 * 60_000 };
 /** Small batches with pauses, so that a pass takes many batches and the other instance tries meanwhile. */
 const BATCHES = { firstBatch: 20, targetMs: 0, pauseMs: 2 };
 

@@ -42,6 +42,8 @@ const VARIABLES = [
   'RMS_RETAIN_AUDIT_READS_DAYS',
   'RMS_RETAIN_HISTORY_DAYS',
   'RMS_RETAIN_AGENT_DAYS',
+  'RMS_RETAIN_EVENTS_DAYS',
+  'RMS_RETAIN_DEAD_EVENTS_DAYS',
   'RMS_SERVICE_NAME',
   'RMS_SERVICE_COLOUR',
   'RMS_LOCALE',
@@ -147,9 +149,10 @@ describe('observability', () => {
 describe('retention', () => {
   it('keeps the defaults, takes the environment, and the flags over it', () => {
     withEnv({});
-    expect(retentionPolicy({})).toMatchObject({ auditMs: 400 * DAY_MS, auditReadsMs: 30 * DAY_MS, historyMs: 0, agentMs: 30 * DAY_MS });
-    withEnv({ RMS_RETAIN_HISTORY_DAYS: '90', RMS_RETAIN_AGENT_DAYS: '0' });
-    expect(retentionPolicy({ retainAuditDays: '1' })).toMatchObject({ auditMs: DAY_MS, auditReadsMs: 30 * DAY_MS, historyMs: 90 * DAY_MS, agentMs: 0 });
+    expect(retentionPolicy({})).toMatchObject({ auditMs: 400 * DAY_MS, auditReadsMs: 30 * DAY_MS, historyMs: 0, agentMs: 30 * DAY_MS, eventsMs: 7 * DAY_MS, deadEventsMs: 30 * DAY_MS });
+    withEnv({ RMS_RETAIN_HISTORY_DAYS: '90', RMS_RETAIN_AGENT_DAYS: '0', RMS_RETAIN_EVENTS_DAYS: '2', RMS_RETAIN_DEAD_EVENTS_DAYS: '9' });
+    expect(retentionPolicy({ retainAuditDays: '1', retainDeadEventsDays: '0' })).toMatchObject({ auditMs: DAY_MS, auditReadsMs: 30 * DAY_MS, historyMs: 90 * DAY_MS, agentMs: 0, eventsMs: 2 * DAY_MS, deadEventsMs: 0 });
+    expect(refusal(() => retentionPolicy({ retainEventsDays: '-1' }))).toBe('invalid --retain-events-days / RMS_RETAIN_EVENTS_DAYS -1: use a whole number from 0 to 36500');
     expect(refusal(() => retentionPolicy({ retainAuditReadsDays: '36501' }))).toBe(
       'invalid --retain-audit-reads-days / RMS_RETAIN_AUDIT_READS_DAYS 36501: use a whole number from 0 to 36500',
     );

@@ -21,6 +21,7 @@ import { RecordFormPage } from './pages/record-form.tsx';
 import { RecordPage } from './pages/record.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TokensPage } from './pages/tokens.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
 
 export function App() {
   // What the service calls itself comes first: the sign-in page shows its name and colour.
@@ -257,6 +258,7 @@ function Shell({ notice, onDismiss }: { notice: { message: string; tone: 'succes
             <h2 class="nav-heading">Admin</h2>
             <ul>
               <li>{navLink(paths.audit(), 'Audit trail', route.page === 'audit')}</li>
+              <li>{navLink(paths.webhooks(), 'Webhooks', route.page === 'webhooks')}</li>
             </ul>
           </div>
         )}
@@ -314,6 +316,8 @@ function Page({ route, query }: { route: Route; query: URLSearchParams }) {
       return meta.issuesTokens ? <TokensPage /> : <NotFound />;
     case 'audit':
       return meta.isAdmin ? <AuditPage query={query} /> : <NotFound />;
+    case 'webhooks':
+      return meta.isAdmin ? <WebhooksPage /> : <NotFound />;
     default:
       return <NotFound />;
   }

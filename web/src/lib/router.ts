@@ -90,6 +90,7 @@ export const paths = {
   plan: (planId: string) => `/approvals#plan-${encodeURIComponent(planId)}`,
   tokens: () => '/agent-tokens',
   audit: () => '/audit',
+  webhooks: () => '/webhooks',
 };
 
 export type Route =
@@ -102,6 +103,7 @@ export type Route =
   | { readonly page: 'approvals' }
   | { readonly page: 'tokens' }
   | { readonly page: 'audit' }
+  | { readonly page: 'webhooks' }
   | { readonly page: 'not-found' };
 
 export function matchRoute(path: string): Route {
@@ -124,5 +126,6 @@ export function matchRoute(path: string): Route {
   if (parts.length === 1 && first === 'approvals') return { page: 'approvals' };
   if (parts.length === 1 && first === 'agent-tokens') return { page: 'tokens' };
   if (parts.length === 1 && first === 'audit') return { page: 'audit' };
+  if (parts.length === 1 && first === 'webhooks') return { page: 'webhooks' };
   return { page: 'not-found' };
 }
