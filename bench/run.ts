@@ -19,6 +19,8 @@
  *                                      # issue 21's target scale, 10 minutes or more; 100000 for a quick look)
  *   npm run bench -- --webhooks        # events and webhooks instead (bench/webhooks.ts): what the outbox
  *                                      # costs single writes (with --before <checkout without it>), delivery rate
+ *   npm run bench -- --files           # files instead (bench/files.ts): a 200 MB upload's and download's RSS
+ *                                      # and throughput, get with 10 files against none at 10,000 records
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -38,6 +40,7 @@ import { createPlainOrderProject, type PlainOrderProject } from './plain-order-p
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts } from './report.ts';
 import { runScaleBench } from './scale.ts';
+import { runFilesBench } from './files.ts';
 import { runWebhooksBench } from './webhooks.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
@@ -55,6 +58,7 @@ const { values: flags } = parseArgs({
     rows: { type: 'string' },
     orders: { type: 'string' },
     webhooks: { type: 'boolean', default: false },
+    files: { type: 'boolean', default: false },
   },
 });
 
@@ -139,6 +143,19 @@ if (flags.webhooks) {
     await buildServeOutputs({ log });
     // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
     await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+if (flags.files) {
+  // Files (issue 23): a mode of its own, see bench/files.ts. --smoke: 32 MB and 1,000 records.
+  try {
+    await buildServeOutputs({ log });
+    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 3, rounds: flags.smoke ? 1 : 7, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
