@@ -21,6 +21,8 @@
  *                                      # costs single writes (with --before <checkout without it>), delivery rate
  *   npm run bench -- --webhook-kill    # 10,000 changes on two PostgreSQL instances, one SIGKILLed every 5 s,
  *                                      # a receiver failing 20 %: events lost, order, duplicates, p99 (bench/webhooks.ts)
+ *   npm run bench -- --files           # files instead (bench/files.ts): a 200 MB upload's and download's RSS
+ *                                      # and throughput, get with 10 files against none at 10,000 records
  *
  * PostgreSQL: RMS_BENCH_PG_URL (default postgres://postgres:rmsgen@127.0.0.1:54329/postgres, the
  * cluster of scripts/pg-cluster.sh); the bench creates a database of its own there and drops it at
@@ -40,6 +42,7 @@ import { createPlainOrderProject, type PlainOrderProject } from './plain-order-p
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
 import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts, type ToolListSizes } from './report.ts';
 import { runScaleBench } from './scale.ts';
+import { runFilesBench } from './files.ts';
 import { runWebhookKillBench, runWebhooksBench } from './webhooks.ts';
 import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
@@ -58,6 +61,7 @@ const { values: flags } = parseArgs({
     orders: { type: 'string' },
     webhooks: { type: 'boolean', default: false },
     'webhook-kill': { type: 'boolean', default: false },
+    files: { type: 'boolean', default: false },
   },
 });
 
@@ -155,6 +159,19 @@ if (flags.webhooks) {
     await buildServeOutputs({ log });
     // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
     await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
+  } finally {
+    closeConnections();
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+if (flags.files) {
+  // Files (issue 23): a mode of its own, see bench/files.ts. --smoke: 32 MB and 1,000 records.
+  try {
+    await buildServeOutputs({ log });
+    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 3, rounds: flags.smoke ? 1 : 7, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();

@@ -25,7 +25,7 @@ const HTML_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
   // Everything the app loads is its own; session tokens live in sessionStorage, so no inline script, ever.
   'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; frame-src blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
 };
 
 const NOT_BUILT_HTML = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Web app not built</title>

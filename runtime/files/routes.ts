@@ -4,7 +4,8 @@
  * - `POST /api/files`: the raw body, its `Content-Type` and `X-File-Name` → `201 {"id", "name",
  *   "size", "type", "sha256"}` (upload.ts). Agents count it as a write.
  * - `GET /api/files/<id>`: the content, to a caller that may read a field of a record holding the
- *   file (access.ts); anyone else, and an unknown id, 404 `file not found`. As an attachment
+ *   file (access.ts), or to a person who may decide a pending plan that would attach it
+ *   (plan-files.ts); anyone else, and an unknown id, 404 `file not found`. As an attachment
  *   (inline only for PNG, JPEG, GIF, WebP and PDF), always with `Content-Security-Policy: sandbox`
  *   and `nosniff`; `ETag` the SHA-256; one byte range (`Range: bytes=…`). Each download is audited.
  */
@@ -18,6 +19,7 @@ import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { readableHolder } from './access.ts';
 import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from './budget.ts';
+import { pendingPlanHolding } from './plan-files.ts';
 import { findFile } from './store.ts';
 import { receiveUpload, type UploadLimits } from './upload.ts';
 
@@ -56,9 +58,12 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
       const caller = await callers.of(req.headers.authorization, res, 'files.download');
       const id = String(req.params.id);
       const file = await findFile(service.db, id);
-      const holder = file && (await readableHolder(service, caller, id));
-      if (!file || !holder) throw notFound();
-      await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, outcome: 'executed', status: 200, input: { file_id: id, field: holder.field } });
+      if (!file) throw notFound();
+      const holder = await readableHolder(service, caller, id);
+      const plan = holder ? undefined : await pendingPlanHolding(service, caller, id);
+      if (holder) await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, outcome: 'executed', status: 200, input: { file_id: id, field: holder.field } });
+      else if (plan) await writeAudit(service.db, { ...auditActor(caller), command: `${plan.model}.download_file`, access: 'read', recordId: plan.plan.record_id, planId: plan.plan.id, outcome: 'executed', status: 200, input: { file_id: id, field: plan.field } });
+      else throw notFound();
       const etag = `"${file.sha256}"`;
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', 'private, no-cache');

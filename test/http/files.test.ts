@@ -4,7 +4,8 @@
  * max_size, someone else's upload), `get` answering the files, `GET /api/files/<id>` (headers,
  * ranges, ETag) allowed exactly where the caller reads a field of a live record holding the file
  * (a role without the field, a withheld field, an agent and a personal field, a deleted record, an
- * upload no record holds), downloads audited, history and revert, `X-File-Name` path tricks, an SVG
+ * upload no record holds), a pending plan's files downloaded by who may decide it (every kind of
+ * plan that attaches; no one else, and no one once it is decided), downloads audited, history and revert, `X-File-Name` path tricks, an SVG
  * with a script, and the sweep of files nothing refers to (the clock moved, not waited for).
  *
  * On SQLite the content is on disk (`files/` beside the database file); under RMS_TEST_PG_URL the
@@ -356,13 +357,125 @@ describe('agents: a file in a plan', () => {
     const proposed = await t.request('POST', '/api/dossier/seal', { id, proof: scan.id }, agent);
     expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
     expect((await t.command(clerk, 'dossier.get', { id })).body.value.proof).toBeNull();
-    // Who decides sees what would be attached: the file, not its id (its content only once a record holds it).
+    // Who decides sees what would be attached: the file, not its id, and may download it (below).
     const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, clerk);
     expect(plan.body.plan.input).toEqual({ id, proof: scan });
-    expect((await download(clerk, scan.id)).status).toBe(404);
+    expect((await download(clerk, scan.id)).status).toBe(200);
     const approved = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, {}, clerk);
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect((await t.command(clerk, 'dossier.get', { id })).body.value).toMatchObject({ status: 'closed', proof: scan });
+  });
+
+  it('a person who may decide a pending plan downloads the files it would attach, audited with the plan; no one else, and no one once it is decided', async () => {
+    const id = (await t.command(clerk, 'dossier.create', { name: 'To approve' })).body.value.id;
+    const scan = await uploaded(agent, PDF, 'application/pdf', 'to approve.pdf');
+    const proposed = await t.request('POST', '/api/dossier/seal', { id, proof: scan.id }, agent);
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    const planId = proposed.body.plan_id as string;
+    const unknown = await download(clerk, '01ZZZZZZZZZZZZZZZZZZZZZZZZ');
+    const outsider = await t.addPerson('oskar', []);
+    // The bytes, with the headers of any download.
+    const res = await download(clerk, scan.id);
+    expect(res.status).toBe(200);
+    expect(res.bytes.equals(PDF)).toBe(true);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="to approve.pdf"; filename*=UTF-8''to%20approve.pdf`);
+    expect(res.headers.get('content-security-policy')).toBe('sandbox');
+    expect((await download(clerk, scan.id, { range: 'bytes=0-3' })).bytes.toString()).toBe('%PDF');
+    const row = t.inspect((db) => db.prepare(`select username, command, record_id, plan_id, outcome, input from rms_audit where command = 'dossier.download_file' and username = 'clara' and plan_id = ? order by id desc`).get(planId)) as Record<string, unknown>;
+    expect(row).toMatchObject({ username: 'clara', command: 'dossier.download_file', record_id: id, plan_id: planId, outcome: 'executed' });
+    expect(JSON.parse(String(row.input))).toEqual({ file_id: scan.id, field: 'proof' });
+    // Those who may not decide it (the plan does not exist for them), and its agent, get the answer of an unknown id.
+    const refused: [string, string | undefined][] = [
+      ['a person who may read but not run the action (viewer)', viewer],
+      ['a person without roles', outsider],
+      ['no one signed in', undefined],
+      ['the agent that uploaded it', agent],
+    ];
+    for (const [who, token] of refused) {
+      if (token === viewer || token === outsider) expect((await t.request('GET', `/api/plans/${planId}`, undefined, token)).status).toBe(404);
+      const answer = await download(token, scan.id);
+      expect({ who, status: answer.status, body: answer.bytes.toString() }).toEqual({ who, status: token === undefined ? 401 : 404, body: token === undefined ? answer.bytes.toString() : unknown.bytes.toString() });
+    }
+    // Rejected: no one may decide it any more, and no record holds the file.
+    expect((await t.request('POST', `/api/reject/${planId}`, {}, clerk)).status).toBe(200);
+    expect((await download(clerk, scan.id)).status).toBe(404);
+    expect((await download(manager, scan.id)).status).toBe(404);
+  });
+
+  it('an agent cannot propose attaching an upload it did not make and may not read: no plan names it', async () => {
+    const id = (await t.command(clerk, 'dossier.create', { name: 'Not the agent’s' })).body.value.id;
+    const others = await uploaded(manager, PDF, 'application/pdf', 'manager only.pdf');
+    const plans = () => Number((t.inspect((db) => db.prepare(`select count(*) as n from rms_plans`).get()) as { n: number | string }).n);
+    const before = plans();
+    const proposed = await t.request('POST', '/api/dossier/seal', { id, proof: others.id }, agent);
+    expect({ status: proposed.status, body: proposed.body }).toEqual({ status: 400, body: { error: `dossier.proof: no file with id ${others.id}` } });
+    expect(plans()).toBe(before);
+    expect((await download(clerk, others.id)).status).toBe(404);
+  });
+
+  describe('every kind of plan that attaches: the files shown in the plan, downloadable by who may decide it', () => {
+    const cases: { name: string; propose: (ids: { pdf: string; png: string }, record: string) => [string, Record<string, unknown>]; shown: (files: { pdf: unknown; png: unknown }, record: string) => Record<string, unknown>; fields: Record<'pdf' | 'png', string> }[] = [
+      {
+        name: 'an action that needs approval',
+        propose: (ids, record) => ['seal', { id: record, proof: ids.pdf }],
+        shown: (files, record) => ({ id: record, proof: files.pdf }),
+        fields: { pdf: 'proof', png: '' },
+      },
+      {
+        name: 'create_many, a file field and a line\'s',
+        propose: (ids) => ['create_many', { records: [{ name: 'Bulk one', attachments: [ids.pdf], pages: [{ page: ids.png, note: 'n' }] }] }],
+        shown: (files) => ({ records: [{ name: 'Bulk one', attachments: [files.pdf], pages: [{ page: files.png, note: 'n' }] }] }),
+        fields: { pdf: 'attachments', png: 'pages.page' },
+      },
+      {
+        name: 'update_many',
+        propose: (ids, record) => ['update_many', { ids: [record], max_affected: 1, set: { proof: ids.pdf, attachments: [ids.png] } }],
+        shown: (files, record) => ({ ids: [record], max_affected: 1, set: { proof: files.pdf, attachments: [files.png] } }),
+        fields: { pdf: 'proof', png: 'attachments' },
+      },
+      {
+        name: 'an action\'s bulk command',
+        propose: (ids, record) => ['seal_many', { ids: [record], max_affected: 1, input: { proof: ids.pdf } }],
+        shown: (files, record) => ({ ids: [record], max_affected: 1, input: { proof: files.pdf } }),
+        fields: { pdf: 'proof', png: '' },
+      },
+    ];
+    for (const { name, propose, shown, fields } of cases) {
+      it(name, async () => {
+        const record = (await t.command(clerk, 'dossier.create', { name: `For ${name}` })).body.value.id;
+        const pdf = await uploaded(agent, PDF, 'application/pdf', 'bulk.pdf');
+        const png = await uploaded(agent, PNG, 'image/png', 'bulk.png');
+        const [command, input] = propose({ pdf: pdf.id, png: png.id }, record);
+        const proposed = await t.request('POST', `/api/dossier/${command}`, input, agent);
+        expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+        const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, clerk);
+        expect(plan.body.plan.input).toEqual(shown({ pdf, png }, record));
+        // The list answers it the same way.
+        expect((await t.request('GET', '/api/plans', undefined, clerk)).body.plans.find((listed: { plan_id: string }) => listed.plan_id === proposed.body.plan_id).input).toEqual(shown({ pdf, png }, record));
+        for (const kind of ['pdf', 'png'] as const) {
+          const file = kind === 'pdf' ? pdf : png;
+          const named = fields[kind] !== '';
+          expect({ kind, status: (await download(clerk, file.id)).status }).toEqual({ kind, status: named ? 200 : 404 });
+          expect({ kind, status: (await download(viewer, file.id)).status }).toEqual({ kind, status: 404 });
+          if (!named) continue;
+          const row = t.inspect((db) => db.prepare(`select input from rms_audit where command = 'dossier.download_file' and plan_id = ? and input like ? order by id desc`).get(proposed.body.plan_id, `%${file.id}%`)) as { input: string };
+          expect(JSON.parse(row.input)).toEqual({ file_id: file.id, field: fields[kind] });
+        }
+        expect((await t.request('POST', `/api/reject/${proposed.body.plan_id}`, {}, clerk)).status).toBe(200);
+      });
+    }
+  });
+
+  it('a plan writing a field the person may not read is theirs neither to decide nor to download from', async () => {
+    const managersAgent = await agentToken(t, manager, ['dossier.*'], 'manager filer');
+    const record = (await t.command(manager, 'dossier.create', { name: 'Secret plan' })).body.value.id;
+    const secret = await uploaded(managersAgent, PDF, 'application/pdf', 'secret plan.pdf');
+    const proposed = await t.request('POST', '/api/dossier/update_many', { ids: [record], max_affected: 1, set: { secret: secret.id } }, managersAgent);
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    expect((await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, clerk)).status).toBe(404);
+    expect((await download(clerk, secret.id)).status).toBe(404);
+    expect((await download(manager, secret.id)).status).toBe(200);
+    expect((await t.request('POST', `/api/reject/${proposed.body.plan_id}`, {}, manager)).status).toBe(200);
   });
 
   it('an agent attaches a personal file it uploaded and reads it back as a token, never the file', async () => {

@@ -2,8 +2,9 @@
  * File fields in the web app, in Debian's Chromium at 1280 and 390 px: adding files with the
  * picker and by dropping them (a thumbnail for an image, name, size and type for each), a hostile
  * name shown as text,
- * the progress of a 30 MB upload on a throttled link and cancelling one, removing a file, and the
- * record page listing its files. Screenshots go to test/screenshots/ (git-ignored).
+ * the progress of a 30 MB upload on a throttled link and cancelling one, removing a file, the
+ * record page listing its files, and previewing them in the page (an image full size, a PDF in the
+ * browser's viewer; an SVG only downloads). Screenshots go to test/screenshots/ (git-ignored).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { expectNoSidewaysScroll, LAPTOP, launchChromium, PHONE, SCREENSHOTS, signIn } from '../helpers/browser.ts';
+import { onePagePdf } from '../helpers/pdf.ts';
 import { moduleTree, removeModuleTrees } from '../helpers/module-trees.ts';
 import { startWebTestServer, type WebTestServer } from '../helpers/web-server.ts';
 
@@ -36,6 +38,14 @@ const FOLDERS = `export default {
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 const HOSTILE = '<img src=x onerror="window.pwned=1">\u202Efdp.pdf';
+/** A 40×30 red PNG: the preview shows it at its own size. */
+const RED_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAACgAAAAeCAIAAADRv8uKAAAAK0lEQVR42u3NMQ0AAAgDsGmZf0t4QQYcTfo3056IWCwWi8VisVgsFov/xgszpEr8j7uwNQAAAABJRU5ErkJggg==',
+  'base64',
+);
+/** Chromium's PDF viewer (its built-in extension). */
+const PDF_VIEWER = 'chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai';
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>window.pwned=2</script><rect width="10" height="10"/></svg>');
 
 let server: WebTestServer;
 let browser: Browser;
@@ -154,14 +164,73 @@ describe('a file field', () => {
     expect(await files().locator('.file-name').innerText()).toContain('fdp.pdf');
   });
 
+  it('previews an image full size and a PDF in the page; an SVG only downloads', async () => {
+    await page.goto(`${folderUrl}/edit`);
+    await poll(() => files().count()).toBe(1);
+    await page.locator('input[type=file]').setInputFiles([
+      { name: 'red.png', mimeType: 'image/png', buffer: RED_PNG },
+      { name: 'lease.pdf', mimeType: 'application/pdf', buffer: onePagePdf('Lease of flat 7') },
+      { name: 'logo.svg', mimeType: 'image/svg+xml', buffer: SVG },
+    ]);
+    await poll(() => files().count()).toBe(4);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL((url) => url.pathname === folderUrl);
+    await poll(() => files().count()).toBe(4);
+    await expectPreviews(page, 'files-preview', 1280);
+  });
+
   it('lists the files at 390 px without sideways scrolling', async () => {
     const phone = await browser.newContext({ baseURL: server.url, viewport: PHONE });
     const small = await phone.newPage();
     await signIn(small);
     await small.goto(folderUrl);
-    await poll(() => files(small).count()).toBe(1);
+    await poll(() => files(small).count()).toBe(4);
     await expectNoSidewaysScroll(small);
     await shot('files-record-390', small);
+    await expectPreviews(small, 'files-preview', 390);
     await phone.close();
   });
 });
+
+/**
+ * Clicking a file's name: a PNG opens a dialog with the image at its own size, a PDF one with the
+ * browser's viewer in a frame (its content the PDF's bytes, typed application/pdf); an SVG opens no
+ * dialog but downloads (its script never runs in the page).
+ */
+async function expectPreviews(target: Page, name: string, width: number): Promise<void> {
+  await fileNamed('red.png', target).getByRole('button', { name: 'red.png' }).click();
+  const image = target.getByRole('dialog', { name: 'red.png' });
+  await image.getByText(`${RED_PNG.length} B · image/png`).waitFor();
+  await poll(() => image.getByRole('img', { name: 'red.png' }).evaluate((img: HTMLImageElement) => [img.complete, img.naturalWidth, img.naturalHeight])).toEqual([true, 40, 30]);
+  await expectNoSidewaysScroll(target);
+  await shot(`${name}-image-${width}`, target);
+  await image.getByRole('button', { name: 'Close' }).click();
+  await poll(() => target.getByRole('dialog').count()).toBe(0);
+
+  await fileNamed('lease.pdf', target).getByRole('button', { name: 'lease.pdf' }).click();
+  const pdf = target.getByRole('dialog', { name: 'lease.pdf' });
+  const frame = pdf.locator('iframe[title="lease.pdf"]');
+  await frame.waitFor();
+  const src = await frame.getAttribute('src');
+  expect(src).toMatch(/^blob:/);
+  // The frame holds the PDF (its document typed application/pdf, not one of the page's), and
+  // Chromium shows it in its PDF viewer (headless too: the screenshots show the page's text).
+  const blobFrame = target.frames().find((candidate) => candidate.url() === src);
+  expect(await blobFrame!.evaluate(() => document.contentType)).toBe('application/pdf');
+  await poll(async () => blobFrame!.childFrames().map((viewer) => viewer.url().startsWith(`${PDF_VIEWER}/`))).toEqual([true]);
+  await blobFrame!.childFrames()[0]!.waitForLoadState('load');
+  // Loaded: the viewer's progress bar at 100 (its toolbar shows the page count then).
+  const loaded = () =>
+    blobFrame!.childFrames()[0]!.evaluate(() => (document.querySelector('pdf-viewer')?.shadowRoot?.querySelector('viewer-toolbar')?.shadowRoot?.querySelector('#progress') as { value?: number } | null)?.value ?? 0);
+  await poll(loaded).toBe(100);
+  await expectNoSidewaysScroll(target);
+  await shot(`${name}-pdf-${width}`, target);
+  await pdf.getByRole('button', { name: 'Close' }).click();
+  await poll(() => target.getByRole('dialog').count()).toBe(0);
+
+  const download = target.waitForEvent('download');
+  await fileNamed('logo.svg', target).getByRole('button', { name: 'logo.svg' }).click();
+  expect((await download).suggestedFilename()).toBe('logo.svg');
+  expect(await target.getByRole('dialog').count()).toBe(0);
+  expect(await target.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+}

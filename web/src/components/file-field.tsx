@@ -1,47 +1,101 @@
 /**
- * A file field: its files (name, size, type, a thumbnail for raster images, a download), and in a
- * form, adding files by the picker or by dropping them, each upload with its progress and a
+ * A file field: its files (name, size, type, a thumbnail for raster images), each previewed in the
+ * page (an image full size, a PDF in the browser's viewer) or, for any other type, downloaded; and
+ * in a form, adding files by the picker or by dropping them, each upload with its progress and a
  * cancel, and removing files. Names are text (Preact escapes them): a name never becomes markup.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../lib/api.ts';
-import { fileObjectUrl, isPreviewable, saveFile, sizeText, uploadFile, type Upload } from '../lib/files.ts';
+import { fileObjectUrl, hasThumbnail, previewKind, saveFile, sizeText, uploadFile, type Upload } from '../lib/files.ts';
 import type { FieldInfo, FileRef } from '../lib/types.ts';
+import { Modal } from './modal.tsx';
 
-function Thumbnail({ file }: { file: FileRef }) {
-  const [url, setUrl] = useState<string | null>(null);
+/** The file's content as an object URL while the component shows it (none when `wanted` is false); revoked after. */
+function useObjectUrl(file: FileRef, wanted: boolean): { url: string | null; error: string | null } {
+  const [state, setState] = useState<{ url: string | null; error: string | null }>({ url: null, error: null });
   useEffect(() => {
-    if (!isPreviewable(file.type)) return;
-    let revoked = false;
+    if (!wanted) return;
+    let dropped = false;
     let made: string | null = null;
-    fileObjectUrl(file.id)
+    fileObjectUrl(file)
       .then((objectUrl) => {
         made = objectUrl;
-        if (revoked) URL.revokeObjectURL(objectUrl);
-        else setUrl(objectUrl);
+        if (dropped) URL.revokeObjectURL(objectUrl);
+        else setState({ url: objectUrl, error: null });
       })
-      .catch(() => setUrl(null));
+      .catch((problem: unknown) => {
+        if (!dropped) setState({ url: null, error: problem instanceof ApiError ? problem.message : 'The file could not be read.' });
+      });
     return () => {
-      revoked = true;
+      dropped = true;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [file.id, file.type]);
-  if (!isPreviewable(file.type)) return <span class="file-icon" aria-hidden="true">{file.type === 'application/pdf' ? 'PDF' : 'FILE'}</span>;
-  return url ? <img class="file-thumb" src={url} alt="" width={48} height={48} /> : <span class="file-icon" aria-hidden="true" />;
+  }, [file.id, file.type, wanted]);
+  return state;
+}
+
+function Thumbnail({ file, onOpen }: { file: FileRef; onOpen: (() => void) | undefined }) {
+  const { url, error } = useObjectUrl(file, hasThumbnail(file.type));
+  // The name is the control (keyboard, screen readers); the thumbnail is a larger target for a pointer.
+  if (!hasThumbnail(file.type) || error) return <span class="file-icon" aria-hidden="true" onClick={onOpen}>{file.type === 'application/pdf' ? 'PDF' : hasThumbnail(file.type) ? 'IMG' : 'FILE'}</span>;
+  return url ? <img class="file-thumb" src={url} alt="" width={48} height={48} aria-hidden="true" onClick={onOpen} /> : <span class="file-icon" aria-hidden="true" />;
+}
+
+/** A raster image full size, or a PDF in the browser's viewer, in a dialog, with a download. */
+function FilePreview({ file, onClose }: { file: FileRef; onClose: () => void }) {
+  const kind = previewKind(file.type);
+  const { url, error } = useObjectUrl(file, kind !== undefined);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  return (
+    <Modal title={file.name} onClose={onClose} wide>
+      <p class="file-meta">
+        {sizeText(file.size)} · {file.type}
+      </p>
+      <div class={`file-preview file-preview-${kind ?? 'none'}`}>
+        {error ? (
+          <p class="alert alert-error" role="alert">
+            {error}
+          </p>
+        ) : !url ? (
+          <p class="muted">Loading…</p>
+        ) : kind === 'image' ? (
+          <img src={url} alt={file.name} />
+        ) : (
+          // A blob: URL of bytes typed application/pdf (fileObjectUrl): the browser's PDF viewer, nothing that runs in the page.
+          <iframe src={url} title={file.name} />
+        )}
+      </div>
+      {saveError && <p class="field-error">{saveError}</p>}
+      <div class="modal-actions">
+        <button type="button" class="btn" onClick={() => saveFile(file).catch((problem: unknown) => setSaveError(problem instanceof ApiError ? problem.message : 'Download failed.'))}>
+          Download
+        </button>
+        <button type="button" class="btn btn-primary" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </Modal>
+  );
 }
 
 /** The files of a field, read-only or with a remove button each. */
 export function FileList({ files, onRemove }: { files: readonly FileRef[]; onRemove?: (file: FileRef) => void }) {
   const [error, setError] = useState<string | null>(null);
+  const [previewed, setPreviewed] = useState<FileRef | null>(null);
+  const open = (file: FileRef) => {
+    setError(null);
+    if (previewKind(file.type)) setPreviewed(file);
+    else saveFile(file).catch((problem: unknown) => setError(problem instanceof ApiError ? problem.message : 'Download failed.'));
+  };
   return (
     <>
       <ul class="file-list">
         {files.map((file) => (
           <li class="file-item" key={file.id}>
-            <Thumbnail file={file} />
+            <Thumbnail file={file} onOpen={() => open(file)} />
             <span class="file-about">
-              <button type="button" class="btn btn-link file-name" title={`Download ${file.name}`} onClick={() => saveFile(file).catch((problem: unknown) => setError(problem instanceof ApiError ? problem.message : 'Download failed.'))}>
+              <button type="button" class="btn btn-link file-name" title={previewKind(file.type) ? `Preview ${file.name}` : `Download ${file.name}`} onClick={() => open(file)}>
                 {file.name}
               </button>
               <span class="file-meta">
@@ -57,6 +111,7 @@ export function FileList({ files, onRemove }: { files: readonly FileRef[]; onRem
         ))}
       </ul>
       {error && <p class="field-error">{error}</p>}
+      {previewed && <FilePreview file={previewed} onClose={() => setPreviewed(null)} />}
     </>
   );
 }

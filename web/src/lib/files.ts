@@ -50,19 +50,23 @@ export function uploadFile(file: File, onProgress: (sent: number) => void): Uplo
 /** The files uploaded from this page, by id: shown and saved from here until a record holds them. */
 const uploadedHere = new Map<string, Blob>();
 
-/** The file's content as an object URL (revoke it when done). */
-export async function fileObjectUrl(id: string): Promise<string> {
-  const local = uploadedHere.get(id);
-  if (local) return URL.createObjectURL(local);
+/**
+ * The file's content as an object URL (revoke it when done), typed as the server detected it
+ * (whatever the picker or the response said): the preview frames only what `previewKind` names,
+ * and a blob: document is of the page's origin, so its type must never be one that runs a script.
+ */
+export async function fileObjectUrl(file: FileRef): Promise<string> {
+  const local = uploadedHere.get(file.id);
+  if (local) return URL.createObjectURL(new Blob([local], { type: file.type }));
   const token = sessionToken();
-  const res = await fetch(`/api/files/${encodeURIComponent(id)}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'omit' });
+  const res = await fetch(`/api/files/${encodeURIComponent(file.id)}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'omit' });
   if (!res.ok) throw new ApiError(res.status, res.status === 404 ? 'File not found, or you may not read it.' : `Download failed (${res.status}).`);
-  return URL.createObjectURL(await res.blob());
+  return URL.createObjectURL(new Blob([await res.blob()], { type: file.type }));
 }
 
 /** Saves the file under its name. */
 export async function saveFile(file: FileRef): Promise<void> {
-  const url = await fileObjectUrl(file.id);
+  const url = await fileObjectUrl(file);
   const link = document.createElement('a');
   link.href = url;
   link.download = file.name;
@@ -72,9 +76,18 @@ export async function saveFile(file: FileRef): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** Raster images the page may show (never SVG, which could run a script). */
-export function isPreviewable(type: string): boolean {
+/** Raster images, which get a thumbnail (never SVG, which could run a script). */
+export function hasThumbnail(type: string): boolean {
   return ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(type);
+}
+
+/**
+ * How the page previews a file: a raster image full size, a PDF in a frame (the browser's viewer);
+ * anything else (SVG and HTML included) only downloads. The same types the server serves inline.
+ */
+export function previewKind(type: string): 'image' | 'pdf' | undefined {
+  if (hasThumbnail(type)) return 'image';
+  return type === 'application/pdf' ? 'pdf' : undefined;
 }
 
 /** `1.2 MB`, `340 KB`, `12 B`. */

@@ -2,6 +2,8 @@
  * The approvals inbox: what agents proposed (command, record, input), approve or reject. A plan
  * that changes a record shows each field from its current value → the proposed one; a revert
  * shows what the change it undoes made, backwards. `#plan-<id>` shows and highlights one plan.
+ * The files a plan would attach show as a file field does (name, size, type, a thumbnail, a
+ * preview), read with the approver's right to a pending plan's files (runtime/files/plan-files.ts).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, run } from '../lib/api.ts';
@@ -316,10 +318,11 @@ function actionOfBulk(model: ModelInfo, name: string) {
   return name.endsWith('_many') ? model.actions.find((candidate) => `${candidate.name}_many` === name) : undefined;
 }
 
-/** An agent's create_many: every record it creates, each with the values it gives. */
+/** An agent's create_many: every record it creates, each with the values it gives and the lines it adds (their files too). */
 function BulkCreateEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo | undefined }) {
   const records = Array.isArray(plan.input?.records) ? (plan.input.records as Record<string, unknown>[]) : [];
   const fieldOf = (name: string) => model?.fields.find((field) => field.name === name);
+  const listOf = (name: string) => model?.lines.find((list) => list.name === name);
   return (
     <>
       <p class="small">{`Creates ${records.length === 1 ? '1 record' : `${records.length} records`}:`}</p>
@@ -327,6 +330,11 @@ function BulkCreateEffect({ plan, model }: { plan: PlanInfo; model: ModelInfo | 
         {records.map((record, index) => (
           <li key={index}>
             <ChangeList lines={Object.entries(record).filter(([name]) => fieldOf(name)).map(([name, value]) => ({ name, field: fieldOf(name), to: value }))} className="plan-input changes" />
+            {Object.entries(record).flatMap(([name, value]) => {
+              const list = listOf(name);
+              const change = list ? diffLines(list, [], value) : undefined;
+              return list && change && changesLines(change) ? [<LinesChangeList key={name} label={list.label} list={list} change={change} current={[]} />] : [];
+            })}
           </li>
         ))}
       </ol>
