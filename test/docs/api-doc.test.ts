@@ -549,6 +549,14 @@ describe('error texts', () => {
     'webhook.redeliver dead must be true (or left out)': () => withWebhook((id) => hook('redeliver', { id, dead: false })),
     'webhook.redeliver takes event_id (one event) or dead: true (every dead one)': () => withWebhook((id) => hook('redeliver', { id })),
     'webhook.redeliver event_id: no event <event_id> was sent to webhook <id>': () => withWebhook((id) => hook('redeliver', { id, event_id: 'E1' })),
+    'webhook.update takes rotate or secret(s), not both': () => withWebhook((id) => hook('update', { id, rotate: 'add', secret: SECRET })),
+    'rotate must be add (a new secret besides the current one) or drop_old (keep only the newer one)': () => withWebhook((id) => hook('update', { id, rotate: 'swap' })),
+    'rotate: add needs one secret, and the webhook has two: drop the old one first (rotate: drop_old)': () =>
+      withWebhook(async (id) => {
+        expect((await hook('update', { id, rotate: 'add' })).status).toBe(200);
+        return hook('update', { id, rotate: 'add' });
+      }),
+    'rotate: drop_old needs two secrets, and the webhook has one': () => withWebhook((id) => hook('update', { id, rotate: 'drop_old' })),
   };
 
   it('the page has error tables', () => {
