@@ -66,6 +66,9 @@ async function adminPage(width: 'laptop' | 'phone', path: string): Promise<Page>
     await signIn(page, 'admin', ADMIN_PASSWORD, path);
     adminPages.set(width, page);
   } else {
+    // Another page was in front since (a phone page, a role's page): Chromium then took some 2 s
+    // for each action's "visible, enabled and stable" check on this one (pw:api log).
+    await page.bringToFront();
     await page.goto(path);
   }
   return page;
