@@ -12,6 +12,7 @@ import { errorMessage, pluralLabel, useDocumentTitle, useLoad } from '../lib/pag
 import type { AgentTokenInfo, AgentTokensAnswer, CommandInfo, CommandsAnswer, IssuedAgentToken, RateLimitsInfo } from '../lib/types.ts';
 import { LoadError, LoadStatus } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
 
 const EXPIRY_DAYS = [1, 7, 30, 90, 365] as const;
 
@@ -393,39 +394,20 @@ function LimitInput(props: { id: string; label: string; value: string; serverLim
 }
 
 function IssuedTokenBox({ issued, onDone }: { issued: { token: string; label: string; expires?: string | undefined }; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(issued.token);
-      setCopied('yes');
-    } catch {
-      inputRef.current?.select();
-      setCopied(document.execCommand?.('copy') ? 'yes' : 'failed');
-    }
-  }
   return (
-    <section class="card issued" aria-labelledby="issued-heading" role="region">
-      <h2 id="issued-heading">{`Token for “${issued.label}”`}</h2>
-      <p>
-        <strong>Copy it now: it will not be shown again.</strong>
-        {issued.expires ? ` It expires ${formatDateTime(issued.expires)}.` : ''}
-      </p>
-      <div class="copy-row">
-        <label class="sr-only" for="issued-token">
-          Agent token
-        </label>
-        <input id="issued-token" ref={inputRef} class="mono" type="text" readOnly value={issued.token} onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" class="btn btn-primary" onClick={() => void copy()}>
-          {copied === 'yes' ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p class="small" aria-live="polite">
-        {copied === 'yes' ? 'The token is on your clipboard.' : copied === 'failed' ? 'Could not copy; select the text and copy it yourself.' : ''}
-      </p>
-      <button type="button" class="btn" onClick={onDone}>
-        Done, I have saved it
-      </button>
-    </section>
+    <ShownOnce
+      id="issued-token"
+      title={`Token for “${issued.label}”`}
+      intro={
+        <>
+          <strong>Copy it now: it will not be shown again.</strong>
+          {issued.expires ? ` It expires ${formatDateTime(issued.expires)}.` : ''}
+        </>
+      }
+      label="Agent token"
+      noun="token"
+      value={issued.token}
+      onDone={onDone}
+    />
   );
 }

@@ -5,13 +5,14 @@
  * deliveries, with redelivery of one or of every dead one. Everything goes through the webhook
  * commands (`POST /api/webhook/<command>`); a refusal shows the server's own text in the form.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { post } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useMeta } from '../lib/meta.ts';
 import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { LoadError } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
+import { ShownOnce } from '../components/shown-once.tsx';
 
 interface Webhook {
   readonly id: string;
@@ -351,38 +352,19 @@ function Deliveries({ webhook, onClose }: { webhook: Webhook; onClose: () => voi
 }
 
 function SecretBox({ title, secret, onDone }: { title: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      inputRef.current?.select();
-      setCopied(document.execCommand?.('copy') ? 'yes' : 'failed');
-    }
-  }
   return (
-    <section class="card issued" aria-labelledby="secret-heading" role="region">
-      <h2 id="secret-heading">{title}</h2>
-      <p>
-        <strong>Copy it now: it is shown once, and never again.</strong> The receiver verifies every request with it (Standard Webhooks).
-      </p>
-      <div class="copy-row">
-        <label class="sr-only" for="webhook-secret">
-          Webhook secret
-        </label>
-        <input id="webhook-secret" ref={inputRef} class="mono" type="text" readOnly value={secret} onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" class="btn btn-primary" onClick={() => void copy()}>
-          {copied === 'yes' ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p class="small" aria-live="polite">
-        {copied === 'yes' ? 'The secret is on your clipboard.' : copied === 'failed' ? 'Could not copy; select the text and copy it yourself.' : ''}
-      </p>
-      <button type="button" class="btn" onClick={onDone}>
-        Done, I have saved it
-      </button>
-    </section>
+    <ShownOnce
+      id="webhook-secret"
+      title={title}
+      intro={
+        <>
+          <strong>Copy it now: it is shown once, and never again.</strong> The receiver verifies every request with it (Standard Webhooks).
+        </>
+      }
+      label="Webhook secret"
+      noun="secret"
+      value={secret}
+      onDone={onDone}
+    />
   );
 }
