@@ -19,3 +19,4 @@ export * from './shapes/meta.ts';
 export * from './shapes/commands.ts';
 export * from './shapes/trails.ts';
 export * from './shapes/auth-and-audit.ts';
+export * from './shapes/webhooks.ts';

@@ -17,24 +17,12 @@ import { webhookUrlProblem } from './address.ts';
 import { generateSecret, secretProblem } from './secrets.ts';
 import { allWebhooks, deleteWebhook, findWebhook, webhookRow, type DeliveryRow, type Webhook } from './store.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
+import type { WebhookDeliveryInfo, WebhookInfo } from '../shapes/webhooks.ts';
 
 /** What the webhook commands need besides the record service. */
 export interface WebhookSettings {
   /** `serve --allow-private-webhooks`: URLs may name loopback and private addresses. */
   readonly allowPrivate: boolean;
-}
-
-/** A subscription as the commands answer it: never its secrets, only how many sign. */
-export interface WebhookInfo {
-  readonly id: string;
-  readonly url: string;
-  readonly models: readonly string[] | null;
-  readonly commands: readonly string[] | null;
-  readonly as_role: string;
-  readonly secret_count: number;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly created_by: string;
 }
 
 /** The service commands this caller may use: all of them for a person with `admin`, none for anyone else. */
@@ -164,7 +152,7 @@ const RUNNERS: Record<ServiceKind, (call: Call, input: Readonly<Record<string, u
       .limit(limit)
       .offset(offset)) as (DeliveryRow & { command: string })[];
     return {
-      rows: rows.map((row) => ({
+      rows: rows.map((row): WebhookDeliveryInfo => ({
         event_id: row.event_id,
         type: row.command,
         record_id: row.record_id,

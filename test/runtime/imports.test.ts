@@ -14,7 +14,7 @@ const RUNTIME = resolve(import.meta.dirname, '..', '..', 'runtime');
 const BOTTOM = [
   'command-kinds.ts',
   'api-shapes.ts',
-  ...['values', 'meta', 'commands', 'trails', 'auth-and-audit'].map((part) => `shapes/${part}.ts`),
+  ...['values', 'meta', 'commands', 'trails', 'auth-and-audit', 'webhooks'].map((part) => `shapes/${part}.ts`),
   'registry.ts',
   'kinds.ts',
   'value-checks.ts',

@@ -41,6 +41,8 @@ export type {
   SearchAnswer,
   ServiceAnswer,
   ServiceInfo,
+  WebhookDeliveryInfo,
+  WebhookInfo,
 } from '../../../runtime/api-shapes.ts';
 // The values among them: plain constants, so the bundle gains a few bytes, not the runtime.
 export { DEFAULT_SERVICE_INFO, FILTER_OPERATORS } from '../../../runtime/api-shapes.ts';

@@ -13,29 +13,7 @@ import { errorMessage, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { LoadError } from '../components/load-status.tsx';
 import { ConfirmDialog } from '../components/modal.tsx';
 import { ShownOnce } from '../components/shown-once.tsx';
-
-interface Webhook {
-  readonly id: string;
-  readonly url: string;
-  readonly models: readonly string[] | null;
-  readonly commands: readonly string[] | null;
-  readonly as_role: string;
-  readonly secret_count: number;
-  readonly created_at: string;
-}
-
-interface Delivery {
-  readonly event_id: string;
-  readonly type: string;
-  readonly record_id: string;
-  readonly status: 'pending' | 'delivered' | 'dead';
-  readonly attempts: number;
-  readonly last_attempt_at: string | null;
-  readonly last_status: number | null;
-  readonly last_error: string | null;
-  readonly next_attempt_at: string | null;
-  readonly delivered_at: string | null;
-}
+import type { WebhookDeliveryInfo as Delivery, WebhookInfo as Webhook } from '../lib/types.ts';
 
 async function command<T>(name: string, input: Record<string, unknown>): Promise<T> {
   return (await post<{ value: T }>(`/api/webhook/${name}`, input)).value;
