@@ -65,7 +65,7 @@ import { DEFAULT_RETENTION_DAYS } from './retention/policy.ts';
 import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { DEFAULT_SERVICE_INFO } from './service-identity.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, startServer, systemTableSetups, type RunningServer } from './server.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, shutDown, startServer, systemTableSetups, type RunningServer } from './server.ts';
 
 export function registerRuntimeCommands(program: Command, loadRegistry: () => Promise<Registry>): void {
   const dbHelp = `database URL: sqlite:<file> or postgres://user:pass@host:port/db (default: env RMS_DB, else ${DEFAULT_DB_URL})`;
@@ -338,16 +338,4 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     });
 
   registerUserCommands(program, loadRegistry);
-}
-
-/**
- * Drains and closes the server. Nothing else keeps the process alive then (the database is closed,
- * every connection cut), so it ends by itself: exit status 0, or 1 when closing failed.
- */
-function shutDown(server: RunningServer, signal: string): void {
-  console.log(`${signal}: shutting down`);
-  server.close().catch((error: unknown) => {
-    logUnexpectedError(error);
-    process.exitCode = 1;
-  });
 }

@@ -32,6 +32,7 @@ import { createApp } from './http/app.ts';
 import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
 import { createSite } from './http/site.ts';
+import { logUnexpectedError } from './errors.ts';
 import { formatErrorLine } from './log.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
@@ -238,5 +239,17 @@ async function drain(server: Server, options: { readonly graceMs: number; readon
       resolve();
     });
     server.closeIdleConnections();
+  });
+}
+
+/**
+ * Drains and closes the server. Nothing else keeps the process alive then (the database is closed,
+ * every connection cut), so it ends by itself: exit status 0, or 1 when closing failed.
+ */
+export function shutDown(server: RunningServer, signal: string): void {
+  console.log(`${signal}: shutting down`);
+  server.close().catch((error: unknown) => {
+    logUnexpectedError(error);
+    process.exitCode = 1;
   });
 }
