@@ -13,7 +13,7 @@ import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
-import { HttpError, logUnexpectedError } from './errors.ts';
+import { HttpError } from './errors.ts';
 import { pruneHistory } from './history/store.ts';
 import { progressBar } from './cli-progress.ts';
 import type { Registry } from './registry.ts';
