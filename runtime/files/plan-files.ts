@@ -19,7 +19,7 @@ import { personMayDecide } from '../plans/decide.ts';
 import { PLAN_TABLE, type PlanRow } from '../plans/store.ts';
 import type { CommandKind } from '../command-kinds.ts';
 import { FILE_ID, readableHolder } from './access.ts';
-import { fileRef, findFile, findFiles } from './store.ts';
+import { fileRef, findFiles, type StoredFile } from './store.ts';
 
 /** What a plan's input gives a file: its id, and the field as downloads name it (`<field>`, `<lines>.<field>`). */
 type FileVisitor = (id: string, field: string) => unknown;
@@ -79,10 +79,11 @@ export async function withPlanFiles(service: RecordService, caller: Caller, plan
   return out;
 }
 
-/** A pending plan that names the file, with the field it gives it to. */
+/** A pending plan that names the file: where it would attach it (its record: none for a create), as downloads are audited. */
 export interface PlanHolder {
-  readonly plan: PlanRow;
+  readonly planId: string;
   readonly model: string;
+  readonly recordId: string | null;
   /** `<field>` or `<lines>.<field>`. */
   readonly field: string;
 }
@@ -93,10 +94,9 @@ export interface PlanHolder {
  * the file uploaded by the plan's agent and named by the plan's input in a file field. Agents have
  * no such way (their own uploads they hold already).
  */
-export async function pendingPlanHolding(service: RecordService, caller: Caller, fileId: string): Promise<PlanHolder | undefined> {
-  if (caller.kind !== 'person' || !FILE_ID.test(fileId)) return undefined;
-  const file = await findFile(service.db, fileId);
-  if (!file || !file.uploadedBy.startsWith('agent:')) return undefined;
+export async function pendingPlanHolding(service: RecordService, caller: Caller, file: StoredFile): Promise<PlanHolder | undefined> {
+  const fileId = file.id;
+  if (caller.kind !== 'person' || !FILE_ID.test(fileId) || !file.uploadedBy.startsWith('agent:')) return undefined;
   const agentTokenId = file.uploadedBy.slice('agent:'.length);
   // The id as JSON holds it finds the candidates; the parsed input decides (a text value may hold the id too).
   const rows = (await service.db(PLAN_TABLE).where({ status: 'pending', agent_token_id: agentTokenId }).andWhere('input', 'like', `%"${fileId}"%`).orderBy('id').limit(50)) as PlanRow[];
@@ -104,7 +104,7 @@ export async function pendingPlanHolding(service: RecordService, caller: Caller,
     const command = service.commands.get(plan.command);
     if (!command) continue;
     const named = planFiles(command.model, command.meta.kind, parseStoredCommand(plan.input).input).find((candidate) => candidate.id === fileId);
-    if (named && (await personMayDecide(service, caller, plan))) return { plan, model: command.model.meta.name, field: named.field };
+    if (named && (await personMayDecide(service, caller, plan))) return { planId: plan.id, model: command.model.meta.name, recordId: plan.record_id, field: named.field };
   }
   return undefined;
 }

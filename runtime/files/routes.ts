@@ -59,11 +59,11 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
       const id = String(req.params.id);
       const file = await findFile(service.db, id);
       if (!file) throw notFound();
-      const holder = await readableHolder(service, caller, id);
-      const plan = holder ? undefined : await pendingPlanHolding(service, caller, id);
-      if (holder) await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, outcome: 'executed', status: 200, input: { file_id: id, field: holder.field } });
-      else if (plan) await writeAudit(service.db, { ...auditActor(caller), command: `${plan.model}.download_file`, access: 'read', recordId: plan.plan.record_id, planId: plan.plan.id, outcome: 'executed', status: 200, input: { file_id: id, field: plan.field } });
-      else throw notFound();
+      // A record the caller may read holds it, or else a pending plan the caller may decide would attach it.
+      const holder = (await readableHolder(service, caller, id)) ?? (await pendingPlanHolding(service, caller, file));
+      if (!holder) throw notFound();
+      const planId = 'planId' in holder ? holder.planId : undefined;
+      await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, ...(planId ? { planId } : {}), outcome: 'executed', status: 200, input: { file_id: id, field: holder.field } });
       const etag = `"${file.sha256}"`;
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', 'private, no-cache');
