@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { snapshot, changedFiles, type Snapshot } from './dev-watch.ts';
-import { PACKAGE_ROOT } from './outputs.ts';
+import { isProjectOutput, PACKAGE_ROOT } from './outputs.ts';
 
 /** A hidden command: dev's child, not for people. */
 export const DEV_BUILDER_COMMAND = 'dev-builder';
@@ -43,11 +43,7 @@ export function registerDevBuilderCommand(program: Command): void {
 /** In the builder: a build per `build` message, until dev goes away. */
 async function serveBuilds(modules: string): Promise<void> {
   if (!process.send) throw new Error(`rmsgen ${DEV_BUILDER_COMMAND} is started by rmsgen dev`);
-  const [{ register }, { reportingErrors, runBuild }, { isProjectOutput }] = await Promise.all([
-    import('tsx/esm/api'),
-    import('../generator/cli.ts'),
-    import('./outputs.ts'),
-  ]);
+  const [{ register }, { reportingErrors, runBuild }] = await Promise.all([import('tsx/esm/api'), import('../generator/cli.ts')]);
   let builds = 0;
   const out = './generated';
   const buildOnce = async (): Promise<number> => {

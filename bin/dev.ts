@@ -25,7 +25,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { changedFiles, snapshot, watchTrees, type Snapshot, type TreeWatcher } from './dev-watch.ts';
-import { DevBuilder, type BuildRun } from './dev-builder.ts';
+import { DevBuilder } from './dev-builder.ts';
 import { startDevFront, type DevFront } from './dev-proxy.ts';
 import { CliError } from '../runtime/cli-error.ts';
 import { MANIFEST_FILE, PACKAGE_ROOT, PROJECT, SERVER_DIR, WEB_DIST_DIR } from './outputs.ts';
@@ -174,7 +174,8 @@ class DevSession {
 
     const serverBefore = readText(join(SERVER_DIR, MANIFEST_FILE));
     const webBefore = readText(join(WEB_DIST_DIR, MANIFEST_FILE));
-    const build = await this.runBuild();
+    // `rmsgen build` by the builder, its lines passed through; the problem lines (its stderr) kept for the pages.
+    const build = await this.builder.build();
     if (this.stopping) return;
     if (!build.ok) {
       this.front.problems(build.problems);
@@ -223,11 +224,6 @@ class DevSession {
     this.builds += 1;
     this.front.reload(this.builds);
     say(`rebuilt in ${seconds} s; web app rebuilt; pages reload`);
-  }
-
-  /** `rmsgen build` (by the builder, bin/dev-builder.ts), its lines passed through; the problem lines (its stderr) kept for the pages. */
-  private runBuild(): Promise<BuildRun> {
-    return this.builder.build();
   }
 
   /** A new `rmsgen serve` on a free loopback port; resolves once it listens. */
