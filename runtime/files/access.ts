@@ -6,6 +6,7 @@
  * holder is found by the file's id in those columns (ids are the server's own: `FILE_ID`).
  */
 import type { Knex } from 'knex';
+import { auditActor, writeAudit } from '../audit/store.ts';
 import type { Caller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { FieldMeta } from '../registry.ts';
@@ -65,4 +66,13 @@ async function firstHolding(db: Knex, table: string, idColumn: string, fields: r
     if (field) return { id: String(row[idColumn]), field: field.name };
   }
   return undefined;
+}
+
+/**
+ * The audit row of a download (`GET /api/files/<id>` or MCP `resources/read`): `<model>.download_file`
+ * of the record that holds the file, or of the pending plan that would attach it (`planId`).
+ */
+export async function auditDownload(db: Knex, caller: Caller, fileId: string, place: { readonly model: string; readonly recordId: string | null; readonly field: string; readonly planId?: string }): Promise<void> {
+  const { model, recordId, field, planId } = place;
+  await writeAudit(db, { ...auditActor(caller), command: `${model}.download_file`, access: 'read', recordId, ...(planId ? { planId } : {}), outcome: 'executed', status: 200, input: { file_id: fileId, field } });
 }

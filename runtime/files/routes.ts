@@ -11,13 +11,12 @@
  */
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { auditActor, writeAudit } from '../audit/store.ts';
 import type { Clock } from '../clock.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
-import { readableHolder } from './access.ts';
+import { auditDownload, readableHolder } from './access.ts';
 import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from './budget.ts';
 import { pendingPlanHolding } from './plan-files.ts';
 import { findFile } from './store.ts';
@@ -62,8 +61,7 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
       // A record the caller may read holds it, or else a pending plan the caller may decide would attach it.
       const holder = (await readableHolder(service, caller, id)) ?? (await pendingPlanHolding(service, caller, file));
       if (!holder) throw notFound();
-      const planId = 'planId' in holder ? holder.planId : undefined;
-      await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, ...(planId ? { planId } : {}), outcome: 'executed', status: 200, input: { file_id: id, field: holder.field } });
+      await auditDownload(service.db, caller, id, holder);
       const etag = `"${file.sha256}"`;
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', 'private, no-cache');

@@ -11,12 +11,11 @@
 import { ErrorCode, type ListResourcesResult, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { buffer } from 'node:stream/consumers';
 import type { FileRef } from '../api-shapes.ts';
-import { auditActor, writeAudit } from '../audit/store.ts';
 import type { Caller } from '../caller.ts';
 import { executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
-import { readableHolder } from '../files/access.ts';
+import { auditDownload, readableHolder } from '../files/access.ts';
 import { sizeInWords } from '../files/media-types.ts';
 import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from '../files/budget.ts';
 import { findFile } from '../files/store.ts';
@@ -87,7 +86,7 @@ export async function readResource(service: RecordService, reading: FileReading,
   if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, service.clock.now(), file.size, reading.agentBytesPerDay))) {
     throw new ResourceError(ErrorCode.InvalidRequest, OVER_FILE_BUDGET);
   }
-  await writeAudit(service.db, { ...auditActor(caller), command: `${holder.model}.download_file`, access: 'read', recordId: holder.recordId, outcome: 'executed', status: 200, input: { file_id: file.id, field: holder.field } });
+  await auditDownload(service.db, caller, file.id, holder);
   const bytes = await buffer(reading.storage.read(file.sha256, 0, file.size - 1));
   return { contents: [{ uri, mimeType: file.type, blob: bytes.toString('base64') }] };
 }
