@@ -3,6 +3,7 @@
  * the web app are extensions; tests add routes of their own. The command path itself is not
  * extended: masking, approval plans and the audit trail are called from it directly.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import type { RecordService } from './commands/types.ts';
 import type { SystemTableSetup } from './db/migrate.ts';
@@ -18,14 +19,26 @@ export interface RouteContext {
   readonly callers: Callers;
   /** Uploaded files' content and agents' daily budget of it (MCP reads them for `resources/read`). */
   readonly files: FileReading;
+  /** True once the server is shutting down: a direct route's responses then close their connection. */
+  readonly isClosing: () => boolean;
 }
+
+/**
+ * A route answered straight from node:http, before Express (see http/command-route.ts for why):
+ * returns true when it takes the request (and answers it), false to leave it untouched.
+ */
+export type DirectRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface ServerExtension {
   readonly name: string;
   /** Tables it needs; created by `serve` and `rmsgen migrate` in the migration's transaction. */
   readonly systemTables?: readonly SystemTableSetup[];
-  /** Routers: `beforeApi` sees raw requests (e.g. `/mcp`), `api` runs after JSON parsing and the auth router. */
+  /**
+   * Routes: `direct` ones see requests before Express (e.g. `/mcp`), `beforeApi` routers see raw
+   * requests in Express, `api` ones run after JSON parsing and the auth router.
+   */
   readonly routes?: (service: RecordService, context: RouteContext) => {
+    readonly direct?: readonly DirectRoute[];
     readonly beforeApi?: readonly (Router | RequestHandler)[];
     readonly api?: readonly (Router | RequestHandler)[];
   };

@@ -27,7 +27,7 @@ import { systemClock } from './clock.ts';
 import { createRecordService } from './commands/service.ts';
 import { openDatabase } from './db/connect.ts';
 import { isAddedIndex, migrate, type SystemTableSetup } from './db/migrate.ts';
-import type { ServerExtension } from './extension.ts';
+import type { DirectRoute, ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
 import { fastCommandRoute } from './http/command-route.ts';
 import { createCallers } from './http/callers.ts';
@@ -126,8 +126,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const beforeApi: (Router | RequestHandler)[] = [files.router];
     const allowPrivateWebhooks = options.webhooks?.allowPrivate ?? false;
     const api: (Router | RequestHandler)[] = [createWebhookRouter(service, callers, { allowPrivate: allowPrivateWebhooks })];
+    const directRoutes: DirectRoute[] = [];
     for (const extension of extensions) {
-      const routes = extension.routes?.(service, { site, callers, files: files.reading });
+      const routes = extension.routes?.(service, { site, callers, files: files.reading, isClosing: () => closing });
+      directRoutes.push(...(routes?.direct ?? []));
       beforeApi.push(...(routes?.beforeApi ?? []));
       api.push(...(routes?.api ?? []));
     }
@@ -149,12 +151,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     const observer = createRequestObserver({ metrics, requestLog: options.requestLog, logFormat, isClosing: () => closing });
 
-    // Plain command calls are answered before Express (see http/command-route.ts); the rest is the app's.
+    // Plain command calls and the extensions' direct routes (`/mcp`) are answered before Express
+    // (see http/command-route.ts); the rest is the app's.
     const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });
     const { keepAliveTimeout, ...serverOptions } = httpServerOptions(options.timeouts);
     const httpServer = createServer(serverOptions, (req, res) => {
       observer.start(req, res);
-      if (!commandRoute(req, res)) app(req, res);
+      if (commandRoute(req, res)) return;
+      for (const route of directRoutes) if (route(req, res)) return;
+      app(req, res);
     });
     httpServer.keepAliveTimeout = keepAliveTimeout;
     server = httpServer;

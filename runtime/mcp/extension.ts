@@ -1,9 +1,16 @@
-/** MCP as a server extension: `POST /mcp`, mounted before the `/api` JSON middleware (it parses its own body). */
+/**
+ * MCP as a server extension: `POST /mcp`, a direct route answered from node:http before Express
+ * (it parses its own body). Profile of `tools/call lead__get` under load, when it was an Express
+ * router: about a sixth of the server's time in express and router (two routers deep: the app's,
+ * then this one's), for a path that needs neither.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Registry } from '../registry.ts';
-import type { ServerExtension } from '../extension.ts';
+import type { DirectRoute, ServerExtension } from '../extension.ts';
+import { sendError } from '../http/error-handler.ts';
+import type { McpEndpoint } from './router.ts';
 import { ALLOWED_ORIGINS_ENV, parseAllowedOrigins } from './origins.ts';
 import { createToolCatalogue } from './tools.ts';
 import { minorUnitsExample } from '../words.ts';
@@ -23,55 +30,59 @@ export const MCP_SERVER_INFO: Implementation = { name: 'rmsgen', title: 'rmsgen 
 export function createMcpExtension(options: McpExtensionOptions = {}): ServerExtension {
   return {
     name: 'mcp',
-    routes: (service, { site, callers, files }) => {
+    routes: (service, { site, callers, files, isClosing }) => {
       // Worked out at start, so that a bad registry or RMS_MCP_ALLOWED_ORIGINS stops the start.
       const catalogue = createToolCatalogue(service.registry);
       const instructions = instructionsFor(service.registry);
       const allowedOrigins = options.allowedOrigins ?? parseAllowedOrigins(process.env[ALLOWED_ORIGINS_ENV]);
-      return {
-        beforeApi: [
-          loadedOnFirstRequest(async () => {
-            const [{ createMcpRouter }, { AjvJsonSchemaValidator }] = await Promise.all([
-              import('./router.ts'),
-              import('@modelcontextprotocol/sdk/validation/ajv'),
-            ]);
-            return createMcpRouter(
-              { service, catalogue, info: MCP_SERVER_INFO, instructions, validator: new AjvJsonSchemaValidator(), files },
-              { allowedOrigins, site, callers },
-            );
-          }),
-        ],
+      const load = async () => {
+        const [{ createMcpEndpoint }, { AjvJsonSchemaValidator }] = await Promise.all([
+          import('./router.ts'),
+          import('@modelcontextprotocol/sdk/validation/ajv'),
+        ]);
+        return createMcpEndpoint(
+          { service, catalogue, info: MCP_SERVER_INFO, instructions, validator: new AjvJsonSchemaValidator(), files },
+          { allowedOrigins, site, callers },
+        );
       };
+      return { direct: [loadedOnFirstRequest(load, isClosing, service.logError)] };
     },
   };
 }
 
-/** router.ts's MCP_PATH: the one path its router answers (any case, with or without a trailing slash, as Express matches). */
-const MCP_PATH_PATTERN = /^\/mcp\/?$/i;
+/**
+ * The one path MCP answers, as Express matched it when it was a router there: any case, with or
+ * without a trailing slash, whatever the query string; not percent-encoded.
+ */
+const MCP_PATH_PATTERN = /^\/mcp\/?(?:\?|$)/i;
 
 /**
- * The MCP router, loaded by the first request it could answer. The SDK (its protocol schemas and
+ * The MCP endpoint, loaded by the first request to its path. The SDK (its protocol schemas and
  * ajv) is about a sixth of an idle server's memory and of its start-up, and a server that only
- * people use never needs it. Until it is loaded, requests to other paths pass by untouched; once
- * loaded, the router sees every request, as it would mounted directly.
+ * people use never needs it.
  */
-function loadedOnFirstRequest(load: () => Promise<Router>): RequestHandler {
-  let router: Router | undefined;
-  let loading: Promise<Router> | undefined;
-  return function mcpEndpoint(req: Request, res: Response, next: NextFunction) {
-    if (router) return router(req, res, next);
-    if (!MCP_PATH_PATTERN.test(req.path)) return next();
+function loadedOnFirstRequest(load: () => Promise<McpEndpoint>, isClosing: () => boolean, logError: (error: unknown) => void): DirectRoute {
+  let endpoint: McpEndpoint | undefined;
+  let loading: Promise<McpEndpoint> | undefined;
+  return function mcpRoute(req: IncomingMessage, res: ServerResponse) {
+    if (!MCP_PATH_PATTERN.test(req.url ?? '')) return false;
+    if (isClosing()) res.setHeader('Connection', 'close');
+    if (endpoint) {
+      void endpoint(req, res);
+      return true;
+    }
     loading ??= load();
     loading.then(
       (loaded) => {
-        router = loaded;
-        loaded(req, res, next);
+        endpoint = loaded;
+        return loaded(req, res);
       },
       (error: unknown) => {
         loading = undefined; // the next request tries again
-        next(error);
+        sendError(res, error, logError);
       },
     );
+    return true;
   };
 }
 

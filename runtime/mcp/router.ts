@@ -16,7 +16,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { Router, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/index.ts';
 import { callCost, type RateCost } from '../auth/rate-limits.ts';
 import type { Caller } from '../caller.ts';
@@ -32,9 +32,7 @@ import { createOriginPolicy } from './origins.ts';
 import { DEFAULT_REVISION, SUPPORTED_REVISIONS, allowsBatches, isSupportedRevision, negotiateRevision, type Revision } from './revisions.ts';
 import { JsonRpcError, answerRequest, createToolServer, type ToolServerDeps } from './tool-server.ts';
 
-export const MCP_PATH = '/mcp';
-
-export interface McpRouterOptions {
+export interface McpEndpointOptions {
   /** Cross-origin callers allowed besides same-origin ones (`*` for any). */
   readonly allowedOrigins: readonly string[];
   /** The server's own names: what same-origin means, and which Host names a loopback bind answers. */
@@ -46,12 +44,14 @@ export interface McpRouterOptions {
 /** Request headers a browser-based client sends to `/mcp` (answered in CORS preflights). */
 const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 
-export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions): Router {
+/** Answers a request to `/mcp` (any method): served from node:http directly, see extension.ts. */
+export type McpEndpoint = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOptions): McpEndpoint {
   const { service } = deps;
   const checkOrigin = createOriginPolicy(options.allowedOrigins, options.site);
-  const router = Router();
 
-  router.all(MCP_PATH, async function mcpEndpoint(req: Request, res: Response) {
+  return async function mcpEndpoint(req, res) {
     try {
       await handle(req, res);
     } catch (error) {
@@ -61,9 +61,9 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
         res.destroy();
       } else answerRefusal(res, refusalOf(error, logError));
     }
-  });
+  };
 
-  async function handle(req: Request, res: Response): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const verdict = checkOrigin(req.headers.origin, req.headers.host);
     if (verdict === 'host-refused') return refuse(res, 403, -32000, 'Forbidden: Host not allowed');
     if (verdict === 'refused') return refuse(res, 403, -32000, 'Forbidden: Origin not allowed');
@@ -134,8 +134,6 @@ export function createMcpRouter(deps: ToolServerDeps, options: McpRouterOptions)
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
-
-  return router;
 }
 
 const ONE_REQUEST: RateCost = { requests: 1, writes: 0 };
@@ -162,7 +160,7 @@ function directToolRequest(body: unknown): { id: string | number; method: string
 }
 
 /** Answers a direct request as the SDK's protocol does: `{result, jsonrpc, id}` or `{jsonrpc, id, error}`, as application/json. */
-async function answerDirectly(deps: ToolServerDeps, caller: Caller, request: { id: string | number; method: string; params?: Record<string, unknown> }, res: Response): Promise<void> {
+async function answerDirectly(deps: ToolServerDeps, caller: Caller, request: { id: string | number; method: string; params?: Record<string, unknown> }, res: ServerResponse): Promise<void> {
   let message: unknown;
   try {
     const result = await answerRequest(deps, caller, request);
@@ -238,13 +236,13 @@ function acceptsJsonAndEventStream(accept: string | undefined): boolean {
   return types.has('application/json') && types.has('text/event-stream');
 }
 
-function allowCrossOrigin(res: Response, origin: string): void {
+function allowCrossOrigin(res: ServerResponse, origin: string): void {
   res.setHeader('Access-Control-Allow-Origin', origin);
   res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate');
   res.setHeader('Vary', 'Origin');
 }
 
-function preflight(res: Response): void {
+function preflight(res: ServerResponse): void {
   res.statusCode = 204;
   res.setHeader('Access-Control-Allow-Methods', 'POST');
   res.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS);
@@ -253,12 +251,12 @@ function preflight(res: Response): void {
 }
 
 /** An MCP refusal before the transport, with a JSON-RPC error body (no request id is known at this level). */
-function refuse(res: Response, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function refuse(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   answerRefusal(res, { status, body: {}, rpc: { code, message }, headers });
 }
 
 /** A refusal as MCP answers it: the status and headers REST would send, the JSON-RPC error for its body (refusals.ts). */
-function answerRefusal(res: Response, refusal: Refusal): void {
+function answerRefusal(res: ServerResponse, refusal: Refusal): void {
   setRefusalHeaders(res, refusal);
   sendJson(res, refusal.status, { jsonrpc: '2.0', error: refusal.rpc, id: null });
 }

@@ -42,10 +42,10 @@ interface Raw {
   json: any;
 }
 
-async function mcp(body: unknown, options: { token?: string | null; headers?: Record<string, string>; method?: string } = {}): Promise<Raw> {
+async function mcp(body: unknown, options: { token?: string | null; headers?: Record<string, string>; method?: string; path?: string } = {}): Promise<Raw> {
   const token = options.token === undefined ? admin : options.token;
   const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...options.headers };
-  const res = await fetch(`${t.url}/mcp`, {
+  const res = await fetch(`${t.url}${options.path ?? '/mcp'}`, {
     method: options.method ?? 'POST',
     headers,
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
@@ -88,6 +88,26 @@ describe('a plain request', () => {
     expect(res.json.id).toBe(7);
     // Every command of the fixture modules: party 9, lead 12, invoice 11, order 12 (erase but for invoice, which holds no personal data), each model's 4 bulk commands and each of the 9 actions' (a person's tools).
     expect(res.json.result.tools.length).toBe(69);
+  });
+});
+
+describe('the path', () => {
+  it('is /mcp in any case, with or without a trailing slash or a query string; anything else is not MCP', async () => {
+    for (const path of ['/mcp', '/MCP', '/Mcp/', '/mcp?x=1', '/mcp/?x=1']) {
+      const res = await mcp(listTools(5), { path });
+      expect([path, res.status, res.json.id, res.json.result.tools.length]).toEqual([path, 200, 5, 69]);
+    }
+    for (const path of ['/mcp/x', '/mcpx', '/%6Dcp', '/mcp//', '/api/mcp']) {
+      const res = await mcp(listTools(5), { path });
+      expect([path, res.status, res.json]).toEqual([path, 404, { error: 'not found' }]);
+    }
+  });
+
+  it('refuses other methods there the same way in every spelling of the path', async () => {
+    for (const path of ['/mcp', '/MCP/', '/mcp?x=1']) {
+      const res = await mcp(undefined, { path, method: 'GET' });
+      expect([path, res.status, res.headers.get('allow')]).toEqual([path, 405, 'POST']);
+    }
   });
 });
 
