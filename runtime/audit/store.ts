@@ -10,8 +10,7 @@ import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.t
 import type { AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import { READING_KINDS, type CommandAccess } from '../command-kinds.ts';
-import { dialectOf } from '../db/connect.ts';
-import { runPreparedStatement, runRowsInsert, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 
@@ -157,9 +156,8 @@ function insertSql(rows: number): string {
 
 async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
   countRowsWritten('audit', rows.length);
-  // One text per row count: on PostgreSQL each runs prepared (see runPreparedStatement).
-  if (dialectOf(db) === 'postgres') await runPreparedStatement(db, insertSql(rows.length), rows.flat());
-  else await runRowsInsert(db, insertSql(rows.length), rows.flat());
+  // One text per row count, each run prepared (see runStatement).
+  await runStatement(db, insertSql(rows.length), rows.flat());
 }
 
 /**

@@ -18,7 +18,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import type { CommandKind, RateLimitsInfo } from '../api-shapes.ts';
 import { kindTraits } from '../command-kinds.ts';
 import type { AgentCaller } from '../caller.ts';
-import { runSelect } from '../db/statements.ts';
+import { runStatement } from '../db/statements.ts';
 import { createTableIfMissing } from '../db/system-tables.ts';
 import { ADMIN_ROLE } from '../rights.ts';
 
@@ -165,7 +165,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits, clock: Cl
       const entries = [...groups.values()];
       for (let i = 0; i < entries.length; i += MAX_WINDOWS_PER_STATEMENT) {
         const chunk = entries.slice(i, i + MAX_WINDOWS_PER_STATEMENT);
-        const rows = await runSelect<{ agent_token_id: string; window_start: number | string; requests: number | string; writes: number | string }>(
+        const rows = await runStatement<{ agent_token_id: string; window_start: number | string; requests: number | string; writes: number | string }>(
           db,
           `insert into ${RATE_TABLE} (agent_token_id, window_start, requests, writes) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}
            on conflict (agent_token_id, window_start) do update set requests = ${RATE_TABLE}.requests + excluded.requests, writes = ${RATE_TABLE}.writes + excluded.writes

@@ -7,7 +7,7 @@
  * (see `selectRows`).
  */
 import type { Knex } from 'knex';
-import { badRequest } from '../errors.ts';
+import { badRequest, rememberStatement } from '../errors.ts';
 import type { UniqueMeta } from '../registry.ts';
 import { uniqueIndexName } from './index-names.ts';
 import { dialectOf, sqliteReaderOf } from './connect.ts';
@@ -144,20 +144,41 @@ export function uniqueFields(table: string, fields: readonly string[], composite
 }
 
 /**
- * Runs a multi-row `insert` written in SQL (a bulk command's rows), in the transaction `db`. On
- * SQLite straight on the transaction's connection, as a prepared statement: for thousands of bound
- * values knex's handling of them (numbering, checking, formatting) costs more than the insert. Errors
- * are the driver's own, as through knex; a duplicate of a unique field is refused as `runWrite` does.
+ * Runs a multi-row `insert` written in SQL (a bulk command's rows, the audit queue's), in the
+ * transaction when `db` is one. On SQLite as `runStatement` does: for thousands of bound values
+ * knex's handling of them (numbering, checking, formatting) costs more than the insert. Errors are
+ * the driver's own, as through knex; a duplicate of a unique field is refused as `runWrite` does.
  */
 export async function runRowsInsert(db: Knex, sql: string, bindings: readonly unknown[], unique?: UniqueFields): Promise<void> {
-  if (dialectOf(db) !== 'sqlite' || !db.isTransaction) return runWrite(db, sql, bindings, unique);
-  const client = db.client as { acquireConnection(): Promise<SqliteWriter>; releaseConnection(connection: SqliteWriter): unknown };
-  const connection = await client.acquireConnection();
+  if (dialectOf(db) !== 'sqlite') return runWrite(db, sql, bindings, unique);
   try {
-    connection.prepare(sql).run(bindings);
+    await runStatement(db, sql, bindings);
   } catch (error) {
     const refusal = unique && duplicateOf(error, unique);
     if (refusal) throw badRequest(refusal);
+    throw error;
+  }
+}
+
+/**
+ * Runs a statement written once, with plain values bound (none of knex's binding syntax: no
+ * arrays, `??` or booleans), in the transaction when `db` is one; answers the rows it returns
+ * (`returning`), none otherwise. For the writes every request makes beside its command (its audit
+ * row, an agent's rate counters): on SQLite straight on the pooled connection as a cached
+ * prepared statement (profile of an agent's lead.get under load: knex's runner around these two
+ * short statements cost more than SQLite running them), on PostgreSQL as a prepared statement.
+ */
+export async function runStatement<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  if (dialectOf(db) === 'postgres') return runPreparedStatement<Row>(db, sql, bindings);
+  const client = db.client as { acquireConnection(): Promise<SqliteWriter>; releaseConnection(connection: SqliteWriter): unknown };
+  const connection = await client.acquireConnection();
+  try {
+    const statement = connection.prepare(sql);
+    if (statement.reader) return statement.all(bindings) as Row[];
+    statement.run(bindings);
+    return [];
+  } catch (error) {
+    rememberStatement(error, sql);
     throw error;
   } finally {
     await client.releaseConnection(connection);
@@ -165,7 +186,7 @@ export async function runRowsInsert(db: Knex, sql: string, bindings: readonly un
 }
 
 interface SqliteWriter {
-  prepare(sql: string): { run(bindings: readonly unknown[]): unknown };
+  prepare(sql: string): { readonly reader: boolean; run(bindings: readonly unknown[]): unknown; all(bindings: readonly unknown[]): unknown[] };
 }
 
 /**
