@@ -288,7 +288,7 @@ function searchIndexSql(table: string, field: string): SearchIndexSql {
     candidates: `"id" IN (SELECT m."id" FROM ${ids} m WHERE m."n" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`,
     // The id table's largest number is about the table's rows (deletes leave gaps), read from its key alone.
     probe:
-      `WITH "bound"("enough") AS (SELECT max(1, ? * coalesce((SELECT max("n") FROM ${ids}), 0) / ? + 1)) ` +
+      `WITH "bound"("enough") AS (SELECT CAST(? * coalesce((SELECT max("n") FROM ${ids}), 0) / ? AS INTEGER) + 1) ` +
       `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT (SELECT "enough" FROM "bound"))) >= "enough" AS "common" FROM "bound"`,
     count: `SELECT count(*) AS "n" FROM ${fts} WHERE ${fts} MATCH ?`,
   };
