@@ -74,7 +74,7 @@ function expectedIds(value: string): string[] {
   return [...titles].filter(([, title]) => title.toLowerCase().includes(needle)).map(([id]) => id).sort();
 }
 
-const contains = (value: string) => ({ field: 'title', op: 'contains', value });
+const contains = (value: string) => ({ field: 'title', op: 'contains' as const, value });
 
 describe('the plan follows how many rows hold the needle', () => {
   it('a term in every row and one in 5 % of rows: a scan in id order, stopping after the page', async () => {
