@@ -110,7 +110,7 @@ describe('either plan answers what a scan in JavaScript answers', () => {
     ['index', 1],
     ['scan', 1e12],
   ] as const;
-  const needles = ['lead', 'renewal', UNIQUE_WORD, 'lead 1234', 'LEAD 20000', 'ärger im', 'ÄRGER', 'x_y%z', '%z\\w', '_y', '%', 'straße', 'STRASSE', 'i̇stanbul', 'école', 'привет', '"hello"', "it's", 'kelvin', 'ab', 'no such thing'];
+  const needles = ['lead', 'renewal', UNIQUE_WORD, 'lead 1234', 'LEAD 20000', 'ärger im', 'ÄRGER', 'x_y%z', '%z\\w', '_y', '%', 'straße', 'STRASSE', 'i̇stanbul', 'école', 'привет', '"hello"', "it's", 'kelvin', 'ead', ' 12', ' renewal', '   ', '""', '"""', 'ab', 'no such thing'];
 
   it.each(plans)('the %s plan is the one taken (SQLite)', async (name, scanRows) => {
     if (t.dialect !== 'sqlite') return;
