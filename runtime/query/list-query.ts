@@ -375,8 +375,13 @@ export function selectList(db: Knex, select: string, list: CompiledList): Promis
     const { sql, bindings } = listStatement(select, { ...list, where }, dialectOf(db));
     return selectRows<Record<string, unknown>>(db, sql, bindings);
   };
-  const where = plannedWhere(db, list);
-  return where instanceof Promise ? where.then(page) : page(where);
+  // Not an async function: on SQLite's read-only connection the probe and the page run before it returns.
+  try {
+    const where = plannedWhere(db, list);
+    return where instanceof Promise ? where.then(page) : page(where);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
