@@ -23,8 +23,8 @@ export interface QueryField {
 export interface CompiledQueryField extends QueryField {
   /** Quoted column, e.g. `"title"`. */
   readonly column: string;
-  /** `contains` goes through the field's trigram index (`search: true`): the SQL that finds candidates, then the exact test. */
-  readonly searchCandidates?: string;
+  /** SQLite, a `search: true` field: the statements of its trigram index that `contains` uses (see list-query.ts). */
+  readonly searchIndex?: SearchIndexSql;
   /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite; a select: its option's place). */
   readonly sortable: string;
   /** A JSON value as `sortable` compares it (a select's option → its place). */
@@ -57,6 +57,32 @@ export interface Keyset {
 export interface SqlFragment {
   readonly sql: string;
   readonly bindings: readonly unknown[];
+  /** A `contains` that can go through a search index or not: the two plans `selectList` and `countList` choose between. */
+  readonly searched?: SearchedContains;
+}
+
+/** SQL of a search field's trigram index (SQLite's FTS5 table), each taking the needle as one bound MATCH phrase. */
+export interface SearchIndexSql {
+  /** A condition: the row is among those whose indexed value holds the needle's trigrams. */
+  readonly candidates: string;
+  /**
+   * Selects `common`: whether at least about `wanted` × (the table's rows) / `scanRows` indexed
+   * values hold the needle, so that a scan fills a page of `wanted` rows within `scanRows` rows.
+   * It counts matches only up to that bound. Binds `wanted`, `scanRows`, then the phrase.
+   */
+  readonly probe: string;
+  /** Selects `n`, how many indexed values hold the needle. */
+  readonly count: string;
+}
+
+/** A `contains` on a search field with a needle the index serves: the ways to test and count it. */
+export interface SearchedContains {
+  /** The exact test alone: what a scan in the page's order checks, stopping after the page. */
+  readonly scan: SqlFragment;
+  /** Whether a scan fills a page of `wanted` rows within `scanRows` rows (see `SearchIndexSql.probe`). */
+  readonly probe: (wanted: number, scanRows: number) => SqlFragment;
+  /** How many rows hold the needle, from the index alone: exact, as the index's phrase match is the substring test. */
+  readonly count: SqlFragment;
 }
 
 export interface CompiledList {

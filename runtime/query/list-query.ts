@@ -9,7 +9,7 @@
  * `countList`): the part of reading records that depends on the call.
  */
 import type { Knex } from 'knex';
-import { dialectOf, type Dialect } from '../db/connect.ts';
+import { dialectOf, sqliteReaderOf, type Dialect } from '../db/connect.ts';
 import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
@@ -18,7 +18,7 @@ import type { FieldMeta, ModelMeta } from '../registry.ts';
 import { searchIndexName, searchIdsTable } from '../db/index-names.ts';
 import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
-import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
+import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SearchedContains, SearchIndexSql, SqlFragment } from './compiled-list.ts';
 import { keysetByOneKey, keysetCondition, whereClause } from './keyset.ts';
 import { maskedCondition, maskedFieldError, type MaskedFilters } from './token-filter.ts';
 
@@ -50,7 +50,7 @@ function compileFields(table: string, owner: string, metas: readonly FieldMeta[]
     fields.set(field.name, {
       ...field,
       column,
-      ...(searched.has(field.name) ? { searchCandidates: searchCandidates(table, field.name, dialect) } : {}),
+      ...(searched.has(field.name) && dialect === 'sqlite' ? { searchIndex: searchIndexSql(table, field.name) } : {}),
       // A select orders by its options' declared order (a workflow's states in sequence), not by
       // their names. PostgreSQL orders text by the database's locale, SQLite by bytes: "C" gives
       // both the same order.
@@ -223,8 +223,14 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
       if (dialect === 'postgres') return { sql: `${pgLowered(column)} LIKE ?`, bindings: [`%${escapeLike(needle)}%`] };
       const exact: SqlFragment = { sql: `instr(rms_lower(${column}), ?) > 0`, bindings: [needle] };
       // A trigram index finds candidates for three characters or more; the exact test stays the rule.
-      if (!field.searchCandidates || [...needle].length < 3) return exact;
-      return { sql: `${field.searchCandidates} AND ${exact.sql}`, bindings: [`"${needle.replaceAll('"', '""')}"`, needle] };
+      const index = field.searchIndex;
+      if (!index || [...needle].length < 3) return exact;
+      const phrase = `"${needle.replaceAll('"', '""')}"`;
+      return {
+        sql: `${index.candidates} AND ${exact.sql}`,
+        bindings: [phrase, needle],
+        searched: { scan: exact, probe: (wanted, scanRows) => ({ sql: index.probe, bindings: [wanted, scanRows, phrase] }), count: { sql: index.count, bindings: [phrase] } },
+      };
     }
     case 'in': {
       if (!Array.isArray(value) || value.length < 1 || value.length > LIMITS.inValues) {
@@ -270,13 +276,65 @@ function escapeLike(text: string): string {
 }
 
 /**
- * SQLite: the ids of the rows whose search table holds the needle's trigrams (one bound MATCH
- * phrase), for a `search` field. See migrate/apply.ts for the search and id tables.
+ * SQLite: the statements of a `search` field's trigram table (see migrate/apply.ts for the search
+ * and id tables). The table keeps the lowered value (`rms_lower`) with case-sensitive trigrams, and
+ * FTS5's trigram tokenizer matches a phrase of three characters or more wherever it occurs in the
+ * value: the match is the substring test on the lowered value, so its count is the exact count.
  */
-function searchCandidates(table: string, field: string, dialect: Dialect): string | undefined {
-  if (dialect !== 'sqlite') return undefined;
+function searchIndexSql(table: string, field: string): SearchIndexSql {
   const fts = sqlIdentifier(searchIndexName(table, field, 'sqlite'));
-  return `"id" IN (SELECT m."id" FROM ${sqlIdentifier(searchIdsTable(table))} m WHERE m."n" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
+  const ids = sqlIdentifier(searchIdsTable(table));
+  return {
+    candidates: `"id" IN (SELECT m."id" FROM ${ids} m WHERE m."n" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`,
+    // The id table's largest number is about the table's rows (deletes leave gaps), read from its key alone.
+    probe:
+      `WITH "bound"("enough") AS (SELECT CAST(? * coalesce((SELECT max("n") FROM ${ids}), 0) / ? AS INTEGER) + 1) ` +
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT (SELECT "enough" FROM "bound"))) >= "enough" AS "common" FROM "bound"`,
+    count: `SELECT count(*) AS "n" FROM ${fts} WHERE ${fts} MATCH ?`,
+  };
+}
+
+/**
+ * How a page chooses between the two plans of a `contains` on a search field: a scan in the
+ * page's order that stops after the page, or the index's candidates (sorted afterwards). A scan
+ * that reads more than `scanRows` rows to fill the page, going by how many rows hold the needle,
+ * is slower than the index. Adjustable for tests (a small budget forces the index, a large one the scan).
+ */
+export const containsPlanning = { scanRows: 20_000 };
+
+/**
+ * The conditions a page runs: each `contains` on a search field as a scan when enough rows hold
+ * its needle that the page fills within the scan budget, else through the index. The rows are
+ * the same either way; only the work differs. The estimate is the needle's matches counted up to
+ * the point where a scan is cheap enough, so a rare needle costs the index's lookup and no more.
+ */
+export function plannedWhere(db: Knex, list: CompiledList): readonly SqlFragment[] | Promise<readonly SqlFragment[]> {
+  if (list.limit === undefined || !list.where.some((condition) => condition.searched)) return list.where;
+  const wanted = list.limit + (list.offset ?? 0);
+  const probeOf = (searched: SearchedContains) => searched.probe(wanted, containsPlanning.scanRows);
+  const chosen = (condition: SqlFragment, rows: readonly { common?: unknown }[]) => (condition.searched && rows[0]?.common ? condition.searched.scan : condition);
+  // SQLite's read-only connection answers at once: the probe, the page and a search's count then
+  // run in one turn, one right after the other, as the page and count alone did (commands/handlers.ts).
+  const reader = sqliteReaderOf(db);
+  if (reader) {
+    return list.where.map((condition) => {
+      if (!condition.searched) return condition;
+      const { sql, bindings } = probeOf(condition.searched);
+      return chosen(condition, reader.all(sql, bindings) as { common?: unknown }[]);
+    });
+  }
+  return (async () => {
+    const planned: SqlFragment[] = [];
+    for (const condition of list.where) {
+      if (!condition.searched) {
+        planned.push(condition);
+        continue;
+      }
+      const { sql, bindings } = probeOf(condition.searched);
+      planned.push(chosen(condition, await selectRows<{ common?: unknown }>(db, sql, bindings)));
+    }
+    return planned;
+  })();
 }
 
 /** Adds the conditions to a query builder. */
@@ -313,12 +371,27 @@ export function listStatement(select: string, list: CompiledList, dialect: Diale
  * database itself (it defines `rms_lower` too), else in the caller's transaction.
  */
 export function selectList(db: Knex, select: string, list: CompiledList): Promise<Record<string, unknown>[]> {
-  const { sql, bindings } = listStatement(select, list, dialectOf(db));
-  return selectRows(db, sql, bindings);
+  const page = (where: readonly SqlFragment[]) => {
+    const { sql, bindings } = listStatement(select, { ...list, where }, dialectOf(db));
+    return selectRows<Record<string, unknown>>(db, sql, bindings);
+  };
+  // Not an async function: on SQLite's read-only connection the probe and the page run before it returns.
+  try {
+    const where = plannedWhere(db, list);
+    return where instanceof Promise ? where.then(page) : page(where);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
 export async function countList(db: Knex, count: string, list: CompiledList): Promise<number> {
+  // A lone `contains` on a search field: the index counts its matches itself, without a row.
+  const [only] = list.where;
+  if (list.where.length === 1 && only?.searched) {
+    const [row] = await selectRows<{ n: unknown }>(db, only.searched.count.sql, only.searched.count.bindings);
+    return Number(row?.n ?? 0);
+  }
   const where = whereClause(list);
   const [row] = await selectRows<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
   return Number(row?.n ?? 0);

@@ -12,7 +12,8 @@
  * - A unique field is a unique index on it, `rms_uq_<table>_<field>`; empty values never collide.
  * - A `search` field has a trigram index that `contains` uses: on SQLite an FTS5 table
  *   (`rms_fts_<table>_<field>`, kept by triggers), on PostgreSQL a pg_trgm GIN index on its
- *   lowered value (`rms_trgm_<table>_<field>`).
+ *   lowered value (`rms_trgm_<table>_<field>`) and, once per table, an index of its ids byte by
+ *   byte (`rms_ix_<table>_id`) for a scan in the default order.
  */
 import type { Dialect } from '../connect.ts';
 import type { DeclaredIndex, TableMeta } from '../../registry.ts';
@@ -64,9 +65,21 @@ export function searchDesign(table: string, field: string, dialect: Dialect): In
   return { name: searchIndexName(table, field, dialect), table, columns: [field], unique: false, method: 'search' };
 }
 
-/** Every index a table design declares, in declaration order, then its search indexes. */
+/**
+ * PostgreSQL, a table with search fields: its ids byte by byte, the order every list ends with
+ * (its primary key keeps the database's collation, which serves no such order). A `contains` on
+ * a term most rows hold then reads the table in this index's order and stops after the page,
+ * instead of sorting every match (the planner chooses, by the trigram index's statistics).
+ */
+function idOrderDesign(table: TableMeta): IndexDesign {
+  return { name: indexName('rms_ix', table.name, ['id']), table: table.name, columns: ['id'], unique: false, bytewise: ['id'] };
+}
+
+/** Every index a table design declares, in declaration order, then its search indexes (and, on PostgreSQL, the id order they need). */
 export function indexesOf(table: TableMeta, dialect: Dialect): IndexDesign[] {
-  return [...table.indexes.flatMap((declared) => indexDesigns(table, declared, dialect)), ...(table.search ?? []).map((field) => searchDesign(table.name, field, dialect))];
+  const search = (table.search ?? []).map((field) => searchDesign(table.name, field, dialect));
+  const idOrder = dialect === 'postgres' && search.length > 0 ? [idOrderDesign(table)] : [];
+  return [...table.indexes.flatMap((declared) => indexDesigns(table, declared, dialect)), ...search, ...idOrder];
 }
 
 export function sameIndex(a: IndexDesign, b: IndexDesign): boolean {

@@ -119,10 +119,7 @@ describe('the query plan uses the declared indexes', () => {
     }
   });
 
-  it('contains on a search field goes through its trigram index', async () => {
-    const text = await plan({ filter: [{ field: 'title', op: 'contains', value: 'lead 39' }] });
-    expect(text).toContain(t.dialect === 'sqlite' ? 'rms_fts_lead_title' : 'rms_trgm_lead_title');
-  });
+  // Which index `contains` on a search field uses depends on how many rows hold the needle: see contains-plan.test.ts.
 });
 
 describe('contains through the search index means what a scan means', () => {
