@@ -231,10 +231,17 @@ async function sampleInputs(url: string, dialect: 'sqlite' | 'postgres'): Promis
       const [row] = await rows<{ id: string }>('select id from lead order by id limit 1 offset ?', [Math.floor((i * 7919 * 104729) % total)]);
       if (row) ids.push(row.id);
     }
+    // Two-day ranges where the seed put close dates (around the day it ran), spread over them;
+    // a range where more than 1,000 hot leads close is narrowed to its first day.
     const days: [string, string][] = [];
-    for (let i = 0; i < 20; i++) {
-      const start = new Date(Date.UTC(2023, 0, 1) + ((i * 71) % 1400) * 86_400_000);
-      days.push([start.toISOString().slice(0, 10), new Date(start.getTime() + 86_400_000).toISOString().slice(0, 10)]);
+    const hotCount = async (from: string, to: string) =>
+      Number((await rows<{ n: number | string }>('select count(*) as n from lead where hot = ? and close_date >= ? and close_date <= ?', [true, from, to]))[0]?.n ?? 0);
+    for (let i = 0; i < 20 && total > 0; i++) {
+      const [row] = await rows<{ close_date: string | Date | null }>('select close_date from lead where close_date is not null order by close_date limit 1 offset ?', [Math.floor(((i + 0.5) / 20) * total * 0.9)]);
+      if (!row?.close_date) continue;
+      const start = typeof row.close_date === 'string' ? row.close_date.slice(0, 10) : row.close_date.toISOString().slice(0, 10);
+      const next = new Date(Date.parse(`${start}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      days.push((await hotCount(start, next)) <= 1000 ? [start, next] : [start, start]);
     }
     const lead = registry.models.lead!;
     const query = compileModelQuery(lead, dialect);
