@@ -4,7 +4,8 @@
  * query layer and the database's statements above them; the command path above those; the
  * adapters (REST, MCP, the web app's serving) on top.
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCircle, importGraph } from '../helpers/import-graph.ts';
 
@@ -54,5 +55,10 @@ describe('runtime imports', () => {
       return targets.filter((target) => ABOVE[layer]!.some((above) => target.startsWith(above))).map((target) => `${file} → ${target}`);
     });
     expect(upward).toEqual([]);
+  });
+
+  it('keeps every module at 350 lines or fewer: a longer one has more than one job', () => {
+    const long = [...graph.keys()].map((file) => [file, readFileSync(join(RUNTIME, file), 'utf8').split('\n').length - 1] as const).filter(([, lines]) => lines > 350);
+    expect(long).toEqual([]);
   });
 });
