@@ -23,7 +23,7 @@ export interface QueryField {
 export interface CompiledQueryField extends QueryField {
   /** Quoted column, e.g. `"title"`. */
   readonly column: string;
-  /** SQLite, a `search: true` field: the statements of its trigram index that `contains` uses (see list-query.ts). */
+  /** SQLite, a `search: true` field: the statements of its trigram index that `contains` uses (see contains.ts). */
   readonly searchIndex?: SearchIndexSql;
   /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite; a select: its option's place). */
   readonly sortable: string;
