@@ -16,7 +16,7 @@ import type { RecordChange } from '../commands/results.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
 import { ERASED, isErased } from '../erased.ts';
 import { maskedText } from '../masking/tables.ts';
-import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
+import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
 
 export interface ChangeToRecord {
   readonly model: string;
@@ -42,12 +42,6 @@ export interface ChangeToRecord {
   readonly agentTokens?: Readonly<Record<string, string>>;
   /** A revert: the tokens agents knew the values it put back by. */
   readonly restoredTokens?: Readonly<Record<string, readonly TokenFor[]>>;
-}
-
-/** Writes the entry in the write's transaction; answers its change id, or undefined when there is nothing to record. */
-export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
-  const entry = await historyEntryOf(db, write);
-  return entry && writeHistory(db, entry);
 }
 
 /** The entry of the write, with the tokens bound to the values it replaces (read in `db`); undefined when there is nothing to record. */
