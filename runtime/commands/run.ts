@@ -256,8 +256,7 @@ function changeToRecord(
   const reverts = result.shape === 'record' ? result.reverts : undefined;
   return {
     model: model.meta.name,
-    personal: new Set(model.personal.keys()),
-    linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
+    ...personalFieldsOf(model),
     lineOrder: Object.fromEntries([...model.lines].map(([name, list]) => [name, { fields: list.meta.fields.map((field) => field.name), lines: lineIdsAfter(result, name) }])),
     // A revert is an update (its entry says what it reverts).
     command: batch?.command ?? (kind === 'update' ? `${model.meta.name}.update` : meta.id),
@@ -270,6 +269,18 @@ function changeToRecord(
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
   };
+}
+
+const personalFieldsByModel = new WeakMap<CommandContext['command']['model'], Pick<ChangeToRecord, 'personal' | 'linePersonal'>>();
+
+/** A model's personal fields and those of its line lists, as history entries take them: made once per model (a bulk command's records share them). */
+function personalFieldsOf(model: CommandContext['command']['model']): Pick<ChangeToRecord, 'personal' | 'linePersonal'> {
+  let fields = personalFieldsByModel.get(model);
+  if (fields === undefined) {
+    fields = { personal: new Set(model.personal.keys()), linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])) };
+    personalFieldsByModel.set(model, fields);
+  }
+  return fields;
 }
 
 /** The ids of a line list's lines after the write, in order (none when the write answers no record). */

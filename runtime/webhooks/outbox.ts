@@ -22,7 +22,7 @@ import { kindTraits } from '../command-kinds.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
 import { sqliteReaderOf } from '../db/connect.ts';
-import { runPreparedStatement, runSelect, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { runPreparedStatement, runRowsInsert, runSelect, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import type { HistoryInsert } from '../history/store.ts';
 import { webhookOf, type WebhookRow } from './store.ts';
 import { wantsEvent } from './subscriptions.ts';
@@ -99,8 +99,18 @@ async function recordWithLines(ctx: CommandContext, db: Knex, id: string): Promi
 const ROWS_PER_INSERT = 500;
 
 const EVENT_COLUMNS = ['id', 'at', 'model', 'record_id', 'record_seq', 'command', 'actor', 'changes', 'record', 'change_id', 'batch_id'] as const;
-/** A single write's event, the common case, in SQL written once (knex's builder costs more than the insert). */
-const INSERT_EVENT = `insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)}) values (${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+const insertEventsByRows: string[] = [];
+
+/** `insert into rms_events (…) values (?, …), …` for `rows` rows, written once per row count. */
+function insertEventsSql(rows: number): string {
+  let sql = insertEventsByRows[rows];
+  if (sql === undefined) {
+    const values = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+    sql = `insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)}) values ${Array.from({ length: rows }, () => values).join(', ')}`;
+    insertEventsByRows[rows] = sql;
+  }
+  return sql;
+}
 const SELECT_WEBHOOKS = `select * from ${sqlIdentifier(WEBHOOKS_TABLE)} order by ${sqlIdentifier('id')}`;
 /**
  * PostgreSQL, a single write's history entry and event: the entry inserted, the event numbered and
@@ -148,8 +158,11 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
       batch_id: event.batchId,
     };
   });
-  if (rows.length === 1) await db.raw(INSERT_EVENT, EVENT_COLUMNS.map((column) => rows[0]![column]));
-  else for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await db(EVENTS_TABLE).insert(rows.slice(start, start + ROWS_PER_INSERT));
+  // SQL written once per row count: for a bulk command's hundreds of rows knex's builder cost more than the insert.
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+    await runRowsInsert(db, insertEventsSql(chunk.length), chunk.flatMap((row) => EVENT_COLUMNS.map((column) => row[column])));
+  }
   if (webhooks.length === 0) return;
   await writeDeliveries(db, rows.flatMap((row, index) => wanting[index]!.map((webhook) => ({ row, webhook }))), at, now);
 }
