@@ -72,13 +72,22 @@ export async function changeEventOf(
     model: model.meta.name,
     recordId: change.recordId,
     command: keys.command,
-    actor: { kind: who.by.actor, username: who.by.username, agent_label: who.by.agentLabel ?? null, plan_id: who.planId },
+    actor: eventActorOf(who),
     changes: changedNames(result.shape === 'deleted', change),
     record,
     changeId: keys.changeId,
     batchId: keys.batchId,
     created: kindTraits(ctx.command.meta.kind).change === 'create',
   };
+}
+
+const actorsOfWho = new WeakMap<object, EventActor>();
+
+/** Who made a change, as its event names them: one object for the events of one call (its JSON is then written once). */
+function eventActorOf(who: { readonly by: AuditActor; readonly planId: string | null }): EventActor {
+  let actor = actorsOfWho.get(who);
+  if (actor === undefined) actorsOfWho.set(who, (actor = { kind: who.by.actor, username: who.by.username, agent_label: who.by.agentLabel ?? null, plan_id: who.planId }));
+  return actor;
 }
 
 /** The names of the fields (and line lists) the change wrote a new value to: every field a delete emptied. */
@@ -139,6 +148,7 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
   const next = await nextSequences(db, service, events);
   const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
   const wanting = events.map((event) => webhooks.filter((webhook) => wantsEvent(service.registry, webhook, event)));
+  const actors = new Map<EventActor, string>();
   const rows = events.map((event, index) => {
     const key = `${event.model}\u0000${event.recordId}`;
     const seq = next.get(key) ?? 1;
@@ -150,7 +160,7 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
       record_id: event.recordId,
       record_seq: seq,
       command: event.command,
-      actor: JSON.stringify(event.actor),
+      actor: actors.get(event.actor) ?? actors.set(event.actor, JSON.stringify(event.actor)).get(event.actor)!,
       changes: JSON.stringify(event.changes),
       // Only what is sent needs the record: an event no webhook wants keeps none.
       record: event.record === null || wanting[index]!.length === 0 ? null : JSON.stringify(event.record),
