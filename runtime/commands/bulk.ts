@@ -27,11 +27,9 @@ export async function createMany(ctx: CommandContext, db: Knex, prepared: Prepar
   const single = singleContext(ctx, 'create');
   const records = prepared.input.records as Record<string, unknown>[];
   const drafts: DraftedRecord[] = [];
-  // The records of one call are written at one time (their `now` and `today` defaults).
-  const time = writeTime(ctx.service.clock);
   for (const [index, input] of records.entries()) {
     try {
-      drafts.push(await draftRecord(single, db, input, time));
+      drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock)));
     } catch (error) {
       // A record before it that its row refuses (a unique value) was refused first. (A failure
       // that is no refusal may have ended the transaction: it is thrown as it is.)
