@@ -44,9 +44,11 @@ export interface ChangeToRecord {
   readonly restoredTokens?: Readonly<Record<string, readonly TokenFor[]>>;
 }
 
+const NONE_RECORDED: ReadonlySet<string> = new Set();
+
 /** The entry of the write, with the tokens bound to the values it replaces (read in `db`); undefined when there is nothing to record. */
 export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<Omit<HistoryEntry, 'changeId' | 'at'> | undefined> {
-  const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})), write.lineOrder);
+  const changes = changesOf(write.kind, write.change, write.agentTokens ? new Set(Object.keys(write.agentTokens)) : NONE_RECORDED, write.lineOrder);
   const fields = Object.keys(changes);
   if (fields.length === 0 && !write.change.inputs) return undefined;
   const personalFrom: Record<string, string> = {};
@@ -55,7 +57,8 @@ export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<O
     if (isLinesChange(change) || isErased(change)) continue;
     if (write.personal.has(field) && change.from !== null && change.from !== undefined) personalFrom[field] = maskedText(change.from);
   }
-  const fromTokens: Record<string, readonly TokenFor[]> = await boundTokens(db, write.model, write.change.recordId, personalFrom);
+  // A create replaces no value: nothing to read (a bulk create makes thousands of entries).
+  const fromTokens: Record<string, readonly TokenFor[]> = Object.keys(personalFrom).length === 0 ? {} : await boundTokens(db, write.model, write.change.recordId, personalFrom);
   const toTokens: Record<string, readonly TokenFor[]> = {};
   // A line's personal values: the tokens bound to what it held, and the writing agent's for what it wrote.
   for (const [list, change] of Object.entries(changes)) {

@@ -151,14 +151,20 @@ const ENTRIES_PER_INSERT = 500;
 export async function writeHistoryEntries(db: Knex, entries: readonly Omit<HistoryEntry, 'changeId' | 'at'>[]): Promise<string[]> {
   // One time for the command's entries: they are written together, in one transaction.
   const at = new Date().toISOString();
-  const rows = entries.map((entry) => historyRow(entry, at));
-  countRowsWritten('history', rows.length);
+  countRowsWritten('history', entries.length);
+  const ids: string[] = [];
   // Written once per row count (not built by knex per call: for a few hundred rows its builder cost more than the insert).
-  for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) {
-    const chunk = rows.slice(start, start + ENTRIES_PER_INSERT);
-    await runRowsInsert(db, historyInsertSql(chunk.length), chunk.flat());
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
+    const chunk = entries.slice(start, start + ENTRIES_PER_INSERT);
+    const bindings: unknown[] = [];
+    for (const entry of chunk) {
+      const row = historyRow(entry, at);
+      ids.push(row[0] as string);
+      for (const value of row) bindings.push(value);
+    }
+    await runRowsInsert(db, historyInsertSql(chunk.length), bindings);
   }
-  return rows.map((row) => row[0] as string);
+  return ids;
 }
 
 /** The columns of a history row, in the order the insert binds them (`historyRow`'s). */
