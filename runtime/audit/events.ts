@@ -24,14 +24,15 @@ export type AuditEvent =
  * tried (`?dry_run=true`).
  */
 export async function writeAuditEvent(ctx: CommandContext, event: AuditEvent, db: Knex, dryRun = false): Promise<void> {
-  const entry = auditEntry(ctx, event, dryRun);
+  const entry = auditEntry(ctx, event, auditBase(ctx, dryRun));
   if (db === ctx.service.db) await queueAudit(db, entry);
   else await writeAudit(db, entry);
 }
 
 /** The executed rows of a bulk command's records, written together in its transaction `db`. */
 export async function writeAuditEvents(ctx: CommandContext, events: readonly AuditEvent[], db: Knex): Promise<void> {
-  await writeAuditEntries(db, events.map((event) => auditEntry(ctx, event, false)));
+  const base = auditBase(ctx, false);
+  await writeAuditEntries(db, events.map((event) => auditEntry(ctx, event, base)));
 }
 
 /**
@@ -47,8 +48,12 @@ export async function auditFailure(ctx: CommandContext, error: unknown, prepared
   await writeAuditEvent(ctx, event, ctx.service.db, dryRun);
 }
 
-function auditEntry(ctx: CommandContext, event: AuditEvent, dryRun: boolean): AuditEntry {
-  const base = { ...auditActor(ctx.caller), command: ctx.command.meta.id, access: kindTraits(ctx.command.meta.kind).access, ...(dryRun ? { dryRun } : {}) };
+/** What every row of a call shares: who, the command, its access, whether it was a dry run. */
+function auditBase(ctx: CommandContext, dryRun: boolean) {
+  return { ...auditActor(ctx.caller), command: ctx.command.meta.id, access: kindTraits(ctx.command.meta.kind).access, ...(dryRun ? { dryRun } : {}) };
+}
+
+function auditEntry(ctx: CommandContext, event: AuditEvent, base: ReturnType<typeof auditBase>): AuditEntry {
   const input = event.prepared ? auditInput(ctx, event.prepared) : undefined;
   const recordId = event.prepared?.recordId ?? null;
   switch (event.outcome) {

@@ -116,11 +116,11 @@ const AUDIT_COLUMNS = [
 /** Rows per INSERT: well below the bound parameters SQLite (32766) and PostgreSQL (65535) accept. */
 const MAX_ROWS_PER_INSERT = 100;
 
-/** The values of one audit row; its id and time are taken now, so rows sort in the order they happened. */
-function auditRow(entry: AuditEntry): unknown[] {
+/** The values of one audit row; its id (and, unless given, its time) are taken now, so rows sort in the order they happened. */
+function auditRow(entry: AuditEntry, at = new Date().toISOString()): unknown[] {
   return [
     newId(),
-    new Date().toISOString(),
+    at,
     entry.actor,
     entry.userId,
     entry.username,
@@ -173,7 +173,9 @@ const ENTRIES_PER_INSERT = 200;
 
 /** Writes a bulk command's entries on `db` (its transaction), a few hundred rows a statement. */
 export async function writeAuditEntries(db: Knex, entries: readonly AuditEntry[]): Promise<void> {
-  const rows = entries.map(auditRow);
+  // One time for the command's entries: they are written together, in one transaction.
+  const at = new Date().toISOString();
+  const rows = entries.map((entry) => auditRow(entry, at));
   for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) await insertRows(db, rows.slice(start, start + ENTRIES_PER_INSERT));
 }
 

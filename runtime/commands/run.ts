@@ -9,8 +9,8 @@ import { writeAuditEvent, writeAuditEvents, type AuditEvent } from '../audit/eve
 import { auditActor, type AuditActor } from '../audit/store.ts';
 import type { Caller } from '../caller.ts';
 import { kindTraits } from '../command-kinds.ts';
-import { historyEntryOf, recordChange, type ChangeToRecord } from '../history/record-change.ts';
-import { writeHistoryEntries } from '../history/store.ts';
+import { historyEntryOf, type ChangeToRecord } from '../history/record-change.ts';
+import { historyInsertOf, writeHistoryEntries } from '../history/store.ts';
 import { writtenTokensOf } from './bulk-input.ts';
 import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { newId } from '../ids.ts';
@@ -18,7 +18,7 @@ import { batchAsSeen } from './batch-view.ts';
 import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
 import { handlers, type RunResult } from './handlers.ts';
-import { changeEventOf, writeEvents, type ChangeEvent } from '../webhooks/outbox.ts';
+import { changeEventOf, writeEvents, writeHistoryAndEvent, type ChangeEvent } from '../webhooks/outbox.ts';
 import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
 
@@ -50,9 +50,8 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
     const batchId = result.shape === 'batch' ? await keepBatch(ctx, db, result.items, options.proposal) : undefined;
     if ('change' in result && result.change) {
       // History first: it reads the tokens bound to the values being replaced, which rebinding drops.
-      changeId = await recordHistory(ctx, db, result, own, options.proposal);
+      changeId = await keepChange(ctx, db, result, own, options.proposal);
       await keepBindings(ctx, db, result, own, options.proposal?.by.agentTokenId ?? undefined);
-      if (changeId) await keepEvents(ctx, db, [{ ctx, result, changeId }], options.proposal, null);
     }
     const value = await present(ctx, result, db, ctx.caller.kind === 'agent' ? own : undefined, batchId);
     if (result.shape === 'batch') return envelope(ctx, result, value);
@@ -227,17 +226,20 @@ function recordIdOf(result: RunResult): string | null {
   return result.shape === 'deleted' || result.shape === 'erased' ? result.recordId : null;
 }
 
-/** The history entry of the write, in its transaction (see history/record-change.ts). */
-async function recordHistory(
-  ctx: CommandContext,
-  db: Knex,
-  result: RunResult,
-  own: OwnWrite,
-  proposal: Proposal | undefined,
-  batch?: { readonly batchId: string; readonly command: string },
-): Promise<string | undefined> {
-  const write = changeToRecord(ctx, result, own, proposal, batch);
-  return write && recordChange(db, write);
+/**
+ * The history entry of a single write and the outbox's event of its change, in its transaction
+ * (see history/record-change.ts, webhooks/outbox.ts: one round trip for both on PostgreSQL); answers
+ * the entry's change id, or undefined when there is nothing to record (and then no event).
+ */
+async function keepChange(ctx: CommandContext, db: Knex, result: RunResult, own: OwnWrite, proposal: Proposal | undefined): Promise<string | undefined> {
+  const write = changeToRecord(ctx, result, own, proposal);
+  const entry = write && (await historyEntryOf(db, write));
+  if (!entry) return undefined;
+  const history = historyInsertOf(entry);
+  const who = { by: proposal?.by ?? auditActor(ctx.caller), planId: proposal?.planId ?? null };
+  const event = await changeEventOf(ctx, db, result, who, { command: ctx.command.meta.id, changeId: history.changeId, batchId: null });
+  await writeHistoryAndEvent(db, ctx.service, history, event, ctx.service.clock.now());
+  return history.changeId;
 }
 
 /** What the history entry of the write records; undefined for a command that changes no record. */
@@ -254,8 +256,7 @@ function changeToRecord(
   const reverts = result.shape === 'record' ? result.reverts : undefined;
   return {
     model: model.meta.name,
-    personal: new Set(model.personal.keys()),
-    linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])),
+    ...personalFieldsOf(model),
     lineOrder: Object.fromEntries([...model.lines].map(([name, list]) => [name, { fields: list.meta.fields.map((field) => field.name), lines: lineIdsAfter(result, name) }])),
     // A revert is an update (its entry says what it reverts).
     command: batch?.command ?? (kind === 'update' ? `${model.meta.name}.update` : meta.id),
@@ -268,6 +269,18 @@ function changeToRecord(
     ...(Object.keys(own.tokens).length > 0 ? { agentTokens: own.tokens } : {}),
     ...(reverts ? { restoredTokens: Object.fromEntries(Object.entries(reverts.restored).map(([field, { tokens }]) => [field, tokens])) } : {}),
   };
+}
+
+const personalFieldsByModel = new WeakMap<CommandContext['command']['model'], Pick<ChangeToRecord, 'personal' | 'linePersonal'>>();
+
+/** A model's personal fields and those of its line lists, as history entries take them: made once per model (a bulk command's records share them). */
+function personalFieldsOf(model: CommandContext['command']['model']): Pick<ChangeToRecord, 'personal' | 'linePersonal'> {
+  let fields = personalFieldsByModel.get(model);
+  if (fields === undefined) {
+    fields = { personal: new Set(model.personal.keys()), linePersonal: Object.fromEntries([...model.lines].map(([name, list]) => [name, new Set(list.personal.keys())])) };
+    personalFieldsByModel.set(model, fields);
+  }
+  return fields;
 }
 
 /** The ids of a line list's lines after the write, in order (none when the write answers no record). */

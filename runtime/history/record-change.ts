@@ -16,7 +16,7 @@ import type { RecordChange } from '../commands/results.ts';
 import { boundTokens, type TokenFor } from '../masking/bindings.ts';
 import { ERASED, isErased } from '../erased.ts';
 import { maskedText } from '../masking/tables.ts';
-import { isLinesChange, writeHistory, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
+import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry, type LinesChange } from './store.ts';
 
 export interface ChangeToRecord {
   readonly model: string;
@@ -44,15 +44,11 @@ export interface ChangeToRecord {
   readonly restoredTokens?: Readonly<Record<string, readonly TokenFor[]>>;
 }
 
-/** Writes the entry in the write's transaction; answers its change id, or undefined when there is nothing to record. */
-export async function recordChange(db: Knex, write: ChangeToRecord): Promise<string | undefined> {
-  const entry = await historyEntryOf(db, write);
-  return entry && writeHistory(db, entry);
-}
+const NONE_RECORDED: ReadonlySet<string> = new Set();
 
 /** The entry of the write, with the tokens bound to the values it replaces (read in `db`); undefined when there is nothing to record. */
 export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<Omit<HistoryEntry, 'changeId' | 'at'> | undefined> {
-  const changes = changesOf(write.kind, write.change, new Set(Object.keys(write.agentTokens ?? {})), write.lineOrder);
+  const changes = changesOf(write.kind, write.change, write.agentTokens ? new Set(Object.keys(write.agentTokens)) : NONE_RECORDED, write.lineOrder);
   const fields = Object.keys(changes);
   if (fields.length === 0 && !write.change.inputs) return undefined;
   const personalFrom: Record<string, string> = {};
@@ -61,7 +57,8 @@ export async function historyEntryOf(db: Knex, write: ChangeToRecord): Promise<O
     if (isLinesChange(change) || isErased(change)) continue;
     if (write.personal.has(field) && change.from !== null && change.from !== undefined) personalFrom[field] = maskedText(change.from);
   }
-  const fromTokens: Record<string, readonly TokenFor[]> = await boundTokens(db, write.model, write.change.recordId, personalFrom);
+  // A create replaces no value: nothing to read (a bulk create makes thousands of entries).
+  const fromTokens: Record<string, readonly TokenFor[]> = Object.keys(personalFrom).length === 0 ? {} : await boundTokens(db, write.model, write.change.recordId, personalFrom);
   const toTokens: Record<string, readonly TokenFor[]> = {};
   // A line's personal values: the tokens bound to what it held, and the writing agent's for what it wrote.
   for (const [list, change] of Object.entries(changes)) {

@@ -123,12 +123,22 @@ export async function ensureHistoryTables(db: Knex): Promise<void> {
   });
 }
 
-/** Stores an entry (in the caller's transaction) and returns its change id. */
-export async function writeHistory(db: Knex, entry: Omit<HistoryEntry, 'changeId' | 'at'>): Promise<string> {
-  const row = historyRow(entry);
+/** One entry's insert: SQL written once, its values, and the change id it gives the entry. */
+export interface HistoryInsert {
+  readonly changeId: string;
+  readonly sql: string;
+  readonly bindings: readonly unknown[];
+}
+
+/**
+ * The insert of one entry, to run in the write's transaction, alone or as part of a statement (on
+ * PostgreSQL the outbox sends it with the change's event, one round trip for both:
+ * webhooks/outbox.ts). Counted as written when made.
+ */
+export function historyInsertOf(entry: Omit<HistoryEntry, 'changeId' | 'at'>): HistoryInsert {
+  const row = historyRow(entry, new Date().toISOString());
   countRowsWritten('history', 1);
-  await db(HISTORY_TABLE).insert(row);
-  return row.id;
+  return { changeId: row[0] as string, sql: historyInsertSql(1), bindings: row };
 }
 
 /** Rows of one multi-row insert of a bulk command's entries: within every database's limit of bound values. */
@@ -139,17 +149,25 @@ const ENTRIES_PER_INSERT = 500;
  * their change ids in order: one statement per record would be most of the command's time.
  */
 export async function writeHistoryEntries(db: Knex, entries: readonly Omit<HistoryEntry, 'changeId' | 'at'>[]): Promise<string[]> {
-  const rows = entries.map(historyRow);
-  countRowsWritten('history', rows.length);
+  // One time for the command's entries: they are written together, in one transaction.
+  const at = new Date().toISOString();
+  countRowsWritten('history', entries.length);
+  const ids: string[] = [];
   // Written once per row count (not built by knex per call: for a few hundred rows its builder cost more than the insert).
-  for (let start = 0; start < rows.length; start += ENTRIES_PER_INSERT) {
-    const chunk = rows.slice(start, start + ENTRIES_PER_INSERT);
-    await runRowsInsert(db, historyInsertSql(chunk.length), chunk.flatMap((row) => HISTORY_COLUMNS.map((column) => row[column])));
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
+    const chunk = entries.slice(start, start + ENTRIES_PER_INSERT);
+    const bindings: unknown[] = [];
+    for (const entry of chunk) {
+      const row = historyRow(entry, at);
+      ids.push(row[0] as string);
+      for (const value of row) bindings.push(value);
+    }
+    await runRowsInsert(db, historyInsertSql(chunk.length), bindings);
   }
-  return rows.map((row) => row.id);
+  return ids;
 }
 
-/** The columns of a history row, in the order the insert binds them. */
+/** The columns of a history row, in the order the insert binds them (`historyRow`'s). */
 const HISTORY_COLUMNS = ['id', 'at', 'model', 'record_id', 'command', 'kind', 'actor', 'user_id', 'username', 'agent_token_id', 'agent_label', 'plan_id', 'reverts', 'batch_id', 'changes', 'inputs', 'tokens'] as const;
 
 const historyInsertByRows: string[] = [];
@@ -165,27 +183,28 @@ function historyInsertSql(rows: number): string {
   return sql;
 }
 
-function historyRow(entry: Omit<HistoryEntry, 'changeId' | 'at'>) {
+/** The values of an entry's row, in `HISTORY_COLUMNS` order; its change id is taken now, so entries sort in the order they happened. */
+function historyRow(entry: Omit<HistoryEntry, 'changeId' | 'at'>, at: string): unknown[] {
   const hasTokens = Object.keys(entry.toTokens).length > 0 || Object.keys(entry.fromTokens).length > 0;
-  return {
-    id: newId(),
-    at: new Date().toISOString(),
-    model: entry.model,
-    record_id: entry.recordId,
-    command: entry.command,
-    kind: entry.kind,
-    actor: entry.by.actor,
-    user_id: entry.by.userId,
-    username: entry.by.username,
-    agent_token_id: entry.by.agentTokenId ?? null,
-    agent_label: entry.by.agentLabel ?? null,
-    plan_id: entry.planId,
-    reverts: entry.reverts,
-    batch_id: entry.batchId ?? null,
-    changes: JSON.stringify(entry.changes),
-    inputs: entry.inputs ? JSON.stringify(entry.inputs) : null,
-    tokens: hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
-  };
+  return [
+    newId(),
+    at,
+    entry.model,
+    entry.recordId,
+    entry.command,
+    entry.kind,
+    entry.by.actor,
+    entry.by.userId,
+    entry.by.username,
+    entry.by.agentTokenId ?? null,
+    entry.by.agentLabel ?? null,
+    entry.planId,
+    entry.reverts,
+    entry.batchId ?? null,
+    JSON.stringify(entry.changes),
+    entry.inputs ? JSON.stringify(entry.inputs) : null,
+    hasTokens ? JSON.stringify({ to: entry.toTokens, from: entry.fromTokens }) : null,
+  ];
 }
 
 interface HistoryRow {

@@ -99,6 +99,41 @@ describe('the outbox', () => {
     }
   });
 
+  it("stores each change's event with its history entry, named by it; a refused event or entry leaves neither, nor the change", async () => {
+    // Events of a change of `lost_reason`, and history entries holding "kaboom", cannot be stored.
+    await t.execute({
+      sqlite: `create trigger fail_event before insert on rms_events when new.changes like '%lost_reason%' begin select raise(abort, 'event refused'); end;
+        create trigger fail_entry before insert on rms_history when new.changes like '%kaboom%' begin select raise(abort, 'entry refused'); end;`,
+      postgres: `create function fail_change() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$;
+        create trigger fail_event before insert on rms_events for each row when (new.changes like '%lost_reason%') execute function fail_change();
+        create trigger fail_entry before insert on rms_history for each row when (new.changes like '%kaboom%') execute function fail_change();`,
+    });
+    try {
+      const created = await t.command(admin, 'lead.create', { title: 'Paired' });
+      const id = created.body.value.id;
+      const cases: { input: Record<string, unknown>; status: number }[] = [
+        { input: { probability: 30 }, status: 200 },
+        { input: { lost_reason: 'price' }, status: 500 },
+        { input: { notes: 'kaboom' }, status: 500 },
+        { input: { title: 'Paired again' }, status: 200 },
+      ];
+      for (const { input, status } of cases) expect((await t.command(admin, 'lead.update', { id, ...input })).status, JSON.stringify(input)).toBe(status);
+      const refusedCreate = await t.command(admin, 'lead.create', { title: 'Never', lost_reason: 'price' });
+      expect(refusedCreate.status).toBe(500);
+      const entries = t.inspect((db) => db.prepare('select id, changes from rms_history where record_id = ? order by id').all(id)) as { id: string; changes: string }[];
+      expect(entries.map((entry) => Object.keys(JSON.parse(entry.changes)))).toEqual([expect.arrayContaining(['title', 'stage']), ['probability'], ['title']]);
+      expect(events(id).map((row) => [row.record_seq, row.change_id, JSON.parse(row.changes)])).toEqual([
+        [1, entries[0]!.id, expect.arrayContaining(['title', 'stage'])],
+        [2, entries[1]!.id, ['probability']],
+        [3, entries[2]!.id, ['title']],
+      ]);
+      expect(t.inspect((db) => db.prepare('select title, probability, notes, lost_reason from lead where id = ?').get(id))).toEqual({ title: 'Paired again', probability: 30, notes: null, lost_reason: null });
+      expect(t.inspect((db) => Number((db.prepare("select count(*) as n from lead where title = 'Never'").get() as { n: number | string }).n))).toBe(0);
+    } finally {
+      await t.execute({ sqlite: 'drop trigger fail_event; drop trigger fail_entry;', postgres: 'drop trigger fail_event on rms_events; drop trigger fail_entry on rms_history; drop function fail_change();' });
+    }
+  });
+
   it('leaves no event of a write that was rolled back', async () => {
     const before = t.inspect((db) => (db.prepare('select count(*) as n from rms_events').get() as { n: number }).n);
     // The second record refers to a party that does not exist: the bulk command's transaction, with the first record, is rolled back.
