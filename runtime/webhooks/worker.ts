@@ -229,48 +229,66 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     });
   }
 
-  async function note(trx: Knex, claimant: string, delivery: DeliveryRow, outcome: Outcome): Promise<void> {
+  /** What an attempt's outcome changes in its delivery: delivered, dead, or due again after a backoff. */
+  function noteOf(delivery: DeliveryRow, outcome: Outcome): NoteRow {
     const now = clock.now();
     const nowIso = new Date(now).toISOString();
     const attempts = Number(delivery.attempts) + 1;
-    const common = { attempts, last_at: nowIso, last_status: outcome.status, last_error: outcome.error, lease_until: null, leased_by: null };
-    let update: Record<string, unknown>;
-    if (outcome.error === null) update = { ...common, status: 'delivered', delivered_at: nowIso };
-    else {
-      const next = now + backoffMs(attempts, random(), firstBackoffMs);
-      const dead = next > Date.parse(delivery.first_at) + retryForMs;
-      update = dead ? { ...common, status: 'dead' } : { ...common, next_at: new Date(next).toISOString() };
-    }
-    // Only while this worker still holds it: a lease that ran out, or whose lock went, is another's now.
-    await trx(DELIVERIES_TABLE).where({ id: delivery.id, leased_by: claimant }).update(update);
+    const common = { attempts, last_at: nowIso, last_status: outcome.status, last_error: outcome.error, next_at: null, delivered_at: null };
+    if (outcome.error === null) return { ...common, status: 'delivered', delivered_at: nowIso };
+    const next = now + backoffMs(attempts, random(), firstBackoffMs);
+    const dead = next > Date.parse(delivery.first_at) + retryForMs;
+    return dead ? { ...common, status: 'dead' } : { ...common, status: 'pending', next_at: new Date(next).toISOString() };
   }
 
-  // Outcomes are noted as their answers arrive, in one transaction per write: those that arrive
-  // while one is being written go into the next (a commit each would cost more than the requests
-  // under load: SQLite's one writer).
+  /**
+   * Notes outcomes in one statement (one round trip, one commit, whatever their number), each only
+   * while the worker that sent it still holds its lease: a lease that ran out, or whose lock went,
+   * is another's now.
+   */
+  async function noteAll(group: readonly Noted[]): Promise<void> {
+    const bindings: Knex.RawBinding[] = [];
+    for (const { claimant, delivery, outcome } of group) {
+      const row = noteOf(delivery, outcome);
+      bindings.push(delivery.id, claimant, row.status, row.attempts, row.last_at, row.last_status, row.last_error, row.next_at, row.delivered_at);
+    }
+    const values = group.map(() => '(?, ?, ?, cast(? as integer), ?, cast(? as integer), ?, ?, ?)').join(', ');
+    await db.raw(
+      `with v (id, claimant, status, attempts, last_at, last_status, last_error, next_at, delivered_at) as (values ${values})
+      update ${DELIVERIES_TABLE} as d set status = v.status, attempts = v.attempts, last_at = v.last_at, last_status = v.last_status, last_error = v.last_error,
+        next_at = coalesce(v.next_at, d.next_at), delivered_at = coalesce(v.delivered_at, d.delivered_at), lease_until = null, leased_by = null
+      from v where d.id = v.id and d.leased_by = v.claimant`,
+      bindings,
+    );
+  }
+
+  // Outcomes are noted as their answers arrive. What arrives while every note writer is busy goes
+  // into the next free one's statement: a write each would cost more than the requests under load.
+  // SQLite has one writer; PostgreSQL takes several notes at once, so that an answer waits for no
+  // other note's round trip (the shorter the wait, the fewer answers a kill leaves unnoted).
   const notes = (() => {
-    let queued: { claimant: string; delivery: DeliveryRow; outcome: Outcome; noted: () => void; failed: (error: unknown) => void }[] = [];
-    let writing: Promise<void> | undefined;
+    const writers = postgres ? 4 : 1;
+    let queued: (Noted & { noted: () => void; failed: (error: unknown) => void })[] = [];
+    let writing = 0;
     const write = async (): Promise<void> => {
+      writing++;
       while (queued.length > 0) {
         const group = queued;
         queued = [];
         try {
-          await db.transaction(async (trx) => {
-            for (const { claimant, delivery, outcome } of group) await note(trx, claimant, delivery, outcome);
-          });
+          await noteAll(group);
           for (const one of group) one.noted();
         } catch (error) {
           for (const one of group) one.failed(error);
         }
       }
-      writing = undefined;
+      writing--;
     };
     return {
       add(claimant: string, delivery: DeliveryRow, outcome: Outcome): Promise<void> {
         return new Promise<void>((noted, failed) => {
           queued.push({ claimant, delivery, outcome, noted, failed });
-          writing ??= write();
+          if (writing < writers) void write();
         });
       },
     };
@@ -345,6 +363,24 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 }
 
 type Outcome = { status: number | null; error: string | null };
+
+/** An outcome to note, with the name its delivery was claimed under. */
+interface Noted {
+  readonly claimant: string;
+  readonly delivery: DeliveryRow;
+  readonly outcome: Outcome;
+}
+
+/** A delivery's columns an outcome sets (null `next_at` and `delivered_at`: kept as they are). */
+interface NoteRow {
+  readonly status: 'delivered' | 'dead' | 'pending';
+  readonly attempts: number;
+  readonly last_at: string;
+  readonly last_status: number | null;
+  readonly last_error: string | null;
+  readonly next_at: string | null;
+  readonly delivered_at: string | null;
+}
 
 /** A later delivery's earlier one of the same record and subscription, still pending (its order waits for it). */
 const EARLIER_PENDING = `select 1 from ${DELIVERIES_TABLE} e where e.webhook_id = d.webhook_id and e.model = d.model and e.record_id = d.record_id and e.record_seq < d.record_seq and e.status = 'pending'`;
