@@ -31,6 +31,7 @@ export const LIVE_WORKERS_SQL = `select objid from pg_locks
 
 /** How long after a lost or refused lock session a worker tries again. */
 const RETRY_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface WorkerLock {
   /** The name this worker leases under while it holds its lock; undefined while it does not. */
@@ -54,15 +55,16 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
   let stopping = false;
   let waiters: ((name: string | undefined) => void)[] = [];
   let interrupt: (() => void) | undefined;
+  let session: Pg.Client | undefined;
   const settle = (name: string | undefined) => {
     for (const waiter of waiters.splice(0)) waiter(name);
   };
 
   const sessions = (async () => {
     const pg = (await import('pg')).default as typeof Pg;
-    for (let session = 1; !stopping; session++) {
-      const name = `${options.instance}/${session}`;
-      const client = new pg.Client({ connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    for (let number = 1; !stopping; number++) {
+      const name = `${options.instance}/${number}`;
+      const client = new pg.Client({ connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
       // Resolved when the session ends, whichever way (an error, the server closing it, `stop`).
       const ended = new Promise<void>((resolve) => {
         client.on('error', (error) => {
@@ -73,11 +75,12 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
         interrupt = resolve;
       });
       try {
+        session = client;
         await client.connect();
         // The server notices a vanished host by TCP keepalives: in about 25 s, not the system's default hours.
         await client.query('set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3');
         const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as locked', [WORKER_LOCK_CLASS, name]);
-        // Another session has this key: a name whose hash another worker's has (rare), so try the next.
+        // Refused when another session has this key (a name whose hash another worker's has: rare): the next name is tried.
         if (rows[0]?.locked === true && !stopping) {
           held = name;
           settle(name);
@@ -86,6 +89,7 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
       } catch (error) {
         if (!stopping) options.logError(error);
       } finally {
+        session = undefined;
         held = undefined;
         await client.end().catch(() => undefined);
       }
@@ -107,6 +111,8 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
       stopping = true;
       held = undefined;
       interrupt?.();
+      // The session is cut whatever it is doing: a connection being made is not waited for (the database may be unreachable).
+      void session?.end().catch(() => undefined);
       await sessions;
       waiters = [];
     },
