@@ -45,9 +45,11 @@ export interface WorkerOptions {
   /** Names this instance in the leases it holds (on PostgreSQL followed by `/<n>`, its worker lock session: worker-lock.ts). */
   readonly instance?: string;
   /**
-   * How long the worker rests when there was nothing to do (real time). Default 50 ms: an event
-   * waits for the next look on average half of it, and what comes meanwhile is sent at once, in a
-   * burst whose answers wait for each other (a kill cuts more of them off). A look is one indexed query.
+   * How long the worker rests when there was nothing to do (real time). Default on PostgreSQL 50 ms:
+   * an event waits for the next look on average half of it, and what comes meanwhile is sent at
+   * once, in a burst whose answers wait for each other (a kill of one of several instances cuts
+   * more of them off). On SQLite 200 ms: its one process is not killed while others deliver, and
+   * each claim takes the one writer from the requests.
    */
   readonly idleMs?: number;
   /**
@@ -62,8 +64,9 @@ export interface WorkerOptions {
   /** The first retry's delay (server clock), doubled for each next one. Default `FIRST_BACKOFF_MS`. */
   readonly firstBackoffMs?: number;
   /**
-   * Deliveries claimed at a time. Default 16: what a killed instance had claimed but not sent is
-   * taken over at once, but what it had sent and not noted is sent again, so little is sent at once.
+   * Deliveries claimed at a time. Default on PostgreSQL 16: what a killed instance had claimed but
+   * not sent is taken over at once, but what it had sent and not noted is sent again, so little is
+   * sent at once. On SQLite 64 (see `idleMs`).
    */
   readonly batch?: number;
   /** Deliveries in flight at most, over all groups claimed. Default 256. */
@@ -96,15 +99,15 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { service, clock } = options;
   const db = service.db;
   const instance = options.instance ?? `${process.pid}-${newId()}`;
-  const idleMs = options.idleMs ?? 50;
   const leaseMs = options.leaseMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
-  const batch = options.batch ?? 16;
   const maxInFlight = options.maxInFlight ?? 256;
   const firstBackoffMs = options.firstBackoffMs ?? FIRST_BACKOFF_MS;
   const random = options.random ?? Math.random;
   const postgres = service.dialect === 'postgres';
+  const idleMs = options.idleMs ?? (postgres ? 50 : 200);
+  const batch = options.batch ?? (postgres ? 16 : 64);
   // SQLite: one process delivers, and its leases need no lock.
   const lock = postgres ? holdWorkerLock({ db, instance, logError: options.logError }) : undefined;
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: maxInFlight }), https: new HttpsAgent({ keepAlive: true, maxSockets: maxInFlight }) };
@@ -159,6 +162,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       claimed.forEach(() => done());
       throw error;
     }
+    // SQLite: the claim's outcomes are noted together once all are in (see `notes`).
+    const outcomes: Noted[] = [];
     await Promise.all(
       claimed.map(async (delivery) => {
         try {
@@ -166,14 +171,22 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
           const webhook = webhooks.get(delivery.webhook_id);
           // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
           if (!event || !webhook) return;
-          await notes.add(claimant, delivery, await attempt(webhook, event));
+          const outcome = await attempt(webhook, event);
+          if (postgres) await notes.add(claimant, delivery, outcome);
+          else outcomes.push({ claimant, delivery, outcome });
         } catch (error) {
           options.logError(error);
         } finally {
-          done();
+          if (postgres) done();
         }
       }),
     );
+    if (postgres) return;
+    try {
+      if (outcomes.length > 0) await noteAll(outcomes);
+    } finally {
+      claimed.forEach(() => done());
+    }
   }
 
   async function attempt(webhook: Webhook, event: EventRow): Promise<Outcome> {
@@ -266,12 +279,15 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     );
   }
 
-  // Outcomes are noted as their answers arrive. What arrives while every note writer is busy goes
-  // into the next free one's statement: a write each would cost more than the requests under load.
-  // SQLite has one writer; PostgreSQL takes several notes at once, so that an answer waits for no
-  // other note's round trip (the shorter the wait, the fewer answers a kill leaves unnoted).
+  // On PostgreSQL outcomes are noted as their answers arrive: the fewer answers an instance holds
+  // unnoted, the fewer a kill makes another instance send again. What arrives while every note
+  // writer is busy goes into the next free one's statement (a write each would cost more than the
+  // requests under load); several are written at once, so that an answer waits for no other note's
+  // round trip. SQLite notes a claim's outcomes together once all are in: its one process is not
+  // killed while another delivers, and each note takes its one writer from the requests (noted per
+  // answer there, writes while a webhook delivered cost twice the CPU).
   const notes = (() => {
-    const writers = postgres ? 4 : 1;
+    const writers = 4;
     let queued: (Noted & { noted: () => void; failed: (error: unknown) => void })[] = [];
     let writing = 0;
     const write = async (): Promise<void> => {
@@ -310,7 +326,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   }
 
   // Claims are sent side by side, up to `maxInFlight` deliveries; each frees its slot once noted,
-  // so a receiver that is slow to answer holds its own deliveries, not the others'.
+  // so a receiver that is slow to answer holds its own deliveries, not the others'. A full worker
+  // claims again once a whole claim's slots are free: a claim for each slot freed would cost a
+  // claim's statements per delivery (measured on SQLite: 201 events/s instead of 1,170).
+  const claimSize = Math.min(batch, maxInFlight);
   let running = true;
   let inFlight = 0;
   const sending = new Set<Promise<void>>();
@@ -318,11 +337,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const loop = (async () => {
     while (running) {
       let claimed: DeliveryRow[] = [];
-      const free = maxInFlight - inFlight;
       const name = claimant();
-      if (free > 0 && name !== undefined) {
+      if (maxInFlight - inFlight >= claimSize && name !== undefined) {
         try {
-          claimed = await claim(name, Math.min(batch, free));
+          claimed = await claim(name, claimSize);
         } catch (error) {
           if (running) options.logError(error);
         }
@@ -331,7 +349,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         inFlight += claimed.length;
         const sent: Promise<void> = send(name!, claimed, () => {
           inFlight--;
-          wake?.();
+          if (maxInFlight - inFlight >= claimSize) wake?.();
         })
           .catch((error: unknown) => options.logError(error))
           .finally(() => sending.delete(sent));
@@ -339,7 +357,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         continue;
       }
       if (!running) break;
-      // Nothing due, every slot taken, or no lock held: until a slot frees, or a while.
+      // Nothing due, too few slots free, or no lock held: until a claim's slots are free, or a while.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, idleMs);
         wake = () => {
