@@ -365,6 +365,30 @@ export async function runWebhookKillBench(options: WebhookKillBenchOptions): Pro
       );
       const lags = figures.firstAttemptLagsMs;
       const p99 = percentile(lags, 99);
+      // A kill costs a duplicate for each answer its instance got and had not noted yet: how long
+      // that takes, from the accepted request's arrival to the note's time (delivered_at).
+      const lastAccepted = new Map<string, number>();
+      for (const request of receiver.received) if (request.status === 200) lastAccepted.set(request.json.id, request.receivedAt);
+      const delivered = (await client.query("select event_id, delivered_at from rms_webhook_deliveries where status = 'delivered'")).rows as { event_id: string; delivered_at: string }[];
+      // The order rule holds an event while an earlier one of its record is being retried (the
+      // first retry 2.5–5 s later): those waits are the scenario's, not the pipeline's.
+      const firstAccepted = new Map<string, number>();
+      const firstAttempted = new Map<string, number>();
+      for (const request of receiver.received) {
+        if (!firstAttempted.has(request.json.id)) firstAttempted.set(request.json.id, request.receivedAt);
+        if (request.status === 200 && !firstAccepted.has(request.json.id)) firstAccepted.set(request.json.id, request.receivedAt);
+      }
+      const eventOf = new Map(events.map((event) => [`${event.record_id}#${Number(event.record_seq)}`, event]));
+      let late = 0;
+      let lateHeld = 0;
+      for (const event of events) {
+        const attempted = firstAttempted.get(event.id);
+        if (attempted === undefined || attempted - Date.parse(event.at) < 1000) continue;
+        late++;
+        const earlier = eventOf.get(`${event.record_id}#${Number(event.record_seq) - 1}`);
+        if (earlier && (firstAccepted.get(earlier.id) ?? Infinity) > Date.parse(event.at) + 1000) lateHeld++;
+      }
+      const noteLags = delivered.filter((row) => lastAccepted.has(row.event_id)).map((row) => Date.parse(row.delivered_at) - lastAccepted.get(row.event_id)!).sort((a, b) => a - b);
       const duplicateShare = figures.duplicates / figures.events;
       const mark = (met: boolean) => (met ? '✓' : '✗');
       const lines = [
@@ -377,7 +401,8 @@ export async function runWebhookKillBench(options: WebhookKillBenchOptions): Pro
         `| per-record order inversions | ${figures.inversions} | 0 ${mark(figures.inversions === 0)} |`,
         `| duplicates | ${figures.duplicates} (${(duplicateShare * 100).toFixed(2)} %) | ≤ 0.1 % ${mark(duplicateShare <= KILL_GOALS.duplicates)} |`,
         `| commit to first attempt, p99 (p50, max) | ${p99} ms (${percentile(lags, 50)} ms, ${lags.at(-1)} ms) | < 1 s ${mark(p99 < KILL_GOALS.p99Ms)} |`,
-        `| events first attempted more than 1 s after commit | ${lags.filter((lag) => lag >= 1000).length} | — |`,
+        `| events first attempted more than 1 s after commit (of which held by the order rule: their record's earlier event was accepted only more than 1 s after their commit) | ${late} (${lateHeld}) | — |`,
+        `| from an accepted request's arrival to its note, p50 / p99 (what a kill can leave unnoted) | ${percentile(noteLags, 50)} / ${percentile(noteLags, 99)} ms | — |`,
       ];
       console.log('');
       console.log(lines.join('\n'));

@@ -1,8 +1,9 @@
 /**
  * One instance of the server, as a process of its own, for the tests of several instances
  * delivering webhooks (test/multi-instance/webhooks.test.ts): the fixture modules on the database
- * `RMS_TEST_INSTANCE_DB`, private receivers allowed, a short lease and backoff (so that a killed
- * instance's claims are taken over, and retries made, within the test's bounds). Prints
+ * `RMS_TEST_INSTANCE_DB`, private receivers allowed, a short backoff (so that retries are made
+ * within the test's bounds) and the server's claim lease unless `RMS_TEST_INSTANCE_LEASE_MS` says
+ * otherwise (a killed instance's claims are taken over when its worker lock goes, not its lease). Prints
  * `listening on <url>` like `rmsgen serve`. Run with `node --import tsx`.
  */
 import { registry } from '../fixtures/generated/registry.ts';
@@ -17,6 +18,6 @@ const server = await startServer({
   port: 0,
   adminPassword: process.env.RMS_TEST_INSTANCE_PASSWORD ?? 'instance-password',
   log: (line) => console.log(line),
-  webhooks: { allowPrivate: true, worker: { leaseMs: Number(process.env.RMS_TEST_INSTANCE_LEASE_MS ?? 1500), firstBackoffMs: 100, idleMs: 50 } },
+  webhooks: { allowPrivate: true, worker: { ...(process.env.RMS_TEST_INSTANCE_LEASE_MS ? { leaseMs: Number(process.env.RMS_TEST_INSTANCE_LEASE_MS) } : {}), firstBackoffMs: 100, idleMs: 50 } },
 });
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
