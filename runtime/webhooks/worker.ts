@@ -20,17 +20,13 @@
  * keeps that to the few answers of the last moments. Times come from the server's clock
  * (runtime/clock.ts), so tests move the backoff instead of waiting for it.
  */
-import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
 import type { RecordService } from '../commands/types.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
 import { recordsAsSeen } from '../view/caller-view.ts';
-import { hostOf, isInternalAddress } from './address.ts';
+import { createDeliveryNotes, FIRST_BACKOFF_MS, RETRY_FOR_MS, type Noted, type Outcome } from './notes.ts';
+import { createWebhookPoster } from './post.ts';
 import { signatureHeader } from './secrets.ts';
 import { webhookOf, type DeliveryRow, type Webhook } from './store.ts';
 import { roleViewOf, visibleChanges, type RoleView } from './subscriptions.ts';
@@ -83,17 +79,10 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
-export const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
-/** The first retry's delay; each next one doubles, up to `MAX_BACKOFF_MS`, each scaled by a jitter of 50–100 %. */
-export const FIRST_BACKOFF_MS = 5_000;
-export const MAX_BACKOFF_MS = 60 * 60 * 1000;
+export { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS, RETRY_FOR_MS } from './notes.ts';
 
-/** The delay before the attempt after `attempts` failed ones: exponential, capped, with jitter. */
-export function backoffMs(attempts: number, random: number, firstMs: number = FIRST_BACKOFF_MS): number {
-  const base = Math.min(firstMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
-  return Math.round(base * (0.5 + random / 2));
-}
+/** How long a receiver has to answer. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { service, clock } = options;
@@ -110,8 +99,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const batch = options.batch ?? (postgres ? 16 : 64);
   // SQLite: one process delivers, and its leases need no lock.
   const lock = postgres ? holdWorkerLock({ db, instance, logError: options.logError }) : undefined;
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: maxInFlight }), https: new HttpsAgent({ keepAlive: true, maxSockets: maxInFlight }) };
-  const lookup = options.allowPrivate ? undefined : publicLookup;
+  const poster = createWebhookPoster({ allowPrivate: options.allowPrivate, timeoutMs, maxSockets: maxInFlight });
+  const notes = createDeliveryNotes({ db, clock, random, firstBackoffMs, retryForMs });
   const roleViews = new Map<string, RoleView>();
   const roleView = (role: string, model: string): RoleView => {
     const key = `${role}\u0000${model}`;
@@ -183,7 +172,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     );
     if (postgres) return;
     try {
-      if (outcomes.length > 0) await noteAll(outcomes);
+      if (outcomes.length > 0) await notes.noteAll(outcomes);
     } finally {
       claimed.forEach(() => done());
     }
@@ -200,7 +189,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(webhook.secrets, event.id, timestamp, body),
       };
-      const status = await post(new URL(webhook.url), headers, body);
+      const status = await poster.post(new URL(webhook.url), headers, body);
       if (status >= 200 && status < 300) return { status, error: null };
       return { status, error: status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}` };
     } catch (error) {
@@ -225,94 +214,6 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       record,
     };
   }
-
-  function post(url: URL, headers: Record<string, string>, body: string): Promise<number> {
-    const https = url.protocol === 'https:';
-    const host = hostOf(url);
-    if (!options.allowPrivate && isIP(host) !== 0 && isInternalAddress(host)) return Promise.reject(new Error(`${host} is an internal address`));
-    return new Promise((resolve, reject) => {
-      const request = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: https ? agents.https : agents.http, ...(lookup ? { lookup } : {}) });
-      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
-      request.on('response', (response: IncomingMessage) => {
-        clearTimeout(timer);
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      request.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      request.end(body);
-    });
-  }
-
-  /** What an attempt's outcome changes in its delivery: delivered, dead, or due again after a backoff. */
-  function noteOf(delivery: DeliveryRow, outcome: Outcome): NoteRow {
-    const now = clock.now();
-    const nowIso = new Date(now).toISOString();
-    const attempts = Number(delivery.attempts) + 1;
-    const common = { attempts, last_at: nowIso, last_status: outcome.status, last_error: outcome.error, next_at: null, delivered_at: null };
-    if (outcome.error === null) return { ...common, status: 'delivered', delivered_at: nowIso };
-    const next = now + backoffMs(attempts, random(), firstBackoffMs);
-    const dead = next > Date.parse(delivery.first_at) + retryForMs;
-    return dead ? { ...common, status: 'dead' } : { ...common, status: 'pending', next_at: new Date(next).toISOString() };
-  }
-
-  /**
-   * Notes outcomes in one statement (one round trip, one commit, whatever their number), each only
-   * while the worker that sent it still holds its lease: a lease that ran out, or whose lock went,
-   * is another's now.
-   */
-  async function noteAll(group: readonly Noted[]): Promise<void> {
-    const bindings: Knex.RawBinding[] = [];
-    for (const { claimant, delivery, outcome } of group) {
-      const row = noteOf(delivery, outcome);
-      bindings.push(delivery.id, claimant, row.status, row.attempts, row.last_at, row.last_status, row.last_error, row.next_at, row.delivered_at);
-    }
-    const values = group.map(() => '(?, ?, ?, cast(? as integer), ?, cast(? as integer), ?, ?, ?)').join(', ');
-    await db.raw(
-      `with v (id, claimant, status, attempts, last_at, last_status, last_error, next_at, delivered_at) as (values ${values})
-      update ${DELIVERIES_TABLE} as d set status = v.status, attempts = v.attempts, last_at = v.last_at, last_status = v.last_status, last_error = v.last_error,
-        next_at = coalesce(v.next_at, d.next_at), delivered_at = coalesce(v.delivered_at, d.delivered_at), lease_until = null, leased_by = null
-      from v where d.id = v.id and d.leased_by = v.claimant`,
-      bindings,
-    );
-  }
-
-  // On PostgreSQL outcomes are noted as their answers arrive: the fewer answers an instance holds
-  // unnoted, the fewer a kill makes another instance send again. What arrives while every note
-  // writer is busy goes into the next free one's statement (a write each would cost more than the
-  // requests under load); several are written at once, so that an answer waits for no other note's
-  // round trip. SQLite notes a claim's outcomes together once all are in: its one process is not
-  // killed while another delivers, and each note takes its one writer from the requests (noted per
-  // answer there, writes while a webhook delivered cost twice the CPU).
-  const notes = (() => {
-    const writers = 4;
-    let queued: (Noted & { noted: () => void; failed: (error: unknown) => void })[] = [];
-    let writing = 0;
-    const write = async (): Promise<void> => {
-      writing++;
-      while (queued.length > 0) {
-        const group = queued;
-        queued = [];
-        try {
-          await noteAll(group);
-          for (const one of group) one.noted();
-        } catch (error) {
-          for (const one of group) one.failed(error);
-        }
-      }
-      writing--;
-    };
-    return {
-      add(claimant: string, delivery: DeliveryRow, outcome: Outcome): Promise<void> {
-        return new Promise<void>((noted, failed) => {
-          queued.push({ claimant, delivery, outcome, noted, failed });
-          if (writing < writers) void write();
-        });
-      },
-    };
-  })();
 
   /** The name this worker claims under now: none on PostgreSQL while it does not hold its lock. */
   const claimant = (): string | undefined => (lock ? lock.holder() : instance);
@@ -378,30 +279,9 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       await Promise.all([...sending]);
       // Only once every outcome is noted: with the lock, whatever this worker still holds is free to others.
       await lock?.stop();
-      agents.http.destroy();
-      agents.https.destroy();
+      poster.destroy();
     },
   };
-}
-
-type Outcome = { status: number | null; error: string | null };
-
-/** An outcome to note, with the name its delivery was claimed under. */
-interface Noted {
-  readonly claimant: string;
-  readonly delivery: DeliveryRow;
-  readonly outcome: Outcome;
-}
-
-/** A delivery's columns an outcome sets (null `next_at` and `delivered_at`: kept as they are). */
-interface NoteRow {
-  readonly status: 'delivered' | 'dead' | 'pending';
-  readonly attempts: number;
-  readonly last_at: string;
-  readonly last_status: number | null;
-  readonly last_error: string | null;
-  readonly next_at: string | null;
-  readonly delivered_at: string | null;
 }
 
 /** A later delivery's earlier one of the same record and subscription, still pending (its order waits for it). */
@@ -418,15 +298,3 @@ interface EventRow {
   actor: string;
   record: string | null;
 }
-
-/** Name resolution that refuses internal addresses: the address a request connects to is checked, not only the name's address when the webhook was saved. */
-const publicLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as LookupAddress[];
-    const internal = list.find(({ address }) => isInternalAddress(address));
-    if (internal) return callback(Object.assign(new Error(`${hostname} resolves to ${internal.address}, an internal address`), { code: 'EINTERNAL' }), '', 0);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
-};
