@@ -10,7 +10,7 @@ import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.t
 import type { AuditOutcome, AuditTrailRow } from '../api-shapes.ts';
 import type { Caller } from '../caller.ts';
 import { READING_KINDS, type CommandAccess } from '../command-kinds.ts';
-import { runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { rowsInsertSql, runStatement } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 
@@ -141,18 +141,8 @@ function auditRow(entry: AuditEntry, at = new Date().toISOString()): unknown[] {
   ];
 }
 
-const insertSqlByRows: string[] = [];
-
-/** `insert into rms_audit (…) values (?, …), …` for `rows` rows, written once per row count. */
-function insertSql(rows: number): string {
-  let sql = insertSqlByRows[rows];
-  if (sql === undefined) {
-    const values = `(${AUDIT_COLUMNS.map(() => '?').join(', ')})`;
-    sql = `insert into ${sqlIdentifier(AUDIT_TABLE)} (${sqlIdentifiers(AUDIT_COLUMNS)}) values ${Array.from({ length: rows }, () => values).join(', ')}`;
-    insertSqlByRows[rows] = sql;
-  }
-  return sql;
-}
+/** `insert into rms_audit (…) values (?, …), …` for a number of rows. */
+const insertSql = rowsInsertSql(AUDIT_TABLE, AUDIT_COLUMNS);
 
 async function insertRows(db: Knex, rows: readonly unknown[][]): Promise<void> {
   countRowsWritten('audit', rows.length);

@@ -23,6 +23,18 @@ export function sqlIdentifiers(names: readonly string[]): string {
 }
 
 /**
+ * `insert into <table> (<columns>) values (?, …), …` for a number of rows, each text written once:
+ * the multi-row inserts of the audit, history and outbox rows, which run prepared, one statement per
+ * row count (see `runStatement`).
+ */
+export function rowsInsertSql(table: string, columns: readonly string[]): (rows: number) => string {
+  const head = `insert into ${sqlIdentifier(table)} (${sqlIdentifiers(columns)}) values `;
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  const byRows: string[] = [];
+  return (rows) => (byRows[rows] ??= head + Array.from({ length: rows }, () => row).join(', '));
+}
+
+/**
  * Runs a `select` written in SQL. With the database itself (not a transaction) on SQLite it runs
  * on the read-only connection, which sees what is committed (see `attachReader` in connect.ts);
  * otherwise as `runSelect` does.

@@ -21,7 +21,7 @@ import type { AuditActor } from '../audit/store.ts';
 import type { RecordChangeKind } from '../command-kinds.ts';
 import { isErased, type ErasedMarker } from '../erased.ts';
 import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
-import { runRowsInsert } from '../db/statements.ts';
+import { rowsInsertSql, runRowsInsert } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 import type { TokenFor } from '../masking/bindings.ts';
@@ -170,18 +170,8 @@ export async function writeHistoryEntries(db: Knex, entries: readonly Omit<Histo
 /** The columns of a history row, in the order the insert binds them (`historyRow`'s). */
 const HISTORY_COLUMNS = ['id', 'at', 'model', 'record_id', 'command', 'kind', 'actor', 'user_id', 'username', 'agent_token_id', 'agent_label', 'plan_id', 'reverts', 'batch_id', 'changes', 'inputs', 'tokens'] as const;
 
-const historyInsertByRows: string[] = [];
-
-/** `insert into rms_history (…) values (?, …), …` for `rows` rows, written once per row count. */
-function historyInsertSql(rows: number): string {
-  let sql = historyInsertByRows[rows];
-  if (sql === undefined) {
-    const values = `(${HISTORY_COLUMNS.map(() => '?').join(', ')})`;
-    sql = `insert into "${HISTORY_TABLE}" (${HISTORY_COLUMNS.map((column) => `"${column}"`).join(', ')}) values ${Array(rows).fill(values).join(', ')}`;
-    historyInsertByRows[rows] = sql;
-  }
-  return sql;
-}
+/** `insert into rms_history (…) values (?, …), …` for a number of rows. */
+const historyInsertSql = rowsInsertSql(HISTORY_TABLE, HISTORY_COLUMNS);
 
 /** The values of an entry's row, in `HISTORY_COLUMNS` order; its change id is taken now, so entries sort in the order they happened. */
 function historyRow(entry: Omit<HistoryEntry, 'changeId' | 'at'>, at: string): unknown[] {

@@ -22,7 +22,7 @@ import { kindTraits } from '../command-kinds.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
 import { sqliteReaderOf } from '../db/connect.ts';
-import { runPreparedStatement, runRowsInsert, runSelect, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { rowsInsertSql, runPreparedStatement, runRowsInsert, runSelect, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import type { HistoryInsert } from '../history/store.ts';
 import { webhookOf, type WebhookRow } from './store.ts';
 import { wantsEvent } from './subscriptions.ts';
@@ -108,18 +108,8 @@ async function recordWithLines(ctx: CommandContext, db: Knex, id: string): Promi
 const ROWS_PER_INSERT = 500;
 
 const EVENT_COLUMNS = ['id', 'at', 'model', 'record_id', 'record_seq', 'command', 'actor', 'changes', 'record', 'change_id', 'batch_id'] as const;
-const insertEventsByRows: string[] = [];
-
-/** `insert into rms_events (…) values (?, …), …` for `rows` rows, written once per row count. */
-function insertEventsSql(rows: number): string {
-  let sql = insertEventsByRows[rows];
-  if (sql === undefined) {
-    const values = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
-    sql = `insert into ${sqlIdentifier(EVENTS_TABLE)} (${sqlIdentifiers(EVENT_COLUMNS)}) values ${Array.from({ length: rows }, () => values).join(', ')}`;
-    insertEventsByRows[rows] = sql;
-  }
-  return sql;
-}
+/** `insert into rms_events (…) values (?, …), …` for a number of rows. */
+const insertEventsSql = rowsInsertSql(EVENTS_TABLE, EVENT_COLUMNS);
 const SELECT_WEBHOOKS = `select * from ${sqlIdentifier(WEBHOOKS_TABLE)} order by ${sqlIdentifier('id')}`;
 /**
  * PostgreSQL, a single write's history entry and event: the entry inserted, the event numbered and
