@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { ActionSet, CommandKind, FieldDefault, FieldKind } from './api-shapes.ts';
 import type { CompiledList } from './query/compiled-list.ts';
+import type { Binding } from './masking/bindings.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
 export type { ActionSet, CommandKind, FieldDefault, FieldKind };
@@ -234,6 +235,8 @@ export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   readonly columns: readonly string[];
   /** The record with this id, every field read; undefined when there is none. */
   find(db: Knex, id: string): Promise<Stored | undefined>;
+  /** `find` and, in the same statement, the bindings of this agent token on the record (masking/bindings.ts): models with a personal field have it. */
+  findForAgent?(db: Knex, id: string, agentTokenId: string): Promise<{ record: Stored; bindings: ReadonlyMap<string, Binding> } | undefined>;
   /** The records a compiled `list`/`search` input selects, in its order and page. */
   list(db: Knex, list: CompiledList): Promise<Stored[]>;
   /** How many records the list's conditions select (without its page). */
