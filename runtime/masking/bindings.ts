@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { selectIn } from '../db/statements.ts';
+import type { MaskBinding } from '../registry.ts';
 import { hashValue, MASK_BINDINGS_TABLE, TOKEN_FORM, tokenOf } from './tables.ts';
 
 /** Where a write put its personal values, and what they were before. */
@@ -88,11 +89,7 @@ export async function forgetRecord(db: Knex, model: string, recordId: string): P
   await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();
 }
 
-export interface Binding {
-  readonly label: string;
-  readonly n: number;
-  readonly valueHash: string;
-}
+export type Binding = MaskBinding;
 
 /** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
 export async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
