@@ -154,6 +154,7 @@ async function maskRecords(
     if (mine !== undefined) slot.holder[slot.field.name] = mine;
     else {
       pending.push(slot);
+      if (readWithRecords && slot.owner === rights.model.name) continue;
       const ids = needBindings.get(slot.owner) ?? new Set<string>();
       ids.add(slot.id);
       needBindings.set(slot.owner, ids);
@@ -161,7 +162,7 @@ async function maskRecords(
   }
   const bound = new Map<string, ReadonlyMap<string, Binding>>();
   if (readWithRecords) bound.set(rights.model.name, readWithRecords);
-  for (const [owner, ids] of needBindings) if (!bound.has(owner)) bound.set(owner, await bindingsOf(db, agentTokenId, owner, [...ids]));
+  for (const [owner, ids] of needBindings) bound.set(owner, await bindingsOf(db, agentTokenId, owner, [...ids]));
   const shared: MaskSlot[] = [];
   for (const slot of pending) {
     const binding = bound.get(slot.owner)?.get(bindingKey(slot.id, slot.field.name));
