@@ -228,12 +228,21 @@ export interface Referrer {
  * rows. The command path reads and writes records only through these; rights, input checks,
  * masking and the audit trail are its own. Every function takes a transaction as `db` too.
  */
+/** An agent's binding of a personal field to a token (masking/bindings.ts): the token's label and number, and the hash of the value it stands for. */
+export interface MaskBinding {
+  readonly label: string;
+  readonly n: number;
+  readonly valueHash: string;
+}
+
 export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   readonly table: string;
   /** `id`, then one column per field, as `TableMeta.columns`. */
   readonly columns: readonly string[];
   /** The record with this id, every field read; undefined when there is none. */
   find(db: Knex, id: string): Promise<Stored | undefined>;
+  /** `find` and, in the same statement, the bindings of this agent token on the record (masking/bindings.ts): models with a personal field have it. */
+  findForAgent?(db: Knex, id: string, agentTokenId: string): Promise<{ record: Stored; bindings: ReadonlyMap<string, MaskBinding> } | undefined>;
   /** The records a compiled `list`/`search` input selects, in its order and page. */
   list(db: Knex, list: CompiledList): Promise<Stored[]>;
   /** How many records the list's conditions select (without its page). */

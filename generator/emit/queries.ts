@@ -12,6 +12,7 @@ import { alwaysSet, lineTableName, storedWhere, tableName } from './model.ts';
 import { code, docComment, literal, quote } from './print.ts';
 import { absentForSomeCallers, lineTypeName, valueType } from './schemas.ts';
 import type { ImportedName, Parameter, SourceText } from './source.ts';
+import { BINDINGS_COLUMN, bindingsColumn } from '../../runtime/masking/bindings.ts';
 
 /** The exported names of a model's queries file. */
 export function queryNames(model: ModelIR) {
@@ -31,6 +32,7 @@ export function queryNames(model: ModelIR) {
     lockForWrite: `lock${pascal}ForWrite`,
     lockForRef: `lock${pascal}ForRef`,
     firstReferrer: `first${pascal}Referrer`,
+    findForAgent: `find${pascal}ForAgent`,
     stored: `Stored${pascal}`,
     queries: modelExports(model).queries,
   };
@@ -137,6 +139,8 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     namedImports: ['countList', 'selectList', namedImport('CompiledList', true)],
   });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: anyConverted ? ['fromDb', 'toDb'] : ['fromDb'] });
+  const personal = model.fields.some((field) => field.personal);
+  if (personal) file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'masking/bindings.ts'), namedImports: ['bindingsFromColumn', namedImport('Binding', true)] });
   const registryTypes = [...(model.lines.length > 0 ? ['LineQueries'] : []), 'ModelQueries', 'Referrer', ...(referrers.length > 0 ? ['StoredRecord'] : [])];
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
   file.addImportDeclaration({
@@ -229,6 +233,27 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     returnType: `Promise<${record} | undefined>`,
     statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
   });
+
+  if (personal) {
+    const forAgent = (dialect: 'sqlite' | 'postgres') => `select ${columns.map(sqlName).join(', ')}, ${bindingsColumn(dialect, table)} from ${table} where "id" = ?`;
+    statement(
+      'SELECT_BY_ID_FOR_AGENT',
+      `{ sqlite: ${quote(forAgent('sqlite'))}, postgres: ${quote(forAgent('postgres'))} }`,
+      "An agent's read of one record with its bindings on it (runtime/masking/bindings.ts): one statement.",
+    );
+    file.addFunction({
+      name: names.findForAgent,
+      isExported: true,
+      isAsync: true,
+      docs: `The ${phrase} with this id and the bindings of the agent (its token's id) on it, read together; undefined when there is none.`,
+      parameters: [db, id, { name: 'agentTokenId', type: 'string' }],
+      returnType: `Promise<{ record: ${record}; bindings: Map<string, ${alias('Binding')}> } | undefined>`,
+      statements: [
+        `const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID_FOR_AGENT[dialectOf(db)], [agentTokenId, ${quote(model.name)}, id]);`,
+        `return row === undefined ? undefined : { record: ${names.fromRow}(row), bindings: bindingsFromColumn(id, row[${quote(BINDINGS_COLUMN)}]) };`,
+      ],
+    });
+  }
 
   file.addFunction({
     name: names.list,
@@ -376,7 +401,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     initializer: `{
   table: ${quote(tableName(model))},
   columns: ${names.columns},
-  find: ${names.find},
+  find: ${names.find},${personal ? `\n  findForAgent: ${names.findForAgent},` : ''}
   list: ${names.list},
   count: ${names.count},
   insert: ${names.insert},

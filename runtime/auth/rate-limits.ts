@@ -116,8 +116,14 @@ interface Pending {
   readonly tokenId: string;
   readonly window: number;
   readonly cost: RateCost;
-  readonly resolve: (totals: { requests: number; writes: number; firstRefusal: () => Promise<boolean> }) => void;
+  readonly resolve: (totals: WindowTotals) => void;
   readonly reject: (error: unknown) => void;
+}
+
+/** A window's counts as they stood after one call's own increment. */
+interface WindowTotals {
+  readonly requests: number;
+  readonly writes: number;
 }
 
 /** Windows counted by one upsert statement (four values each). */
@@ -184,7 +190,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits, clock: Cl
         // Totals after the last call of the group; walk back to each call's own position.
         for (let i = calls.length - 1; i >= 0; i--) {
           const call = calls[i]!;
-          call.resolve({ requests, writes, firstRefusal: () => markRefusalAudited(call.tokenId, call.window) });
+          call.resolve({ requests, writes });
           requests -= call.cost.requests;
           writes -= call.cost.writes;
         }
@@ -216,7 +222,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits, clock: Cl
       if (limits.requestsPerMinute === 0 && limits.writesPerMinute === 0) return { limited: false };
       const now = clock.now();
       const window = Math.floor(now / WINDOW_MS);
-      const totals = await new Promise<{ requests: number; writes: number; firstRefusal: () => Promise<boolean> }>((resolve, reject) => {
+      const totals = await new Promise<WindowTotals>((resolve, reject) => {
         queued.push({ tokenId: agent.tokenId, window, cost, resolve, reject });
         if (scheduled || flushing) return;
         scheduled = true;
@@ -238,7 +244,7 @@ export function createAgentRateLimiter(db: Knex, defaults: RateLimits, clock: Cl
         limit,
         remaining: Math.max(0, limit - used),
         resetSeconds,
-        firstRefusal: allowed ? false : await totals.firstRefusal(),
+        firstRefusal: allowed ? false : await markRefusalAudited(agent.tokenId, window),
       };
     },
   };

@@ -13,7 +13,7 @@ import { SERVICE_COMMANDS, noModelCommand, type CommandKind, type ServiceKind } 
 import { HttpError, badRequest } from '../errors.ts';
 import { changedSince, findChange, holdsErased, isLinesChange, readHistory, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
 import { newId } from '../ids.ts';
-import type { TokenFor } from '../masking/bindings.ts';
+import { keepBindingsRead, type TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { StoredRecord } from '../registry.ts';
@@ -50,6 +50,15 @@ export const handlers: Record<CommandKind, Handler> = {
   async get(ctx, db, prepared) {
     const id = prepared.input.id as string;
     const model = ctx.command.model;
+    const { caller } = ctx;
+    if (caller.kind === 'agent' && ctx.fields.masked.length > 0 && model.queries.findForAgent) {
+      // The agent's bindings on the record come with it: showing it masked reads nothing more.
+      const read = await model.queries.findForAgent(db, id, caller.tokenId);
+      if (!read) throw recordNotFound(ctx, id);
+      const record = model.lines.size === 0 ? read.record : withLines(read.record, await linesOfRecord(db, model, id));
+      keepBindingsRead(record, caller.tokenId, read.bindings);
+      return { shape: 'record', record };
+    }
     const record = await model.queries.find(db, id);
     if (!record) throw recordNotFound(ctx, id);
     if (model.lines.size === 0) return { shape: 'record', record };

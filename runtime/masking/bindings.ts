@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { selectIn } from '../db/statements.ts';
+import type { MaskBinding } from '../registry.ts';
 import { hashValue, MASK_BINDINGS_TABLE, TOKEN_FORM, tokenOf } from './tables.ts';
 
 /** Where a write put its personal values, and what they were before. */
@@ -88,11 +89,7 @@ export async function forgetRecord(db: Knex, model: string, recordId: string): P
   await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();
 }
 
-export interface Binding {
-  readonly label: string;
-  readonly n: number;
-  readonly valueHash: string;
-}
+export type Binding = MaskBinding;
 
 /** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
 export async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
@@ -111,4 +108,43 @@ export async function bindingsOf(db: Knex, agentTokenId: string, model: string, 
 /** The key of `bindingsOf`'s answer. */
 export function bindingKey(recordId: string, field: string): string {
   return `${recordId}\u0000${field}`;
+}
+
+/** The column `bindingsColumn` adds to a record's read (a space: no field's name has one). */
+export const BINDINGS_COLUMN = 'rms bindings';
+
+/**
+ * A column for a model's read of one record (`table` quoted, as its `select` names it): the
+ * bindings the agent has on the row, as a JSON array of `[field, label, n, value_hash]`. Its two
+ * bound values, the agent token's id and the model, come before the record's id. An agent's `get`
+ * reads them with the record (the generated `findForAgent`): on PostgreSQL one round trip, not two.
+ */
+export function bindingsColumn(dialect: 'sqlite' | 'postgres', table: string): string {
+  const row = dialect === 'postgres' ? 'json_agg(json_build_array(b.field, b.label, b.n, b.value_hash))' : 'json_group_array(json_array(b.field, b.label, b.n, b.value_hash))';
+  return `(select ${row} from ${MASK_BINDINGS_TABLE} as b where b.agent_token_id = ? and b.model = ? and b.record_id = ${table}."id") as "${BINDINGS_COLUMN}"`;
+}
+
+/** `bindingsColumn`'s value (pg parses JSON itself; SQLite answers text) → the bindings, keyed as `bindingsOf`'s. */
+export function bindingsFromColumn(recordId: string, value: unknown): Map<string, Binding> {
+  const bound = new Map<string, Binding>();
+  const rows = (typeof value === 'string' ? (value === '[]' ? [] : JSON.parse(value)) : (value ?? [])) as [string, string, number | string, string][];
+  for (const [field, label, n, valueHash] of rows) bound.set(bindingKey(recordId, field), { label, n: Number(n), valueHash });
+  return bound;
+}
+
+/**
+ * Bindings read with a record (the record object as the command answers it → the agent and its
+ * bindings on that record), so that showing the record to that agent does not read them again.
+ */
+const readWithRecord = new WeakMap<object, { readonly agentTokenId: string; readonly bindings: ReadonlyMap<string, Binding> }>();
+
+export function keepBindingsRead(record: object, agentTokenId: string, bindings: ReadonlyMap<string, Binding>): void {
+  readWithRecord.set(record, { agentTokenId, bindings });
+}
+
+/** The bindings read with this one record (`records` holds one) for this agent; else undefined. */
+export function bindingsReadWith(records: readonly object[], agentTokenId: string): ReadonlyMap<string, Binding> | undefined {
+  if (records.length !== 1) return undefined;
+  const read = readWithRecord.get(records[0]!);
+  return read?.agentTokenId === agentTokenId ? read.bindings : undefined;
 }

@@ -22,16 +22,26 @@ export interface MaskRequest {
  */
 export async function sharedTokens(db: Knex, agentTokenId: string, requests: readonly MaskRequest[]): Promise<Map<string, string>> {
   const tokens = new Map<string, string>(); // key: maskKey(label, value)
-  const byLabel = new Map<string, Set<string>>();
+  // Tokens this process knows (most reads of an agent at work) are answered here, with no
+  // statement; the rest (label → value hash → value) are looked up, and issued where missing.
+  let unknown: Map<string, Map<string, string>> | undefined;
   for (const { label, value } of requests) {
-    let values = byLabel.get(label);
-    if (!values) byLabel.set(label, (values = new Set()));
-    values.add(value);
+    const key = maskKey(label, value);
+    if (tokens.has(key)) continue;
+    const valueHash = hashValue(value);
+    const n = knownTokens.get(knownTokenKey(agentTokenId, label, valueHash));
+    if (n !== undefined) {
+      tokens.set(key, tokenOf(label, n));
+      continue;
+    }
+    unknown ??= new Map();
+    let hashes = unknown.get(label);
+    if (!hashes) unknown.set(label, (hashes = new Map()));
+    hashes.set(valueHash, value);
   }
+  if (unknown === undefined) return tokens;
   // Labels in a fixed order: on PostgreSQL each takes a lock below, and two callers must not wait on each other crosswise.
-  for (const [label, values] of [...byLabel].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const hashes = new Map<string, string>();
-    for (const value of values) hashes.set(hashValue(value), value);
+  for (const [label, hashes] of [...unknown].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     await lookupTokens(db, agentTokenId, label, hashes, tokens);
     if (hashes.size === 0) continue;
     if (!isTransaction(db)) {

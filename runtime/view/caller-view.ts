@@ -17,7 +17,7 @@ import type { Caller } from '../caller.ts';
 import type { CommandKind } from '../command-kinds.ts';
 import { takesValueParts, valueParts, withParts, withoutPrefix } from '../masking/value-parts.ts';
 import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
-import { bindingKey, bindingsOf } from '../masking/bindings.ts';
+import { bindingKey, bindingsOf, bindingsReadWith, type Binding } from '../masking/bindings.ts';
 import { maskKey, sharedTokens, type MaskRequest } from '../masking/shared-tokens.ts';
 import { hashValue, maskedText, tokenOf } from '../masking/tables.ts';
 
@@ -99,7 +99,7 @@ export function recordsAsSeen(db: Knex, caller: Caller, rights: ModelRights, sto
   const records = stored.map(projectionFor(rights));
   const masksLines = Object.values(rights.lines).some((line) => line.masked.length > 0);
   if (caller.kind !== 'agent' || (rights.masked.length === 0 && !masksLines) || records.length === 0) return records;
-  return maskRecords(db, caller.tokenId, rights, records, own);
+  return maskRecords(db, caller.tokenId, rights, records, own, bindingsReadWith(stored, caller.tokenId));
 }
 
 /** A personal value to show masked: where it is, what binds it, and the value. */
@@ -118,7 +118,14 @@ interface MaskSlot {
  * Each personal value (of the records and their lines) as the token the agent's own write or
  * binding gives it, or else its shared token (issued as needed).
  */
-async function maskRecords(db: Knex, agentTokenId: string, rights: ModelRights, records: readonly RecordValue[], own: OwnWrite | undefined): Promise<RecordValue[]> {
+async function maskRecords(
+  db: Knex,
+  agentTokenId: string,
+  rights: ModelRights,
+  records: readonly RecordValue[],
+  own: OwnWrite | undefined,
+  readWithRecords: ReadonlyMap<string, Binding> | undefined,
+): Promise<RecordValue[]> {
   const slots: MaskSlot[] = [];
   const out = records.map((record) => {
     const copy = { ...record } as Record<string, unknown>;
@@ -147,12 +154,14 @@ async function maskRecords(db: Knex, agentTokenId: string, rights: ModelRights, 
     if (mine !== undefined) slot.holder[slot.field.name] = mine;
     else {
       pending.push(slot);
+      if (readWithRecords && slot.owner === rights.model.name) continue;
       const ids = needBindings.get(slot.owner) ?? new Set<string>();
       ids.add(slot.id);
       needBindings.set(slot.owner, ids);
     }
   }
-  const bound = new Map<string, Awaited<ReturnType<typeof bindingsOf>>>();
+  const bound = new Map<string, ReadonlyMap<string, Binding>>();
+  if (readWithRecords) bound.set(rights.model.name, readWithRecords);
   for (const [owner, ids] of needBindings) bound.set(owner, await bindingsOf(db, agentTokenId, owner, [...ids]));
   const shared: MaskSlot[] = [];
   for (const slot of pending) {
