@@ -64,7 +64,7 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
     const pg = (await import('pg')).default as typeof Pg;
     for (let number = 1; !stopping; number++) {
       const name = `${options.instance}/${number}`;
-      const client = new pg.Client({ connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      const client = new pg.Client({ connectionString, application_name: WORKER_LOCK_APPLICATION, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
       // Resolved when the session ends, whichever way (an error, the server closing it, `stop`).
       const ended = new Promise<void>((resolve) => {
         client.on('error', (error) => {
@@ -118,6 +118,9 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
     },
   };
 }
+
+/** How the lock's connection names itself (`application_name` in pg_stat_activity): beside the pool's `--pool-size`, one per instance. */
+export const WORKER_LOCK_APPLICATION = 'rmsgen webhook worker lock';
 
 /** The PostgreSQL connection string knex was opened with (db/connect.ts). */
 function connectionStringOf(db: Knex): string {
