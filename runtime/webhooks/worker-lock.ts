@@ -76,7 +76,14 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
       });
       try {
         session = client;
-        await client.connect();
+        // pg never settles `connect()` once `end()` was called during it (its 'end' handler skips the
+        // connect callback when the client is ending): `stop` would wait for it for ever. The session's end settles it.
+        const connected = client.connect();
+        const endedFirst = ended.then(() => Promise.reject(new Error('the worker lock session ended before it was connected')));
+        // Whichever loses the race settles unheard (a rejection nobody hears would stop the process).
+        connected.catch(() => undefined);
+        endedFirst.catch(() => undefined);
+        await Promise.race([connected, endedFirst]);
         // The server notices a vanished host by TCP keepalives: in about 25 s, not the system's default hours.
         await client.query('set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3');
         const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as locked', [WORKER_LOCK_CLASS, name]);
@@ -91,7 +98,8 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
       } finally {
         session = undefined;
         held = undefined;
-        await client.end().catch(() => undefined);
+        // Not waited for past the session's end: a client ended while connecting may never say it has.
+        await Promise.race([client.end().catch(() => undefined), ended]);
       }
       if (!stopping) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, RETRY_MS);

@@ -4,12 +4,14 @@
  * holds a lock again (under its next name), then delivers what came meanwhile; on stop the lock is
  * released. A real server on a real PostgreSQL database (RMS_TEST_PG_URL), a real receiver.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl } from '../../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
-import { WORKER_LOCK_CLASS } from '../../../runtime/webhooks/worker-lock.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
+import { holdWorkerLock, WORKER_LOCK_CLASS } from '../../../runtime/webhooks/worker-lock.ts';
 
 const INSTANCE = 'lock-test';
 /** How many of the worker's next names the test holds: more than it tries while the test looks (it tries one a second). */
@@ -100,5 +102,36 @@ describe.skipIf(!testPostgresUrl())('the delivery worker’s lock on PostgreSQL'
     expect(held).toHaveLength(1);
     await t.server.webhookWorker!.stop();
     expect(await locked(held)).toEqual([]);
+  });
+});
+
+/**
+ * Stopped while its connection is being made: pg never settles a `connect()` whose client was ended
+ * during it, and a stop that waited for it hung a server's close (seen once in CI: a server closed
+ * right after it started). A database that accepts the connection and never answers keeps the lock
+ * connecting for as long as the test likes. Needs no PostgreSQL.
+ */
+describe('the delivery worker’s lock, stopped while it connects', () => {
+  it('stops at once, whether the connection is being made or waiting to be retried', { timeout: 20_000 }, async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const db = openDatabase(`postgres://rms:none@127.0.0.1:${port}/nowhere`);
+    const errors: unknown[] = [];
+    try {
+      for (const waitMs of [0, 20, 200]) {
+        const lock = holdWorkerLock({ db, instance: `silent-${waitMs}`, logError: (error) => errors.push(error) });
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        const started = Date.now();
+        await lock.stop();
+        expect([waitMs, Date.now() - started < 2_000, lock.holder()]).toEqual([waitMs, true, undefined]);
+        expect(await lock.whenHeld()).toBeUndefined();
+      }
+      // Stopping is not an error to report.
+      expect(errors).toEqual([]);
+    } finally {
+      await db.destroy();
+      silent.close();
+    }
   });
 });
