@@ -32,6 +32,8 @@ export const LIVE_WORKERS_SQL = `select objid from pg_locks
 /** How long after a lost or refused lock session a worker tries again. */
 const RETRY_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How long `stop` waits for the lock to be let go before it cuts the session regardless. */
+const UNLOCK_TIMEOUT_MS = 2_000;
 
 export interface WorkerLock {
   /** The name this worker leases under while it holds its lock; undefined while it does not. */
@@ -117,7 +119,16 @@ export function holdWorkerLock(options: WorkerLockOptions): WorkerLock {
     whenHeld: () => (held !== undefined || stopping ? Promise.resolve(held) : new Promise((resolve) => waiters.push(resolve))),
     async stop() {
       stopping = true;
+      const name = held;
       held = undefined;
+      // Let go of the lock before cutting the session: the server releases a session's locks only as
+      // its backend exits, a moment after the client has gone, and a stopped worker's lock must be
+      // free once `stop` resolves (another instance may take its leases at once). Bounded: a session
+      // whose server is unreachable is cut anyway, and the server then releases the lock on its own.
+      if (name !== undefined && session !== undefined) {
+        const unlocked = session.query('select pg_advisory_unlock($1, hashtext($2))', [WORKER_LOCK_CLASS, name]).catch(() => undefined);
+        await Promise.race([unlocked, new Promise((resolve) => setTimeout(resolve, UNLOCK_TIMEOUT_MS).unref())]);
+      }
       interrupt?.();
       // The session is cut whatever it is doing: a connection being made is not waited for (the database may be unreachable).
       void session?.end().catch(() => undefined);

@@ -103,6 +103,27 @@ describe.skipIf(!testPostgresUrl())('the delivery worker’s lock on PostgreSQL'
     await t.server.webhookWorker!.stop();
     expect(await locked(held)).toEqual([]);
   });
+
+  // The server releases a session's locks as its backend exits, a moment after the client has gone:
+  // a stop that only cut the session left the lock held for that moment (seen in CI under load,
+  // where another instance would have found the stopped worker still alive). Repeated, since one
+  // stop on a quiet machine rarely loses the race.
+  it('has let go of its lock by the time stop resolves, every time', { timeout: 60_000 }, async () => {
+    const db = openDatabase(t.dbUrl);
+    try {
+      const stillHeld: string[] = [];
+      for (let round = 0; round < 100; round++) {
+        const lock = holdWorkerLock({ db, instance: `stop-${round}`, logError: (error) => errors.push(error) });
+        const name = await lock.whenHeld();
+        expect(name).toBe(`stop-${round}/1`);
+        await lock.stop();
+        stillHeld.push(...(await locked([name!])));
+      }
+      expect(stillHeld).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
 });
 
 /**
