@@ -21,6 +21,7 @@ import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from './budget.ts
 import { pendingPlanHolding } from './plan-files.ts';
 import { findFile } from './store.ts';
 import { receiveUpload, type UploadLimits } from './upload.ts';
+import { youngGarbageCollector } from './young-garbage.ts';
 
 export const FILES_PATH = '/api/files';
 
@@ -88,7 +89,10 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
         res.end();
         return;
       }
-      await pipeline(storage.read(file.sha256, start, end), res);
+      const content = storage.read(file.sha256, start, end);
+      const garbage = youngGarbageCollector();
+      content.on('data', (chunk: Buffer) => garbage.add(chunk.length));
+      await pipeline(content, res);
     } catch (error) {
       next(error);
     }

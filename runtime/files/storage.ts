@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { CHUNK_BYTES, FILE_CHUNKS_TABLE } from './store.ts';
+import { youngGarbageCollector } from './young-garbage.ts';
 
 /** `--files`: a directory, or the database. */
 export type FileStorageChoice = { readonly kind: 'disk'; readonly dir: string } | { readonly kind: 'db' };
@@ -78,11 +79,13 @@ async function databaseStorage(choice: Extract<FileStorageChoice, { kind: 'db' }
         // The same bytes uploaded at the same moment write the same chunks: the second copy of a
         // chunk is skipped, not a conflict.
         const handle = await open(tempPath, 'r');
+        const garbage = youngGarbageCollector();
         try {
           await db.transaction(async (trx) => {
             for (let seq = 0; seq < count; seq++) {
               const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, size - seq * CHUNK_BYTES));
               await handle.read(buffer, 0, buffer.length, seq * CHUNK_BYTES);
+              garbage.add(buffer.length);
               await trx(FILE_CHUNKS_TABLE).insert({ sha256, seq, data: buffer }).onConflict(['sha256', 'seq']).ignore();
             }
           });

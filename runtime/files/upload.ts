@@ -1,6 +1,7 @@
 /**
  * `POST /api/files`: the raw body streamed to a temporary file, its SHA-256 and size worked out on
- * the way (memory holds one chunk and the first bytes, whatever the size), refused with 413 as soon
+ * the way (memory holds one chunk and the first bytes, whatever the size, and the chunks read are
+ * freed as it goes: young-garbage.ts), refused with 413 as soon
  * as it passes the server's `--max-upload`, then its real type detected from its first bytes
  * (`file-type`) and compared with the declared `Content-Type` (415 when they differ), and only then
  * kept by its hash (storage.ts) and recorded (store.ts).
@@ -17,6 +18,7 @@ import { newId } from '../ids.ts';
 import { essenceOf, sizeInWords } from './media-types.ts';
 import { fileName } from './names.ts';
 import { temporaryFile, type FileStorage } from './storage.ts';
+import { youngGarbageCollector } from './young-garbage.ts';
 import { fileRef, insertFile, uploaderKey } from './store.ts';
 
 /** How many first bytes type detection reads (file-type's own sample size). */
@@ -61,6 +63,7 @@ export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Kn
   const sample: Buffer[] = [];
   let sampled = 0;
   let size = 0;
+  const garbage = youngGarbageCollector();
   const temp = temporaryFile(storage, `${randomUUID()}.part`);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -78,6 +81,7 @@ export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Kn
           return;
         }
         hash.update(chunk);
+        garbage.add(chunk.length);
         if (sampled < SAMPLE_BYTES) {
           sample.push(chunk.subarray(0, SAMPLE_BYTES - sampled));
           sampled += Math.min(chunk.length, SAMPLE_BYTES - sampled);
