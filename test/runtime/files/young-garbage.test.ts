@@ -18,7 +18,7 @@ async function youngCollectionsDuring(run: () => void): Promise<number> {
   } finally {
     observer.disconnect();
   }
-  return seen.filter((entry) => (entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR).length;
+  return seen.filter((entry) => (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR).length;
 }
 
 describe('young collections while content streams', () => {
