@@ -131,3 +131,9 @@ export function runNode(args: readonly string[], options: { cwd?: string; timeou
     });
   });
 }
+
+/** CPU time (user and system) the process has used, in ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

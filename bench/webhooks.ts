@@ -24,19 +24,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeConnections, createLeads, createManyLeads, login, post } from './api.ts';
-import { readFileSync } from 'node:fs';
-import { startNode, type StartedProcess } from './processes.ts';
+import { cpuMs, startNode, type StartedProcess } from './processes.ts';
 import { median, pairedRatio } from './report.ts';
 import { prepareTarget, runWrk, type WrkResult, type WrkTarget } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PASSWORD = 'bench-password-1';
-
-/** CPU time (user and system) the process has used, in ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** A wrk run with the server's CPU time per request. */
 interface Measured {
