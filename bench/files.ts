@@ -9,8 +9,9 @@
  *   it raises the resident set (target < 30 MB), and its throughput.
  * - **`get` with 10 files** (target: within 10 % of one without): 10,000 records of a model with a
  *   file field, 10,000 files attached (10 to each of 1,000 records; the other 9,000 hold none),
- *   `document.get` by wrk of records with 10 files and of records without, side by side (rounds
- *   alternate; the ratio is the median of the per-round ratios).
+ *   `document.get` by wrk of the records with 10 files and of 1,000 without, spread through the
+ *   table as they are, side by side (rounds alternate; the ratio is the median of the per-round
+ *   ratios).
  *
  * The resident set's rise is its peak during the transfer (VmHWM, reset through /proc/<pid>/clear_refs
  * just before, and samples every 10 ms besides) less what it was just before. MB here are MiB.
@@ -282,6 +283,8 @@ async function seedRecords(baseUrl: string, token: string, records: number): Pro
   await Promise.all(Array.from({ length: 8 }, worker));
   const check = await post(`${baseUrl}/api/document/get`, { id: holders[0] }, auth);
   if (((check.json as { value: { files: unknown[] } }).value.files ?? []).length !== 10) throw new Error(`document.get of a holder: ${JSON.stringify(check.json)}`);
-  const holding = new Set(holders);
-  return { withFiles: holders, without: ids.filter((id) => !holding.has(id)) };
+  // Records without files spread as the holders are (every tenth, five further on): which pages
+  // the records read sit on costs as much as the files do (measured: 1,000 records a tenth apart
+  // took 212 µs of the server's CPU per get, 8,000 neighbouring ones 190), and the goal is about files.
+  return { withFiles: holders, without: ids.filter((_, i) => i % 10 === 5) };
 }
