@@ -222,12 +222,6 @@ export interface Referrer {
   readonly id: string;
 }
 
-/**
- * A model's data access, generated per model (`generated/<module>/<model>.queries.ts`, typed with
- * the model's record interface): its table's statements, written once, and the conversion of its
- * rows. The command path reads and writes records only through these; rights, input checks,
- * masking and the audit trail are its own. Every function takes a transaction as `db` too.
- */
 /** An agent's binding of a personal field to a token (masking/bindings.ts): the token's label and number, and the hash of the value it stands for. */
 export interface MaskBinding {
   readonly label: string;
@@ -235,6 +229,12 @@ export interface MaskBinding {
   readonly valueHash: string;
 }
 
+/**
+ * A model's data access, generated per model (`generated/<module>/<model>.queries.ts`, typed with
+ * the model's record interface): its table's statements, written once, and the conversion of its
+ * rows. The command path reads and writes records only through these; rights, input checks,
+ * masking and the audit trail are its own. Every function takes a transaction as `db` too.
+ */
 export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   readonly table: string;
   /** `id`, then one column per field, as `TableMeta.columns`. */

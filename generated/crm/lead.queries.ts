@@ -10,8 +10,8 @@ import { dialectOf } from '../../runtime/db/connect.ts';
 import { runRowsInsert, runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
-import { bindingsFromColumn, type Binding } from '../../runtime/masking/bindings.ts';
-import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
+import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
+import type { MaskBinding, ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
 import type { Lead } from './lead.schemas.ts';
 
 /** The columns of table "lead": `id`, then one per field. */
@@ -72,7 +72,7 @@ export async function findLead(db: Knex, id: string): Promise<Lead | undefined> 
 const SELECT_BY_ID_FOR_AGENT = { sqlite: 'select "id", "title", "party", "stage", "expected_revenue", "probability", "close_date", "hot", "notes", "lost_reason", (select json_group_array(json_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "lead"."id") as "rms bindings" from "lead" where "id" = ?', postgres: 'select "id", "title", "party", "stage", "expected_revenue", "probability", "close_date", "hot", "notes", "lost_reason", (select json_agg(json_build_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "lead"."id") as "rms bindings" from "lead" where "id" = ?' };
 
 /** The lead with this id and the bindings of the agent (its token's id) on it, read together; undefined when there is none. */
-export async function findLeadForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: Lead; bindings: Map<string, Binding> } | undefined> {
+export async function findLeadForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: Lead; bindings: Map<string, MaskBinding> } | undefined> {
   const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID_FOR_AGENT[dialectOf(db)], [agentTokenId, 'lead', id]);
   return row === undefined ? undefined : { record: leadFromRow(row), bindings: bindingsFromColumn(id, row['rms bindings']) };
 }

@@ -10,8 +10,8 @@ import { dialectOf } from '../../runtime/db/connect.ts';
 import { runRowsInsert, runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
-import { bindingsFromColumn, type Binding } from '../../runtime/masking/bindings.ts';
-import type { ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
+import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
+import type { MaskBinding, ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
 import type { Party } from './party.schemas.ts';
 
 /** The columns of table "party": `id`, then one per field. */
@@ -61,7 +61,7 @@ export async function findParty(db: Knex, id: string): Promise<Required<Party> |
 const SELECT_BY_ID_FOR_AGENT = { sqlite: 'select "id", "name", "email", "phone", "kind", "tax_id", "notes", (select json_group_array(json_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "party"."id") as "rms bindings" from "party" where "id" = ?', postgres: 'select "id", "name", "email", "phone", "kind", "tax_id", "notes", (select json_agg(json_build_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "party"."id") as "rms bindings" from "party" where "id" = ?' };
 
 /** The party with this id and the bindings of the agent (its token's id) on it, read together; undefined when there is none. */
-export async function findPartyForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: Required<Party>; bindings: Map<string, Binding> } | undefined> {
+export async function findPartyForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: Required<Party>; bindings: Map<string, MaskBinding> } | undefined> {
   const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID_FOR_AGENT[dialectOf(db)], [agentTokenId, 'party', id]);
   return row === undefined ? undefined : { record: partyFromRow(row), bindings: bindingsFromColumn(id, row['rms bindings']) };
 }

@@ -17,8 +17,8 @@ import {
 } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
-import { bindingsFromColumn, type Binding } from '../../runtime/masking/bindings.ts';
-import type { LineQueries, ModelQueries, Referrer } from '../../runtime/registry.ts';
+import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
+import type { LineQueries, MaskBinding, ModelQueries, Referrer } from '../../runtime/registry.ts';
 import type { Order, OrderItemsLine } from './order.schemas.ts';
 
 /** An order as table "order" holds it: every field, without its lines (items), which their own queries read and write. */
@@ -95,7 +95,7 @@ export async function findOrder(db: Knex, id: string): Promise<StoredOrder | und
 const SELECT_BY_ID_FOR_AGENT = { sqlite: 'select "id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status", "attachments", (select json_group_array(json_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "order"."id") as "rms bindings" from "order" where "id" = ?', postgres: 'select "id", "number", "customer", "ordered_on", "deliver_by", "contact_email", "website", "discount_pct", "tags", "confirmed_on", "delivered_at", "credit_limit", "total", "status", "attachments", (select json_agg(json_build_array(b.field, b.label, b.n, b.value_hash)) from rms_mask_bindings as b where b.agent_token_id = ? and b.model = ? and b.record_id = "order"."id") as "rms bindings" from "order" where "id" = ?' };
 
 /** The order with this id and the bindings of the agent (its token's id) on it, read together; undefined when there is none. */
-export async function findOrderForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: StoredOrder; bindings: Map<string, Binding> } | undefined> {
+export async function findOrderForAgent(db: Knex, id: string, agentTokenId: string): Promise<{ record: StoredOrder; bindings: Map<string, MaskBinding> } | undefined> {
   const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID_FOR_AGENT[dialectOf(db)], [agentTokenId, 'order', id]);
   return row === undefined ? undefined : { record: orderFromRow(row), bindings: bindingsFromColumn(id, row['rms bindings']) };
 }

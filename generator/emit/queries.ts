@@ -140,8 +140,8 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: anyConverted ? ['fromDb', 'toDb'] : ['fromDb'] });
   const personal = model.fields.some((field) => field.personal);
-  if (personal) file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'masking/bindings.ts'), namedImports: ['bindingsFromColumn', namedImport('Binding', true)] });
-  const registryTypes = [...(model.lines.length > 0 ? ['LineQueries'] : []), 'ModelQueries', 'Referrer', ...(referrers.length > 0 ? ['StoredRecord'] : [])];
+  if (personal) file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'masking/bindings.ts'), namedImports: ['bindingsFromColumn'] });
+  const registryTypes = [...(model.lines.length > 0 ? ['LineQueries'] : []), ...(personal ? ['MaskBinding'] : []), 'ModelQueries', 'Referrer', ...(referrers.length > 0 ? ['StoredRecord'] : [])];
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
   file.addImportDeclaration({
     isTypeOnly: true,
@@ -247,7 +247,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       isAsync: true,
       docs: `The ${phrase} with this id and the bindings of the agent (its token's id) on it, read together; undefined when there is none.`,
       parameters: [db, id, { name: 'agentTokenId', type: 'string' }],
-      returnType: `Promise<{ record: ${record}; bindings: Map<string, ${alias('Binding')}> } | undefined>`,
+      returnType: `Promise<{ record: ${record}; bindings: Map<string, ${alias('MaskBinding')}> } | undefined>`,
       statements: [
         `const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID_FOR_AGENT[dialectOf(db)], [agentTokenId, ${quote(model.name)}, id]);`,
         `return row === undefined ? undefined : { record: ${names.fromRow}(row), bindings: bindingsFromColumn(id, row[${quote(BINDINGS_COLUMN)}]) };`,

@@ -89,11 +89,9 @@ export async function forgetRecord(db: Knex, model: string, recordId: string): P
   await db(MASK_BINDINGS_TABLE).where({ model, record_id: recordId }).delete();
 }
 
-export type Binding = MaskBinding;
-
 /** The agent's bindings on these records of `model`, keyed by `<record id>\0<field>`. */
-export async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, Binding>> {
-  const bound = new Map<string, Binding>();
+export async function bindingsOf(db: Knex, agentTokenId: string, model: string, ids: readonly string[]): Promise<Map<string, MaskBinding>> {
+  const bound = new Map<string, MaskBinding>();
   const rows = await selectIn<{ record_id: string; field: string; label: string; n: number | string; value_hash: string }>(
     db,
     `select record_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and`,
@@ -125,8 +123,8 @@ export function bindingsColumn(dialect: 'sqlite' | 'postgres', table: string): s
 }
 
 /** `bindingsColumn`'s value (pg parses JSON itself; SQLite answers text) → the bindings, keyed as `bindingsOf`'s. */
-export function bindingsFromColumn(recordId: string, value: unknown): Map<string, Binding> {
-  const bound = new Map<string, Binding>();
+export function bindingsFromColumn(recordId: string, value: unknown): Map<string, MaskBinding> {
+  const bound = new Map<string, MaskBinding>();
   const rows = (typeof value === 'string' ? (value === '[]' ? [] : JSON.parse(value)) : (value ?? [])) as [string, string, number | string, string][];
   for (const [field, label, n, valueHash] of rows) bound.set(bindingKey(recordId, field), { label, n: Number(n), valueHash });
   return bound;
@@ -136,14 +134,14 @@ export function bindingsFromColumn(recordId: string, value: unknown): Map<string
  * Bindings read with a record (the record object as the command answers it → the agent and its
  * bindings on that record), so that showing the record to that agent does not read them again.
  */
-const readWithRecord = new WeakMap<object, { readonly agentTokenId: string; readonly bindings: ReadonlyMap<string, Binding> }>();
+const readWithRecord = new WeakMap<object, { readonly agentTokenId: string; readonly bindings: ReadonlyMap<string, MaskBinding> }>();
 
-export function keepBindingsRead(record: object, agentTokenId: string, bindings: ReadonlyMap<string, Binding>): void {
+export function keepBindingsRead(record: object, agentTokenId: string, bindings: ReadonlyMap<string, MaskBinding>): void {
   readWithRecord.set(record, { agentTokenId, bindings });
 }
 
 /** The bindings read with this one record (`records` holds one) for this agent; else undefined. */
-export function bindingsReadWith(records: readonly object[], agentTokenId: string): ReadonlyMap<string, Binding> | undefined {
+export function bindingsReadWith(records: readonly object[], agentTokenId: string): ReadonlyMap<string, MaskBinding> | undefined {
   if (records.length !== 1) return undefined;
   const read = readWithRecord.get(records[0]!);
   return read?.agentTokenId === agentTokenId ? read.bindings : undefined;

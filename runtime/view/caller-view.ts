@@ -17,12 +17,12 @@ import type { Caller } from '../caller.ts';
 import type { CommandKind } from '../command-kinds.ts';
 import { takesValueParts, valueParts, withParts, withoutPrefix } from '../masking/value-parts.ts';
 import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry } from '../history/store.ts';
-import { bindingKey, bindingsOf, bindingsReadWith, type Binding } from '../masking/bindings.ts';
+import { bindingKey, bindingsOf, bindingsReadWith } from '../masking/bindings.ts';
 import { maskKey, sharedTokens, type MaskRequest } from '../masking/shared-tokens.ts';
 import { hashValue, maskedText, tokenOf } from '../masking/tables.ts';
 
 export { maskedText };
-import type { FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
+import type { FieldMeta, MaskBinding, StoredLine, StoredRecord } from '../registry.ts';
 import type { FieldRights, ModelRights } from '../rights.ts';
 
 /**
@@ -124,7 +124,7 @@ async function maskRecords(
   rights: ModelRights,
   records: readonly RecordValue[],
   own: OwnWrite | undefined,
-  readWithRecords: ReadonlyMap<string, Binding> | undefined,
+  readWithRecords: ReadonlyMap<string, MaskBinding> | undefined,
 ): Promise<RecordValue[]> {
   const slots: MaskSlot[] = [];
   const out = records.map((record) => {
@@ -160,7 +160,7 @@ async function maskRecords(
       needBindings.set(slot.owner, ids);
     }
   }
-  const bound = new Map<string, ReadonlyMap<string, Binding>>();
+  const bound = new Map<string, ReadonlyMap<string, MaskBinding>>();
   if (readWithRecords) bound.set(rights.model.name, readWithRecords);
   for (const [owner, ids] of needBindings) bound.set(owner, await bindingsOf(db, agentTokenId, owner, [...ids]));
   const shared: MaskSlot[] = [];

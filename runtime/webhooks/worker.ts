@@ -79,8 +79,6 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-export { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS, RETRY_FOR_MS } from './notes.ts';
-
 /** How long a receiver has to answer. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

@@ -1,6 +1,6 @@
-/** The delivery worker's backoff (runtime/webhooks/worker.ts): exponential, capped at an hour, jittered to 50–100 %, dead after a day. */
+/** The delivery worker's backoff (runtime/webhooks/notes.ts): exponential, capped at an hour, jittered to 50–100 %, dead after a day. */
 import { describe, expect, it } from 'vitest';
-import { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS, RETRY_FOR_MS } from '../../../runtime/webhooks/worker.ts';
+import { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS, RETRY_FOR_MS } from '../../../runtime/webhooks/notes.ts';
 
 describe('backoffMs', () => {
   it.each([
