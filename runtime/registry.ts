@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { ActionSet, CommandKind, FieldDefault, FieldKind } from './api-shapes.ts';
+import type { ActionSet, CommandKind, FieldDefault, FieldKind, FileRef } from './api-shapes.ts';
 import type { CompiledList } from './query/compiled-list.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
@@ -229,6 +229,9 @@ export interface MaskBinding {
   readonly valueHash: string;
 }
 
+/** How a record's file columns are read: `fromDb.file` (query/values.ts), or `fileTextForAnswer` there. */
+export type FileColumnReader = (value: unknown) => FileRef | FileRef[] | null;
+
 /**
  * A model's data access, generated per model (`generated/<module>/<model>.queries.ts`, typed with
  * the model's record interface): its table's statements, written once, and the conversion of its
@@ -239,8 +242,11 @@ export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   readonly table: string;
   /** `id`, then one column per field, as `TableMeta.columns`. */
   readonly columns: readonly string[];
-  /** The record with this id, every field read; undefined when there is none. */
-  find(db: Knex, id: string): Promise<Stored | undefined>;
+  /**
+   * The record with this id, every field read; undefined when there is none. `files` reads its
+   * file columns (models with a file field take it; `fromDb.file` when absent).
+   */
+  find(db: Knex, id: string, files?: FileColumnReader): Promise<Stored | undefined>;
   /** `find` and, in the same statement, the bindings of this agent token on the record (masking/bindings.ts): models with a personal field have it. */
   findForAgent?(db: Knex, id: string, agentTokenId: string): Promise<{ record: Stored; bindings: ReadonlyMap<string, MaskBinding> } | undefined>;
   /** The records a compiled `list`/`search` input selects, in its order and page. */

@@ -18,7 +18,7 @@ import {
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
-import type { LineQueries, MaskBinding, ModelQueries, Referrer } from '../../runtime/registry.ts';
+import type { FileColumnReader, LineQueries, MaskBinding, ModelQueries, Referrer } from '../../runtime/registry.ts';
 import type { Order, OrderItemsLine } from './order.schemas.ts';
 
 /** An order as table "order" holds it: every field, without its lines (items), which their own queries read and write. */
@@ -64,8 +64,8 @@ const LOCK_FOR_WRITE = { sqlite: SELECT_BY_ID, postgres: `${SELECT_BY_ID} for up
 /** Checking the target of a ref being written: PostgreSQL keeps the row from deletion until the transaction ends. */
 const LOCK_FOR_REF = { sqlite: 'select "id" from "order" where "id" = ?', postgres: 'select "id" from "order" where "id" = ? for share' };
 
-/** A row of "order" as the driver returns it → `StoredOrder`, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty). */
-export function orderFromRow(row: Record<string, unknown>): StoredOrder {
+/** A row of "order" as the driver returns it → `StoredOrder`, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty). `files` reads the file columns. */
+export function orderFromRow(row: Record<string, unknown>, files: FileColumnReader = fromDb.file): StoredOrder {
   return {
     id: fromDb.id(row.id),
     number: fromDb.text(row.number) as string,
@@ -81,14 +81,14 @@ export function orderFromRow(row: Record<string, unknown>): StoredOrder {
     credit_limit: fromDb.money(row.credit_limit),
     total: fromDb.money(row.total) as number,
     status: fromDb.select(row.status) as 'draft' | 'confirmed' | 'done' | 'cancelled',
-    attachments: fromDb.file(row.attachments) as { readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }[] | null,
+    attachments: files(row.attachments) as { readonly id: string; readonly name: string; readonly size: number; readonly type: string; readonly sha256: string }[] | null,
   };
 }
 
-/** The order with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection. */
-export async function findOrder(db: Knex, id: string): Promise<StoredOrder | undefined> {
+/** The order with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection. `files` reads its file columns. */
+export async function findOrder(db: Knex, id: string, files: FileColumnReader = fromDb.file): Promise<StoredOrder | undefined> {
   const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);
-  return row === undefined ? undefined : orderFromRow(row);
+  return row === undefined ? undefined : orderFromRow(row, files);
 }
 
 /** An agent's read of one record with its bindings on it (runtime/masking/bindings.ts): one statement. */
@@ -103,7 +103,7 @@ export async function findOrderForAgent(db: Knex, id: string, agentTokenId: stri
 /** The orders a compiled `list`/`search` input selects, in its order and page. */
 export async function listOrders(db: Knex, list: CompiledList): Promise<StoredOrder[]> {
   const rows = await selectList(db, SELECT, list);
-  return rows.map(orderFromRow);
+  return rows.map((row) => orderFromRow(row));
 }
 
 /** How many orders the conditions of a compiled `list`/`search` input select. */

@@ -84,9 +84,13 @@ function boundByDialect(field: FieldIR): boolean {
 /** Kinds whose values the converter reads back as a wider type than the field's (`string` for a select's options). */
 const NARROWED_KINDS: ReadonlySet<FieldIR['kind']> = new Set(['select', 'multiselect', 'file']);
 
-/** The record property read from a row: the kind's converter, cast where the column says more than the converter's type. */
-function readValue(field: FieldIR): string {
-  const read = `fromDb.${field.kind}(row.${field.name}${field.kind === 'decimal' ? `, ${field.scale}` : ''})`;
+/**
+ * The record property read from a row: the kind's converter, cast where the column says more than
+ * the converter's type. `files`: the parameter that reads file columns, where the function has one.
+ */
+function readValue(field: FieldIR, files?: string): string {
+  const read =
+    field.kind === 'file' && files !== undefined ? `${files}(row.${field.name})` : `fromDb.${field.kind}(row.${field.name}${field.kind === 'decimal' ? `, ${field.scale}` : ''})`;
   // NOT NULL columns and computed fields are never empty; a select holds one of its options.
   if (!alwaysSet(field) && !NARROWED_KINDS.has(field.kind)) return read;
   return `${read} as ${valueType(field)}${alwaysSet(field) ? '' : ' | null'}`;
@@ -141,7 +145,16 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: anyConverted ? ['fromDb', 'toDb'] : ['fromDb'] });
   const personal = model.fields.some((field) => field.personal);
   if (personal) file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'masking/bindings.ts'), namedImports: ['bindingsFromColumn'] });
-  const registryTypes = [...(model.lines.length > 0 ? ['LineQueries'] : []), ...(personal ? ['MaskBinding'] : []), 'ModelQueries', 'Referrer', ...(referrers.length > 0 ? ['StoredRecord'] : [])];
+  // A person's `get` over REST reads file columns as their stored text (runtime/query/stored-json.ts).
+  const holdsFiles = model.fields.some((field) => field.kind === 'file');
+  const registryTypes = [
+    ...(holdsFiles ? ['FileColumnReader'] : []),
+    ...(model.lines.length > 0 ? ['LineQueries'] : []),
+    ...(personal ? ['MaskBinding'] : []),
+    'ModelQueries',
+    'Referrer',
+    ...(referrers.length > 0 ? ['StoredRecord'] : []),
+  ];
   file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport(path, 'registry.ts'), namedImports: registryTypes.map((name) => namedImport(name)) });
   file.addImportDeclaration({
     isTypeOnly: true,
@@ -218,20 +231,20 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   file.addFunction({
     name: names.fromRow,
     isExported: true,
-    docs: `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).`,
-    parameters: [{ name: 'row', type: 'Record<string, unknown>' }],
+    docs: `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).${holdsFiles ? ' `files` reads the file columns.' : ''}`,
+    parameters: [{ name: 'row', type: 'Record<string, unknown>' }, ...(holdsFiles ? [{ name: 'files', type: alias('FileColumnReader'), initializer: 'fromDb.file' }] : [])],
     returnType: record,
-    statements: [`return {\n${['  id: fromDb.id(row.id),', ...model.fields.map((field) => `  ${field.name}: ${readValue(field)},`)].join('\n')}\n};`],
+    statements: [`return {\n${['  id: fromDb.id(row.id),', ...model.fields.map((field) => `  ${field.name}: ${readValue(field, holdsFiles ? 'files' : undefined)},`)].join('\n')}\n};`],
   });
 
   file.addFunction({
     name: names.find,
     isExported: true,
     isAsync: true,
-    docs: `The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.`,
-    parameters: [db, id],
+    docs: `The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.${holdsFiles ? ' `files` reads its file columns.' : ''}`,
+    parameters: holdsFiles ? [db, id, { name: 'files', type: alias('FileColumnReader'), initializer: 'fromDb.file' }] : [db, id],
     returnType: `Promise<${record} | undefined>`,
-    statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row);`],
+    statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row${holdsFiles ? ', files' : ''});`],
   });
 
   if (personal) {
@@ -262,7 +275,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     docs: `The ${plural(phrase)} a compiled \`list\`/\`search\` input selects, in its order and page.`,
     parameters: [db, list],
     returnType: `Promise<${record}[]>`,
-    statements: [`const rows = await selectList(db, SELECT, list);`, `return rows.map(${names.fromRow});`],
+    statements: [`const rows = await selectList(db, SELECT, list);`, holdsFiles ? `return rows.map((row) => ${names.fromRow}(row));` : `return rows.map(${names.fromRow});`],
   });
 
   file.addFunction({

@@ -59,6 +59,8 @@ export interface InterfaceDeclaration extends Declared {
 export interface Parameter {
   readonly name: string;
   readonly type: string;
+  /** Its default value, as code. */
+  readonly initializer?: string;
 }
 
 /** A function; each statement of its body is indented one level (every line of a multi-line one). */
@@ -126,7 +128,9 @@ export class SourceText {
   }
 
   addFunction(declaration: FunctionDeclaration): void {
-    const parameters = declaration.parameters.map((parameter) => `${parameter.name}: ${parameter.type}`).join(', ');
+    const parameters = declaration.parameters
+      .map((parameter) => `${parameter.name}: ${parameter.type}${parameter.initializer === undefined ? '' : ` = ${parameter.initializer}`}`)
+      .join(', ');
     const body = declaration.statements.map((statement) => `${indent(statement)}\n`).join('');
     const signature = `${declaration.isAsync ? 'async ' : ''}function ${declaration.name}(${parameters}): ${declaration.returnType}`;
     this.#declare(declaration, 'paragraph', `${signature} {\n${body}}`);

@@ -15,6 +15,7 @@ import { changedSince, findChange, holdsErased, isLinesChange, readHistory, type
 import { newId } from '../ids.ts';
 import { keepBindingsRead, type TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
+import { fileTextForAnswer } from '../query/values.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
@@ -59,7 +60,7 @@ export const handlers: Record<CommandKind, Handler> = {
       keepBindingsRead(record, caller.tokenId, read.bindings);
       return { shape: 'record', record };
     }
-    const record = await model.queries.find(db, id);
+    const record = await model.queries.find(db, id, ctx.answerIsJsonOnly ? fileTextForAnswer : undefined);
     if (!record) throw recordNotFound(ctx, id);
     if (model.lines.size === 0) return { shape: 'record', record };
     return { shape: 'record', record: withLines(record, await linesOfRecord(db, model, id)) };

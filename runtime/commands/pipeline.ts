@@ -26,10 +26,17 @@ export type { Proposal };
 /**
  * Runs `commandId` for `caller` with the raw input (the parsed JSON body or MCP arguments).
  * Throws HttpError: 404 for a command that does not exist or that the caller may not use (the
- * same error either way), 400 for refused input. Anything else thrown is a bug.
+ * same error either way), 400 for refused input. Anything else thrown is a bug. `answerIsJsonOnly`:
+ * see CommandContext.
  */
-export async function executeCommand(service: RecordService, caller: Caller, commandId: string, rawInput: unknown): Promise<CommandOutcome> {
-  const ctx = resolveCommand(service, caller, commandId);
+export async function executeCommand(
+  service: RecordService,
+  caller: Caller,
+  commandId: string,
+  rawInput: unknown,
+  options: Pick<CommandContext, 'answerIsJsonOnly'> = {},
+): Promise<CommandOutcome> {
+  const ctx = options.answerIsJsonOnly ? { ...resolveCommand(service, caller, commandId), answerIsJsonOnly: true } : resolveCommand(service, caller, commandId);
   let prepared: PreparedCall | undefined;
   try {
     prepared = await prepareCall(ctx, rawInput);

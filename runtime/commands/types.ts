@@ -64,6 +64,11 @@ export interface CommandContext {
   readonly fields: ModelRights;
   /** An approved plan's command: the agent token that proposed it (the files it uploaded may be attached). */
   readonly proposedByAgent?: string;
+  /**
+   * Nothing reads the answer but JSON.stringify (REST's, http/send.ts): a record read for it may
+   * keep its file values as the text the database holds (query/stored-json.ts).
+   */
+  readonly answerIsJsonOnly?: boolean;
 }
 
 /** A model compiled once at start: lookups, its generated queries and the filter compiler the handlers use on every call. */

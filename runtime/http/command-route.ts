@@ -36,7 +36,7 @@ export async function answerCommand(
   // A dry run costs what the call would: trying writes is writing, as far as an agent's budget goes.
   const caller = await callers.of(call.authorization, res, call.id, callCost(command?.kind));
   if (call.dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, call.id, call.input));
-  const outcome = await executeCommand(service, caller, call.id, call.input);
+  const outcome = await executeCommand(service, caller, call.id, call.input, { answerIsJsonOnly: true });
   sendJson(res, outcome.status, outcome.body);
 }
 

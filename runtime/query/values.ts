@@ -9,6 +9,8 @@ import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
 import { TEXT_LIMITS, kinds, storableText } from '../kinds.ts';
 import type { FieldKind, FileRef } from '../api-shapes.ts';
+import type { FileColumnReader } from '../registry.ts';
+import { StoredJson } from './stored-json.ts';
 import type { QueryField } from './compiled-list.ts';
 
 type ToDb = (value: unknown) => unknown;
@@ -78,6 +80,13 @@ export const fromDb = {
   /** The JSON of the file, or of the list of files. */
   file: (value: unknown): FileRef | FileRef[] | null => (isEmpty(value) ? null : (JSON.parse(String(value)) as FileRef | FileRef[])),
 } satisfies Record<FieldKind | 'id', (value: unknown, scale?: number) => unknown>;
+
+/**
+ * A file column read for an answer that nothing else reads (a person's `get` over REST): its stored
+ * text, written into the answer as it is (stored-json.ts), not parsed. Only `jsonText` and
+ * JSON.stringify may read such a record's file values: typed as files, they are not.
+ */
+export const fileTextForAnswer: FileColumnReader = (value) => (isEmpty(value) ? null : (new StoredJson(String(value)) as unknown as FileRef[]));
 
 function formatDate(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');

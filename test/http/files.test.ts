@@ -230,6 +230,38 @@ describe('attach, get and download', () => {
     expect(JSON.parse(t.inspect((db) => (db.prepare('select attachments from dossier where id = ?').get(dossier) as { attachments: string }).attachments))).toEqual([png, pdf]);
   });
 
+  it("answers the file column's stored text as it is, byte for byte what the files written out would be, on every path", async () => {
+    // REST writes the column's text into its answer unparsed (runtime/query/stored-json.ts).
+    const res = await fetch(`${t.url}/api/dossier/get`, { method: 'POST', headers: { authorization: `Bearer ${clerk}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: dossier }) });
+    const text = await res.text();
+    const body = JSON.parse(text) as { value: Record<string, unknown>; denied: string[] };
+    const expected = body.value;
+    expect(expected).toMatchObject({ id: dossier, name: 'First', attachments: [png, pdf], signed_contract: pdf, scan: null, pages: [{ page: png, note: 'p1' }] });
+    expect(body.denied).toEqual(['dossier.secret']);
+    expect(text).toBe(JSON.stringify(body));
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    // A dry run, a role that reads only some fields, and a list read the same files.
+    expect((await t.request('POST', '/api/dossier/get?dry_run=true', { id: dossier }, clerk)).body).toEqual({ dry_run: true, value: expected, denied: ['dossier.secret'] });
+    const viewed = await t.command(viewer, 'dossier.get', { id: dossier });
+    expect(viewed.status).toBe(200);
+    expect(viewed.body.value.attachments).toEqual([png, pdf]);
+    const listed = await t.command(clerk, 'dossier.list', { filter: [{ field: 'id', op: 'eq', value: dossier }], limit: 1 });
+    const { pages, ...withoutLines } = expected;
+    expect(pages).toHaveLength(1);
+    expect(listed.body.value[0]).toEqual(withoutLines);
+    // MCP reads the record through the same command, and lists its files as resources.
+    const mcp = await connectClient(t, clerk);
+    try {
+      const called = await mcp.client.callTool({ name: 'dossier__get', arguments: { id: dossier } });
+      expect((called.structuredContent as { value: unknown }).value).toEqual(expected);
+      expect(JSON.parse((called.content as { text: string }[])[0]!.text).value).toEqual(expected);
+      const resources = await mcp.client.request({ method: 'resources/list', params: { model: 'dossier', id: dossier } }, ListResourcesResultSchema);
+      expect(resources.resources.map((resource) => resource.uri)).toEqual([png, pdf, pdf, png].map((file) => `rmsgen://files/${file.id}`));
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('downloads the bytes with the headers of a safe download', async () => {
     const res = await download(clerk, pdf.id);
     expect(res.status).toBe(200);
