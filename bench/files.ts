@@ -10,8 +10,8 @@
  * - **`get` with 10 files** (target: within 10 % of one without): 10,000 records of a model with a
  *   file field, 10,000 files attached (10 to each of 1,000 records; the other 9,000 hold none),
  *   `document.get` by wrk of the records with 10 files and of 1,000 without, spread through the
- *   table as they are, side by side (rounds alternate; the ratio is the median of the per-round
- *   ratios).
+ *   table as they are, side by side (fifteen 2 s rounds alternate; the ratio is the median of the
+ *   per-round ratios, which spread over ±0.3 with the machine's neighbours).
  *
  * The resident set's rise is its peak during the transfer (VmHWM, reset through /proc/<pid>/clear_refs
  * just before, and samples every 10 ms besides) less what it was just before. MB here are MiB.

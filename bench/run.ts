@@ -171,7 +171,7 @@ if (flags.files) {
   // Files (issue 23): a mode of its own, see bench/files.ts. --smoke: 32 MB and 1,000 records.
   try {
     await buildServeOutputs({ log });
-    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 3, rounds: flags.smoke ? 1 : 7, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
+    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 15, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
