@@ -36,7 +36,8 @@ export async function executeCommand(
   rawInput: unknown,
   options: Pick<CommandContext, 'answerIsJsonOnly'> = {},
 ): Promise<CommandOutcome> {
-  const ctx = options.answerIsJsonOnly ? { ...resolveCommand(service, caller, commandId), answerIsJsonOnly: true } : resolveCommand(service, caller, commandId);
+  const resolved = resolveCommand(service, caller, commandId);
+  const ctx: CommandContext = options.answerIsJsonOnly ? { ...resolved, answerIsJsonOnly: true } : resolved;
   let prepared: PreparedCall | undefined;
   try {
     prepared = await prepareCall(ctx, rawInput);
