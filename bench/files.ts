@@ -57,6 +57,8 @@ export interface FilesBenchOptions {
   /** The size of the upload and download (200 MiB; less for a quick look). */
   readonly transferMiB: number;
   readonly seconds: number;
+  /** Smoke runs: each load ends after this many answers (bench/wrk.ts). */
+  readonly stopAfter?: number;
   readonly rounds: number;
   readonly connections: number;
   readonly workDir: string;
@@ -118,12 +120,12 @@ export async function runFilesBench(options: FilesBenchOptions): Promise<void> {
         // a round's throughput moves by ±20 % with what else runs (wrk included), its cost far less.
         const cpuPerRequest: Record<keyof typeof targets, number[]> = { withFiles: [], without: [] };
         const order: (keyof typeof targets)[] = ['withFiles', 'without'];
-        for (const name of order) await runWrk(targets[name], { seconds: 1, connections: options.connections });
+        for (const name of order) await runWrk(targets[name], { seconds: 1, connections: options.connections, stopAfter: options.stopAfter });
         for (let round = 0; round < options.rounds; round++) {
           // Alternate which goes first, so that neither is always the one after a pause.
           for (const name of round % 2 === 0 ? order : [...order].reverse()) {
             const cpuBefore = cpuMs(server.pid);
-            const result = await runWrk(targets[name], { seconds: options.seconds, connections: options.connections });
+            const result = await runWrk(targets[name], { seconds: options.seconds, connections: options.connections, stopAfter: options.stopAfter });
             if (result.errorCount > 0) throw new Error(`document.get (${name}): ${result.errorCount} errors in a round`);
             rounds[name].push(result);
             cpuPerRequest[name].push(((cpuMs(server.pid) - cpuBefore) * 1000) / result.requests);

@@ -30,6 +30,8 @@ export interface OrderScaleOptions {
   readonly orders: number;
   readonly dialects: readonly ('sqlite' | 'postgres')[];
   readonly seconds: number;
+  /** Smoke runs: each load ends after this many answers (bench/wrk.ts). */
+  readonly stopAfter?: number;
   readonly workDir: string;
   readonly openDatabase: (dialect: 'sqlite' | 'postgres', name: string) => Promise<{ url: string; drop(): Promise<void> } | string>;
   readonly log: (line: string) => void;
@@ -124,7 +126,7 @@ async function measureOrders(dialect: 'sqlite' | 'postgres', options: OrderScale
       }
       const target = prepareTarget(options.workDir, `orders-${dialect}-${measures.length}`, url(item.command), item.bodies, headers);
       log(`${dialect}: ${item.name}`);
-      const result = await runWrk(target, { seconds: options.seconds, connections: 1 });
+      const result = await runWrk(target, { seconds: options.seconds, connections: 1, stopAfter: options.stopAfter });
       measures.push({ name: item.name, target: item.target, limitMs: item.limitMs, result });
     }
     return { dialect, orders: options.orders, seedSeconds, seedOutput, measures };

@@ -44,7 +44,7 @@ import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type Dialect
 import { runScaleBench } from './scale.ts';
 import { runFilesBench } from './files.ts';
 import { runWebhookKillBench, runWebhooksBench } from './webhooks.ts';
-import { prepareTarget, runWrk, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
+import { prepareTarget, runWrk, SMOKE_ANSWERS, wrkVersion, type WrkResult, type WrkTarget } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -80,10 +80,12 @@ interface Settings {
   readonly idleSettleMs: number;
   /** Project sizes `rmsgen build` is timed on; the largest is also started. */
   readonly buildSizes: readonly number[];
+  /** Smoke runs: each load ends after this many answers (bench/wrk.ts), within its seconds. */
+  readonly stopAfter?: number;
 }
 
 const SETTINGS: Settings = flags.smoke
-  ? { mode: 'smoke', rounds: 1, seconds: 1, warmupSeconds: 0, connections: 32, leads: 100, orders: 20, starts: 1, idleSettleMs: 500, buildSizes: [3] }
+  ? { mode: 'smoke', rounds: 1, seconds: 1, warmupSeconds: 0, connections: 32, leads: 100, orders: 20, starts: 1, idleSettleMs: 500, buildSizes: [3], stopAfter: SMOKE_ANSWERS }
   : { mode: 'full', rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32, leads: 10_000, orders: 1000, starts: 3, idleSettleMs: 2000, buildSizes: [50, 100, 200] };
 
 const dialects: Dialect[] = flags.only === 'postgres' ? ['postgres'] : flags.only === 'sqlite' || flags['no-pg'] ? ['sqlite'] : ['sqlite', 'postgres'];
@@ -131,7 +133,7 @@ if (flags.orders !== undefined) {
   }
   try {
     await buildServeOutputs({ log });
-    await runOrderScaleBench({ orders, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+    await runOrderScaleBench({ orders, dialects, seconds: flags.smoke ? 1 : 5, stopAfter: SETTINGS.stopAfter, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
@@ -158,7 +160,7 @@ if (flags.webhooks) {
   try {
     await buildServeOutputs({ log });
     // Short rounds, many: side by side, so that the load of a shared machine moves both sides alike.
-    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
+    await runWebhooksBench({ dialects, seconds: flags.smoke ? 1 : 2, stopAfter: SETTINGS.stopAfter, rounds: flags.smoke ? 1 : 9, connections: SETTINGS.connections, events: flags.smoke ? 1000 : 10_000, before: flags.before, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
@@ -171,7 +173,7 @@ if (flags.files) {
   // Files (issue 23): a mode of its own, see bench/files.ts. --smoke: 32 MB and 1,000 records.
   try {
     await buildServeOutputs({ log });
-    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 2, rounds: flags.smoke ? 1 : 15, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
+    await runFilesBench({ dialects, records: flags.smoke ? 1000 : 10_000, transferMiB: flags.smoke ? 32 : 200, seconds: flags.smoke ? 1 : 2, stopAfter: SETTINGS.stopAfter, rounds: flags.smoke ? 1 : 15, connections: SETTINGS.connections, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
@@ -189,7 +191,7 @@ if (flags.rows !== undefined) {
   }
   try {
     await buildServeOutputs({ log });
-    await runScaleBench({ rows, dialects, seconds: flags.smoke ? 1 : 5, workDir, openDatabase: openBenchDatabase, log });
+    await runScaleBench({ rows, dialects, seconds: flags.smoke ? 1 : 5, stopAfter: SETTINGS.stopAfter, workDir, openDatabase: openBenchDatabase, log });
   } finally {
     closeConnections();
     await stopAll();
@@ -308,14 +310,14 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
     log(`${dialect}: lead.get load on a fresh server for its peak memory`);
-    await runWrk(targets.person!, { seconds: SETTINGS.seconds, connections: SETTINGS.connections });
+    await runWrk(targets.person!, { seconds: SETTINGS.seconds, connections: SETTINGS.connections, stopAfter: SETTINGS.stopAfter });
     const peakLeadGetMiB = rms.peakRssMiB();
 
     if (SETTINGS.warmupSeconds > 0) {
       log(`${dialect}: warm-up round`);
       for (const [name, target] of Object.entries(targets)) {
         const measured = name === 'action' ? await actionTarget(rms.url, personToken, `${dialect}-warm-up`, actionLeads(SETTINGS.warmupSeconds)) : target;
-        await runWrk(measured, { seconds: SETTINGS.warmupSeconds, connections: SETTINGS.connections });
+        await runWrk(measured, { seconds: SETTINGS.warmupSeconds, connections: SETTINGS.connections, stopAfter: SETTINGS.stopAfter });
       }
     }
     const rounds: Record<string, WrkResult[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
@@ -323,7 +325,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       log(`${dialect}: round ${round + 1} of ${SETTINGS.rounds}`);
       for (const [name, target] of Object.entries(targets)) {
         const measured = name === 'action' ? await actionTarget(rms.url, personToken, `${dialect}-${round + 1}`, actionLeads(SETTINGS.seconds)) : target;
-        rounds[name]!.push(await runWrk(measured, { seconds: SETTINGS.seconds, connections: SETTINGS.connections }));
+        rounds[name]!.push(await runWrk(measured, { seconds: SETTINGS.seconds, connections: SETTINGS.connections, stopAfter: SETTINGS.stopAfter }));
       }
     }
     const peakAllMiB = rms.peakRssMiB();
@@ -439,9 +441,13 @@ async function actionTarget(url: string, token: string, label: string, count: nu
   return prepareTarget(join(workDir, 'actions'), `action-${label}`, `${url}/api/lead/qualify`, ids.map((id) => ({ id })), { authorization: `Bearer ${token}` });
 }
 
-/** Fresh leads enough for `seconds` of `lead.qualify` (SQLite answers it some 2,000 times a second here). */
+/**
+ * Fresh leads enough for a round of `lead.qualify`: `seconds` of it (SQLite answers it some 2,000
+ * times a second here), or a smoke run's answers and the requests still in flight when it stops.
+ */
 function actionLeads(seconds: number): number {
-  return Math.ceil(seconds * 3000);
+  const forSeconds = Math.ceil(seconds * 3000);
+  return SETTINGS.stopAfter === undefined ? forSeconds : Math.min(forSeconds, SETTINGS.stopAfter + SETTINGS.connections);
 }
 
 /** Every target's requests, each checked once to answer what it should before it is loaded. */

@@ -24,6 +24,8 @@ export interface ScaleOptions {
   readonly rows: number;
   readonly dialects: readonly ('sqlite' | 'postgres')[];
   readonly seconds: number;
+  /** Smoke runs: each load ends after this many answers (bench/wrk.ts). */
+  readonly stopAfter?: number;
   readonly workDir: string;
   readonly openDatabase: (dialect: 'sqlite' | 'postgres', name: string) => Promise<{ url: string; drop(): Promise<void> } | string>;
   readonly log: (line: string) => void;
@@ -153,7 +155,7 @@ async function measureAtScale(dialect: 'sqlite' | 'postgres', options: ScaleOpti
       }
       const target = prepareTarget(options.workDir, `${dialect}-${measures.length}`, url(item.command), item.bodies, headers);
       log(`${dialect}: ${item.name}`);
-      const result = await runWrk(target, { seconds: options.seconds, connections: 1 });
+      const result = await runWrk(target, { seconds: options.seconds, connections: 1, stopAfter: options.stopAfter });
       measures.push({ name: item.name, target: item.target, ...(item.limitMs !== undefined ? { limitMs: item.limitMs } : {}), result });
     }
     return { dialect, rows: options.rows, seedSeconds, seedOutput, measures };

@@ -40,6 +40,8 @@ interface Measured {
 export interface WebhooksBenchOptions {
   readonly dialects: readonly ('sqlite' | 'postgres')[];
   readonly seconds: number;
+  /** Smoke runs: each load ends after this many answers (bench/wrk.ts). */
+  readonly stopAfter?: number;
   readonly rounds: number;
   readonly connections: number;
   /** Events the delivery rate is measured over (10,000; fewer in a smoke run). */
@@ -134,7 +136,7 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<v
       }
       const measure = async ({ target, pid }: { target: WrkTarget; pid: number }, seconds: number): Promise<Measured> => {
         const cpuBefore = cpuMs(pid);
-        const result = await runWrk(target, { seconds, connections: options.connections });
+        const result = await runWrk(target, { seconds, connections: options.connections, stopAfter: options.stopAfter });
         return { result, cpuUsPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / result.requests };
       };
       const measureRounds = async (label: string): Promise<Record<string, Measured[]>> => {

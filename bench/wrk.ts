@@ -55,7 +55,18 @@ export function prepareTarget(dir: string, name: string, url: string, bodies: re
   return { url, bodiesFile, headersFile };
 }
 
-export function runWrk(target: WrkTarget, options: { seconds: number; connections: number; threads?: number }): Promise<WrkResult> {
+/** A smoke run's targets end after this many answers each (`stopAfter`): its figures mean nothing, and a second of load a target costs both cores. */
+export const SMOKE_ANSWERS = 200;
+
+export interface WrkOptions {
+  readonly seconds: number;
+  readonly connections: number;
+  readonly threads?: number;
+  /** Ends the run after this many answers (wrk's first thread to reach it), at most `seconds` in. */
+  readonly stopAfter?: number;
+}
+
+export function runWrk(target: WrkTarget, options: WrkOptions): Promise<WrkResult> {
   const args = [
     `-t${options.threads ?? 1}`,
     `-c${options.connections}`,
@@ -68,11 +79,20 @@ export function runWrk(target: WrkTarget, options: { seconds: number; connection
     '--',
     target.bodiesFile,
     target.headersFile,
+    ...(options.stopAfter === undefined ? [] : [String(options.stopAfter)]),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let stopping = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // The script has stopped its thread: SIGINT ends wrk's wait for `seconds`, and it prints its summary.
+      if (options.stopAfter !== undefined && !stopping && output.includes('\nBENCH_STOPPED\n')) {
+        stopping = true;
+        child.kill('SIGINT');
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), (options.seconds + 15) * 1000);
     child.once('error', (error) => {

@@ -5,7 +5,11 @@
 -- a unique field): the thread's start in seconds times 100,000 plus a counter, so that a later
 -- run never repeats one (a run would have to create 100,000 records a second for that).
 --
---   wrk -t1 -c32 -d5s -s bench/wrk/post.lua http://127.0.0.1:PORT/api/lead/get -- BODIES HEADERS
+-- With a third argument N, a thread stops after N answers and says so (bench/wrk.ts then ends wrk
+-- with SIGINT, after which it prints its summary as at the end of its time): smoke runs. Without it
+-- there is no `response` function, which would cost wrk CPU on every answer.
+--
+--   wrk -t1 -c32 -d5s -s bench/wrk/post.lua http://127.0.0.1:PORT/api/lead/get -- BODIES HEADERS [N]
 
 local bodies = {}
 local headers = {}
@@ -25,6 +29,18 @@ function init(args)
   if #bodies == 0 then error("no request bodies in " .. args[1]) end
   for i, body in ipairs(bodies) do numbered[i] = body:find("{{n}}", 1, true) ~= nil end
   first_number = os.time() * 100000
+  local stop_after = tonumber(args[3] or "")
+  if stop_after then
+    local answers = 0
+    response = function()
+      answers = answers + 1
+      if answers == stop_after then
+        io.write("\nBENCH_STOPPED\n")
+        io.flush()
+        wrk.thread:stop()
+      end
+    end
+  end
   -- Threads start at different places, so that they do not ask for the same records in step.
   next_body = math.random(0, #bodies - 1)
 end
