@@ -1,5 +1,5 @@
 /**
- * The order files start in: the slowest first, so that on two workers they run beside the many
+ * The order files start in: the slowest first, so that on the few workers they run beside the many
  * short files instead of forming the run's tail (a fresh clone has no timings of earlier runs,
  * and vitest's default order then goes by file size). The rest in vitest's own order: the
  * longest first when it has timings of an earlier run here, else the largest.
