@@ -46,9 +46,16 @@ export function useLocation(): Location {
   useEffect(() => {
     const update = () => setLocation(current());
     listeners.add(update);
+    // Effects run after the next frame: a navigation between the first render and now (a filter
+    // changed on a page that has just appeared) told no listener of this component. Catch up.
+    if (!sameLocation(location, current())) update();
     return () => void listeners.delete(update);
   }, []);
   return location;
+}
+
+function sameLocation(a: Location, b: Location): boolean {
+  return a.path === b.path && a.query.toString() === b.query.toString() && a.hash === b.hash;
 }
 
 /** Plain left clicks on app links navigate in place; other clicks (new tab, …) are the browser's. */
