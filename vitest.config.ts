@@ -6,7 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds the compiled server and the web app when stale: the real `rmsgen serve` runs them.
     globalSetup: ['./test/global-setup.ts'],
-    testTimeout: 30_000,
+    // Generous: a test's wall time stretches with the machine's load (three workers share two cores,
+    // below), and a CLI test of a dozen processes took 16 s in a CI run.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests start real servers on loopback and real SQLite files. Three workers on the
     // two cores here: the slow files wait for most of their time (on processes they start, on
