@@ -226,13 +226,15 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
 
   const db: Parameter = { name: 'db', type: knex };
   const id: Parameter = { name: 'id', type: 'string' };
+  // Models with a file field: the reader of their file columns, `fromDb.file` unless told another.
+  const files: Parameter[] = holdsFiles ? [{ name: 'files', type: alias('FileColumnReader'), initializer: 'fromDb.file' }] : [];
   const list: Parameter = { name: 'list', type: alias('CompiledList') };
 
   file.addFunction({
     name: names.fromRow,
     isExported: true,
     docs: `A row of ${table} as the driver returns it → ${record === pascal ? `a \`${pascal}\`` : `\`${record}\``}, through the runtime's converters (integers from PostgreSQL's bigint strings, booleans from SQLite's 0/1, null when empty).${holdsFiles ? ' `files` reads the file columns.' : ''}`,
-    parameters: [{ name: 'row', type: 'Record<string, unknown>' }, ...(holdsFiles ? [{ name: 'files', type: alias('FileColumnReader'), initializer: 'fromDb.file' }] : [])],
+    parameters: [{ name: 'row', type: 'Record<string, unknown>' }, ...files],
     returnType: record,
     statements: [`return {\n${['  id: fromDb.id(row.id),', ...model.fields.map((field) => `  ${field.name}: ${readValue(field, holdsFiles ? 'files' : undefined)},`)].join('\n')}\n};`],
   });
@@ -242,7 +244,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     isExported: true,
     isAsync: true,
     docs: `The ${phrase} with this id, or undefined. Outside a transaction SQLite reads it on its read-only connection.${holdsFiles ? ' `files` reads its file columns.' : ''}`,
-    parameters: holdsFiles ? [db, id, { name: 'files', type: alias('FileColumnReader'), initializer: 'fromDb.file' }] : [db, id],
+    parameters: [db, id, ...files],
     returnType: `Promise<${record} | undefined>`,
     statements: [`const row = await selectFirst<Record<string, unknown>>(db, SELECT_BY_ID, [id]);`, `return row === undefined ? undefined : ${names.fromRow}(row${holdsFiles ? ', files' : ''});`],
   });
