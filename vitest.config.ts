@@ -13,7 +13,8 @@ export default defineConfig({
     // Integration tests start real servers on loopback and real SQLite files. Three workers on the
     // two cores here: the slow files wait for most of their time (on processes they start, on
     // Chromium, on dev's rebuilds), and with two workers the cores sat idle for a fifth of the run
-    // (272 s for 426 s of CPU); with three the same suite took 236 s, the cores busy throughout.
+    // (272 s for 426 s of CPU). With three they stay busy: over several runs of each on this shared
+    // machine, about 0.9 of the wall time (one run alone moves by a fifth either way).
     pool: 'forks',
     maxWorkers: 3,
     // Test files share their worker's process and its module cache: each file importing the runtime,
