@@ -84,7 +84,7 @@ export interface TestServerOptions {
   readonly retention?: ServerOptions['retention'];
   readonly pruneBatches?: ServerOptions['pruneBatches'];
   readonly log?: ServerOptions['log'];
-  /** The HTTP timeouts: a longer keep-alive for a test whose synchronous PostgreSQL inspections hold the process longer than the default 5 s between requests (the server would close the idle connection as the next request arrives on it: ECONNRESET). */
+  /** The HTTP timeouts (a request the server's keep-alive timeout cut as it was sent is sent again: see `sendOn`). */
   readonly timeouts?: ServerOptions['timeouts'];
   /** Passed to startServer as they are: where files' content lives, the largest upload. */
   readonly files?: ServerOptions['files'];
@@ -154,27 +154,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       sent['content-length'] ??= String(Buffer.byteLength(payload));
     }
-    return new Promise((resolve, reject) => {
-      const outgoing = httpRequest(url + path, { method, headers: sent, agent }, (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('error', reject);
-        incoming.on('end', () => {
-          const text = new TextDecoder().decode(Buffer.concat(chunks));
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            // not JSON: keep the text
-          }
-          const received = new Headers();
-          for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) received.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
-          resolve({ status: incoming.statusCode!, headers: received, body: parsed });
-        });
-      });
-      outgoing.on('error', reject);
-      outgoing.end(payload);
-    });
+    return sendOn(agent, url + path, method, sent, payload);
   }
 
   async function login(username = 'admin', password = ADMIN_PASSWORD): Promise<string> {
@@ -233,4 +213,41 @@ export async function agentToken(t: TestServer, person: string, scopes: readonly
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(typeof res.body.token).toBe('string');
   return res.body.token as string;
+}
+
+/**
+ * Sends one request on `agent`'s connections and reads the whole answer. A request written on a
+ * kept-alive connection just as the server closes it for being idle (its keep-alive timeout)
+ * fails with ECONNRESET before the server has read a byte of it. That happens whenever the test
+ * holds the process longer than the timeout between two requests (a synchronous `tsc`, a CPU-heavy
+ * check on a busy machine: the in-process server's timer then fires right after the next request
+ * is written). Node's documented remedy (`request.reusedSocket`) is to send it again, which the
+ * server never saw: so here, while the failed attempt went out on a reused connection. A request
+ * on a fresh connection that fails is a failure.
+ */
+export function sendOn(agent: HttpAgent, target: string, method: string, headers: Record<string, string>, payload: string | undefined): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(target, { method, headers, agent }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        const text = new TextDecoder().decode(Buffer.concat(chunks));
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: keep the text
+        }
+        const received = new Headers();
+        for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) received.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        resolve({ status: incoming.statusCode!, headers: received, body: parsed });
+      });
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (outgoing.reusedSocket && error.code === 'ECONNRESET') resolve(sendOn(agent, target, method, headers, payload));
+      else reject(error);
+    });
+    outgoing.end(payload);
+  });
 }

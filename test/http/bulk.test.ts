@@ -19,8 +19,7 @@ let agent: string;
 let party: string;
 
 beforeAll(async () => {
-  // On PostgreSQL each row count is a synchronous psql call that holds this process (and its server) for a while: keep idle connections open past them.
-  t = await startTestServer({ timeouts: { keepAliveMs: 120_000 } });
+  t = await startTestServer();
   admin = await t.login();
   sales = await t.addPerson('bsales', ['sales']);
   accountant = await t.addPerson('baccountant', ['accountant']);
