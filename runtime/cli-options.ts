@@ -3,7 +3,6 @@
  * environment variable, else the default; a wrong value stops the start with one line naming the
  * flag, the variable and what is accepted.
  */
-import express from 'express';
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError } from './db/migrate.ts';
@@ -14,7 +13,7 @@ import { resolve } from 'node:path';
 import { DAY_MS, DEFAULT_PRUNE_INTERVAL_MS, DEFAULT_RETENTION_DAYS, type RetentionPolicy } from './retention/policy.ts';
 import { serviceInfo, ServiceSettingError } from './service-identity.ts';
 import { createLineWriter, LOG_FORMATS, type LogFormat } from './log.ts';
-import { DRAIN_QUIET_MS, type HttpTimeouts, type ServerOptions } from './server.ts';
+import { DRAIN_QUIET_MS, type HttpTimeouts, type ServerOptions } from './server-options.ts';
 
 export interface ServeOptions extends DatabaseOptions {
   readonly port?: string;
@@ -192,12 +191,14 @@ export function filesOptions(options: ServeOptions): Pick<ServerOptions, 'files'
   return out;
 }
 
-export function trustProxyOption(value: string | undefined): { trustProxy?: boolean | number | string } {
+export async function trustProxyOption(value: string | undefined): Promise<{ trustProxy?: boolean | number | string }> {
   if (value === undefined) return {};
   const trimmed = value.trim();
   const trustProxy = trimmed === 'true' || trimmed === 'false' ? trimmed === 'true' : /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+  // Express (loaded here, for `serve` only) compiles the setting, refusing what is not an address,
+  // subnet or name it knows.
+  const { default: express } = await import('express');
   try {
-    // Express compiles the setting here, refusing what is not an address, subnet or name it knows.
     express().set('trust proxy', trustProxy);
   } catch (error) {
     throw new CliError(`invalid --trust-proxy / ${TRUST_PROXY_ENV} ${value}: ${(error as Error).message} (use the proxies' addresses and subnets such as loopback,10.0.0.0/8, a hop count, or true)`);

@@ -3,12 +3,12 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { registerUserCommands } from './auth/index.ts';
+import { registerUserCommands } from './auth/cli.ts';
 import { DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
 import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
 import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { backupFilesDir, copyContentFiles } from './files/backup.ts';
-import { defaultFileStorage } from './files/service.ts';
+import { defaultFileStorage } from './files/storage.ts';
 import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
@@ -65,7 +65,8 @@ import { DEFAULT_RETENTION_DAYS } from './retention/policy.ts';
 import { prune } from './retention/prune.ts';
 import { MAX_SEED_COUNT, SeedRefusedError, seedRecords } from './seed/seed.ts';
 import { DEFAULT_SERVICE_INFO } from './service-identity.ts';
-import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, shutDown, startServer, systemTableSetups, type RunningServer } from './server.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, type RunningServer } from './server-options.ts';
+import { SYSTEM_TABLES } from './system-table-list.ts';
 
 export function registerRuntimeCommands(program: Command, loadRegistry: () => Promise<Registry>): void {
   const dbHelp = `database URL: sqlite:<file> or postgres://user:pass@host:port/db (default: env RMS_DB, else ${DEFAULT_DB_URL})`;
@@ -107,7 +108,10 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     .action(async (options: ServeOptions) => {
       const port = parsePort(options.port ?? env('PORT') ?? '3000');
       const identity = serviceIdentityOption(options);
-      const registry = await loadRegistry();
+      const trustProxy = await trustProxyOption(options.trustProxy ?? env(TRUST_PROXY_ENV));
+      // The server (Express, the routes, MCP's glue) loads for `serve` only: the other commands
+      // start without it.
+      const [registry, { shutDown, startServer }] = await Promise.all([loadRegistry(), import('./server.ts')]);
       // Signals are handled from the start: one that arrives while starting stops the server once it is up.
       let server: RunningServer | undefined;
       let stopRequested: string | undefined;
@@ -130,7 +134,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         ...publicUrlOption(options.publicUrl ?? env('RMS_PUBLIC_URL')),
         database: databaseOptions(options),
         agentLimits: agentLimits(options),
-        ...trustProxyOption(options.trustProxy ?? env(TRUST_PROXY_ENV)),
+        ...trustProxy,
         ...(env('RMS_ADMIN_PASSWORD') !== undefined ? { adminPassword: env('RMS_ADMIN_PASSWORD') } : {}),
         adminPasswordFile: options.adminPasswordFile ?? env('RMS_ADMIN_PASSWORD_FILE') ?? DEFAULT_ADMIN_PASSWORD_FILE,
         serviceInfo: identity,
@@ -151,7 +155,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const registry = await loadRegistry();
       const db = openDatabase(databaseUrl(options.db), databaseOptions(options));
       try {
-        const { changes } = await migrate(db, registry, { systemTables: systemTableSetups() });
+        const { changes } = await migrate(db, registry, { systemTables: SYSTEM_TABLES });
         if (changes.length === 0) console.log('schema is up to date');
         for (const change of changes) console.log(change);
         // Stored computed values made by functions that changed since: computed again, in batches.
@@ -200,7 +204,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const started = performance.now();
       try {
         // Brings a new or older database up to the definitions first, as serve would.
-        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        await migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
         const seeded = await seedRecords(db, registry, {
           model: options.model,
           count,
@@ -242,7 +246,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const registry = await loadRegistry();
       const db = openDatabase(databaseUrl(options.db));
       try {
-        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        await migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
         const removed = await pruneHistory(db, `${before}T00:00:00.000Z`);
         console.log(`removed ${removed.toLocaleString('en-US')} history ${removed === 1 ? 'entry' : 'entries'} made before ${before}`);
       } finally {
@@ -266,7 +270,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
       const registry = await loadRegistry();
       const db = openDatabase(databaseUrl(options.db));
       try {
-        await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+        await migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
         const cutoff = `${before}T00:00:00.000Z`;
         const report = await prune(db, options.readsOnly ? { auditReadsBefore: cutoff } : { auditBefore: cutoff });
         const rows = report.auditReads + report.audit;
@@ -318,7 +322,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
           async migrate(copyUrl) {
             const db = openDatabase(copyUrl);
             try {
-              const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+              const { changes, leftInPlace } = await migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
               return [...changes, ...leftInPlace];
             } finally {
               await db.destroy();

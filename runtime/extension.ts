@@ -1,12 +1,11 @@
 /**
- * What the server can be extended with: tables and routes. The agent side (plans, audit), MCP and
+ * What the server can be extended with: routes. The agent side (plans, audit), MCP and
  * the web app are extensions; tests add routes of their own. The command path itself is not
  * extended: masking, approval plans and the audit trail are called from it directly.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import type { RecordService } from './commands/types.ts';
-import type { SystemTableSetup } from './db/migrate.ts';
 import type { Callers } from './http/callers.ts';
 import type { Site } from './http/site.ts';
 import type { FileReading } from './files/budget.ts';
@@ -31,8 +30,6 @@ export type DirectRoute = (req: IncomingMessage, res: ServerResponse) => boolean
 
 export interface ServerExtension {
   readonly name: string;
-  /** Tables it needs; created by `serve` and `rmsgen migrate` in the migration's transaction. */
-  readonly systemTables?: readonly SystemTableSetup[];
   /**
    * Routes: `direct` ones see requests before Express (e.g. `/mcp`), `beforeApi` routers see raw
    * requests in Express, `api` ones run after JSON parsing and the auth router.

@@ -109,6 +109,9 @@ export interface HttpTimeouts {
   readonly keepAliveMs: number;
 }
 
+/** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
+export const DEFAULT_ADMIN_PASSWORD_FILE = 'data/initial-admin-password';
+
 export const DEFAULT_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
 
 /** node:http's options for the timeouts (see `HttpTimeouts`). */

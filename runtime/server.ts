@@ -5,28 +5,25 @@
  * answers 503 at once, in-flight requests finish, connections close after their answers, then the
  * database closes.
  *
- * The agent side's routes, MCP and the web app plug in as `ServerExtension`s (tables and
- * routers), all wired here so that `serve` and `migrate` agree on what exists.
+ * The agent side's routes, MCP and the web app plug in as `ServerExtension`s (routers), all wired
+ * here. The service's own tables are one list (system-table-list.ts) that `migrate` uses too.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { RequestHandler, Router } from 'express';
-import { ensureAuditTables } from './audit/store.ts';
-import { ensureHistoryTables } from './history/store.ts';
-import { ensureMaskTables } from './masking/tables.ts';
 import { plansAndAuditExtension } from './plans/extension.ts';
-import { ensurePlanTables } from './plans/store.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
-import { ensureAdminUser, ensureAuthTables } from './auth/index.ts';
-import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS, ensureRateTables } from './auth/rate-limits.ts';
-import { ensureLogicTables, recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
+import { ensureAdminUser } from './auth/people.ts';
+import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
+import { recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
 import { systemClock } from './clock.ts';
 import { createRecordService } from './commands/service.ts';
 import { openDatabase } from './db/connect.ts';
-import { isAddedIndex, migrate, type SystemTableSetup } from './db/migrate.ts';
+import { isAddedIndex, migrate } from './db/migrate.ts';
+import { SYSTEM_TABLES } from './system-table-list.ts';
 import type { DirectRoute, ServerExtension } from './extension.ts';
 import { createApp } from './http/app.ts';
 import { fastCommandRoute } from './http/command-route.ts';
@@ -38,32 +35,18 @@ import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics-server.ts';
 import { createRequestObserver } from './http/observe.ts';
 import { countPlansByStatus } from './plans/store.ts';
-import { ensureRetentionIndexes } from './retention/indexes.ts';
-import { ensureLeaseTables } from './retention/lease.ts';
 import { startPruner } from './retention/pruner.ts';
-import { defaultFileStorage, DEFAULT_MAX_UPLOAD_BYTES, startFiles } from './files/service.ts';
-import { ensureFileTables } from './files/store.ts';
-import { DEFAULT_AGENT_FILE_BYTES_PER_DAY, ensureFileBudgetTable } from './files/budget.ts';
-import { ensureWebhookTables } from './webhooks/tables.ts';
+import { DEFAULT_MAX_UPLOAD_BYTES, startFiles } from './files/service.ts';
+import { defaultFileStorage } from './files/storage.ts';
+import { DEFAULT_AGENT_FILE_BYTES_PER_DAY } from './files/budget.ts';
 import { createWebhookRouter } from './webhooks/routes.ts';
 import { startDeliveryWorker } from './webhooks/worker.ts';
-import { httpServerOptions, type RunningServer, type ServerOptions } from './server-options.ts';
+import { DEFAULT_ADMIN_PASSWORD_FILE, httpServerOptions, type RunningServer, type ServerOptions } from './server-options.ts';
 
-export { DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, type HttpTimeouts, type RunningServer, type ServerOptions } from './server-options.ts';
+export { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, type HttpTimeouts, type RunningServer, type ServerOptions } from './server-options.ts';
 
 /** The extensions `serve` and `migrate` install. */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];
-
-/**
- * Every system table setup, in order: what the command path itself uses (sign-in, masking, plans,
- * the audit trail), then the extensions'.
- */
-export function systemTableSetups(extensions: readonly ServerExtension[] = SERVER_EXTENSIONS): SystemTableSetup[] {
-  return [ensureAuthTables, ensureRateTables, ensureMaskTables, ensurePlanTables, ensureAuditTables, ensureHistoryTables, ensureLogicTables, ensureLeaseTables, ensureRetentionIndexes, ensureFileTables, ensureFileBudgetTable, ensureWebhookTables, ...extensions.flatMap((extension) => extension.systemTables ?? [])];
-}
-
-/** Where `serve` writes a generated first password of `admin`, relative to the working directory. */
-export const DEFAULT_ADMIN_PASSWORD_FILE = 'data/initial-admin-password';
 
 /**
  * Writes the first admin's generated password to `file`, readable by this user only, and returns
@@ -96,7 +79,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let metricsListener: MetricsListener | undefined;
   try {
     // Additive: creates what this version is missing; drops and kind changes wait for `rmsgen migrate`.
-    const { changes, leftInPlace } = await migrate(db, registry, { systemTables: systemTableSetups(extensions), mode: 'additive' });
+    const { changes, leftInPlace } = await migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
     for (const line of [...changes.filter(isAddedIndex), ...leftInPlace]) log(line);
     const admin = await ensureAdminUser(db, {
       ...(options.adminPassword === undefined ? {} : { password: options.adminPassword }),

@@ -2,10 +2,8 @@
  * Uploaded files as the server runs them: the storage `--files` chose, the endpoints (routes.ts)
  * and the background sweep (sweep.ts), started and stopped with the server.
  */
-import { dirname, join } from 'node:path';
 import type { Router } from 'express';
 import type { RecordService } from '../commands/types.ts';
-import { parseDatabaseUrl } from '../db/connect.ts';
 import type { Callers } from '../http/callers.ts';
 import type { FileReading } from './budget.ts';
 import { createFilesRouter } from './routes.ts';
@@ -15,17 +13,6 @@ import type { UploadLimits } from './upload.ts';
 
 /** `--max-upload`'s default: 50 MB. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-
-/**
- * Where files go when `--files` says nothing: beside a SQLite database file, in `files/` of its
- * folder (`data/files` for the default `data/rms.sqlite`); in PostgreSQL (and an in-memory SQLite)
- * the database itself, so that every instance sees every file.
- */
-export function defaultFileStorage(dbUrl: string): FileStorageChoice {
-  const target = parseDatabaseUrl(dbUrl);
-  if (target.dialect === 'sqlite' && target.location !== ':memory:') return { kind: 'disk', dir: join(dirname(target.location), 'files') };
-  return { kind: 'db' };
-}
 
 export interface Files {
   readonly storage: FileStorage;

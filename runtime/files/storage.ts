@@ -9,14 +9,26 @@
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
+import { parseDatabaseUrl } from '../db/connect.ts';
 import { CHUNK_BYTES, FILE_CHUNKS_TABLE } from './store.ts';
 import { youngGarbageCollector } from './young-garbage.ts';
 
 /** `--files`: a directory, or the database. */
 export type FileStorageChoice = { readonly kind: 'disk'; readonly dir: string } | { readonly kind: 'db' };
+
+/**
+ * Where files go when `--files` says nothing: beside a SQLite database file, in `files/` of its
+ * folder (`data/files` for the default `data/rms.sqlite`); in PostgreSQL (and an in-memory SQLite)
+ * the database itself, so that every instance sees every file.
+ */
+export function defaultFileStorage(dbUrl: string): FileStorageChoice {
+  const target = parseDatabaseUrl(dbUrl);
+  if (target.dialect === 'sqlite' && target.location !== ':memory:') return { kind: 'disk', dir: join(dirname(target.location), 'files') };
+  return { kind: 'db' };
+}
 
 export interface FileStorage {
   readonly choice: FileStorageChoice;

@@ -2,7 +2,7 @@
  * The tables of events and webhooks: the outbox (`rms_events`, one row per record a committed
  * write changed), the subscriptions (`rms_webhooks`) and one delivery per event and subscription
  * that wants it (`rms_webhook_deliveries`, made with the event: its state, attempts, lease). Created additively like the other
- * `rms_*` tables (db/system-tables.ts), listed in `systemTableSetups` (server.ts).
+ * `rms_*` tables (db/system-tables.ts), listed in `SYSTEM_TABLES` (system-table-list.ts).
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';

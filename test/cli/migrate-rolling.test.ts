@@ -18,7 +18,8 @@ import { openDatabase } from '../../runtime/db/connect.ts';
 import { MigrationRefusedError, SCHEMA_TABLE, migrate, snapshotOf, type MigrationResult } from '../../runtime/db/migrate.ts';
 import { tableModels } from '../../runtime/db/migrate/table-models.ts';
 import type { ColumnMeta, FieldMeta, ModelMeta, Registry } from '../../runtime/registry.ts';
-import { startServer, systemTableSetups, type RunningServer } from '../../runtime/server.ts';
+import { startServer, type RunningServer } from '../../runtime/server.ts';
+import { SYSTEM_TABLES } from '../../runtime/system-table-list.ts';
 import { moduleTree, removeModuleTrees } from '../helpers/module-trees.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../helpers/postgres.ts';
 
@@ -147,11 +148,11 @@ async function call(started: Started, command: string, input: unknown): Promise<
 
 /** What `serve` runs on start, without starting a server. */
 function serveMigration(db: Knex, registry: Registry): Promise<MigrationResult> {
-  return migrate(db, registry, { systemTables: systemTableSetups(), mode: 'additive' });
+  return migrate(db, registry, { systemTables: SYSTEM_TABLES, mode: 'additive' });
 }
 
 function fullMigration(db: Knex, registry: Registry): Promise<MigrationResult> {
-  return migrate(db, registry, { systemTables: systemTableSetups() });
+  return migrate(db, registry, { systemTables: SYSTEM_TABLES });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
  * `rmsgen serve` runs the compiled server: the real process, watched by a preload that records
  * every module it loads (record-modules.mjs), loads no TypeScript compiler, ts-morph, esbuild,
  * tsx, generator or `.ts` file; on SQLite no pg, and no MCP SDK until the first `/mcp` request.
+ * The server's other commands (`user …`, `migrate`, the prunes, `backup`) load neither the build
+ * tools nor the server itself: no Express.
  *
  * The package served is the fixture package (test/helpers/fixtures.ts): this package's build, made
  * the same way (`rmsgen build`), of the fixture modules rather than the demo.
@@ -123,6 +125,24 @@ describe('the serve process', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--allow-stale/);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/npx rmsgen build/);
+  });
+});
+
+describe("the server's other commands", () => {
+  it.each(['user list', 'migrate', 'history prune --before 2020-01-01'])('`rmsgen %s` loads no Express, TypeScript or generator', (line) => {
+    const command = line.split(' ');
+    const modulesFile = join(dir, `modules-${command[0]}.txt`);
+    const run = spawnSync(process.execPath, ['--import', RECORDER, join(FIXTURE_PACKAGE, 'bin/rmsgen.js'), ...command, '--db', `sqlite:${join(dir, 'other-commands.sqlite')}`], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...envWithoutServeVariables(['NODE_OPTIONS']), RMS_RECORD_MODULES: modulesFile },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const loaded = readFileSync(modulesFile, 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    expect(loaded.some((module) => /\/node_modules\/knex\//.test(module))).toBe(true); // the recorder saw what it ran
+    expect(loaded.filter((module) => /\/node_modules\/(express|body-parser|router|send|serve-static)\//.test(module))).toEqual([]);
+    expect(loaded.filter((module) => BUILD_TOOLS.test(module))).toEqual([]);
+    expect(loaded.filter((module) => /\.(ts|tsx|mts|cts)$/.test(module) || module.includes('/generator/'))).toEqual([]);
   });
 });
 

@@ -15,7 +15,7 @@ import { registry } from '../fixtures/generated/registry.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { migrate } from '../../runtime/db/migrate.ts';
 import type { Registry } from '../../runtime/registry.ts';
-import { systemTableSetups } from '../../runtime/server.ts';
+import { SYSTEM_TABLES } from '../../runtime/system-table-list.ts';
 import { WORKER_LOCK_APPLICATION } from '../../runtime/webhooks/worker-lock.ts';
 import { FIXTURE_CLI } from '../helpers/fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
@@ -89,7 +89,7 @@ describe.skipIf(!PG_URL)(`PostgreSQL operations${PG_SKIP_NOTE}`, () => {
   it('two migrations at once take turns: both succeed, one creates, the other finds it done', async () => {
     const { url } = await database();
     const [first, second] = [knex(url), knex(url)];
-    const results = await Promise.all([first, second].map((db) => migrate(db, registry, { systemTables: systemTableSetups() })));
+    const results = await Promise.all([first, second].map((db) => migrate(db, registry, { systemTables: SYSTEM_TABLES })));
     const changes = results.map((result) => result.changes.length).sort((a, b) => a - b);
     expect(changes[0]).toBe(0);
     expect(changes[1]).toBeGreaterThan(0);
@@ -121,7 +121,7 @@ describe.skipIf(!PG_URL)(`PostgreSQL operations${PG_SKIP_NOTE}`, () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const migrator = knex(url);
-    const result = await migrate(migrator, withRegion(registry), { systemTables: systemTableSetups() });
+    const result = await migrate(migrator, withRegion(registry), { systemTables: SYSTEM_TABLES });
     await new Promise((resolve) => setTimeout(resolve, 200));
     stop = true;
     await Promise.all(traffic);
@@ -171,7 +171,7 @@ describe.skipIf(!PG_URL)(`PostgreSQL operations${PG_SKIP_NOTE}`, () => {
     const { url, name } = await database();
     // Migrate first so the instance starts quickly; then only the instance is connected to the database.
     const migrator = openDatabase(url);
-    await migrate(migrator, registry, { systemTables: systemTableSetups() });
+    await migrate(migrator, registry, { systemTables: SYSTEM_TABLES });
     await migrator.destroy();
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', url, '--pool-size', '2', '--statement-timeout', '700'], {
       cwd: ROOT,

@@ -166,12 +166,14 @@ describe('addresses and the service', () => {
     ['false', { trustProxy: false }],
     [' 2 ', { trustProxy: 2 }],
     ['loopback,10.0.0.0/8', { trustProxy: 'loopback,10.0.0.0/8' }],
-  ])('trusts proxies as --trust-proxy %s says', (value, expected) => {
-    expect(trustProxyOption(value)).toEqual(expected);
+  ])('trusts proxies as --trust-proxy %s says', async (value, expected) => {
+    expect(await trustProxyOption(value)).toEqual(expected);
   });
 
-  it('refuses a proxy setting Express cannot read, and a public URL that is not http(s)', () => {
-    expect(refusal(() => trustProxyOption('10.0.0.0/99'))).toMatch(/^invalid --trust-proxy \/ RMS_TRUST_PROXY 10\.0\.0\.0\/99: .* \(use the proxies' addresses and subnets such as loopback,10\.0\.0\.0\/8, a hop count, or true\)$/);
+  it('refuses a proxy setting Express cannot read, and a public URL that is not http(s)', async () => {
+    const refused = await trustProxyOption('10.0.0.0/99').then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toMatch(/^invalid --trust-proxy \/ RMS_TRUST_PROXY 10\.0\.0\.0\/99: .* \(use the proxies' addresses and subnets such as loopback,10\.0\.0\.0\/8, a hop count, or true\)$/);
     expect(publicUrlOption(undefined)).toEqual({});
     expect(publicUrlOption('https://rms.example.com/some/path')).toEqual({ publicUrl: 'https://rms.example.com' });
     for (const bad of ['rms.example.com', 'ftp://rms.example.com']) {

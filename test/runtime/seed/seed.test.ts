@@ -19,7 +19,7 @@ import type { ModelMeta, Registry } from '../../../runtime/registry.ts';
 import { buildLettings, removeModuleTrees } from '../../helpers/lettings.ts';
 import { SeedRefusedError, seedRecords } from '../../../runtime/seed/seed.ts';
 import { valuesMaker } from '../../../runtime/seed/values.ts';
-import { systemTableSetups } from '../../../runtime/server.ts';
+import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-seed-'));
@@ -47,7 +47,7 @@ async function migratedDatabase(served: Registry = registry): Promise<Knex> {
   }
   const db = openDatabase(url);
   open.push(db);
-  await migrate(db, served, { systemTables: systemTableSetups() });
+  await migrate(db, served, { systemTables: SYSTEM_TABLES });
   return db;
 }
 

@@ -13,7 +13,8 @@ import { registry } from '../../../fixtures/generated/registry.ts';
 import { openDatabase } from '../../../../runtime/db/connect.ts';
 import { MigrationRefusedError, migrate } from '../../../../runtime/db/migrate.ts';
 import type { ModelMeta, Registry, TableMeta } from '../../../../runtime/registry.ts';
-import { startServer, systemTableSetups } from '../../../../runtime/server.ts';
+import { startServer } from '../../../../runtime/server.ts';
+import { SYSTEM_TABLES } from '../../../../runtime/system-table-list.ts';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../../helpers/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-migrate-indexes-'));
@@ -63,7 +64,7 @@ async function seedInvoices(db: Knex, numbers: readonly string[]): Promise<void>
 describe('declared indexes in migrations', () => {
   it('refuses a unique index over shared values, naming them, and adds it once they are gone', async () => {
     const { db } = await emptyDatabase();
-    await migrate(db, before, { systemTables: systemTableSetups() });
+    await migrate(db, before, { systemTables: SYSTEM_TABLES });
     await seedInvoices(db, ['INV-1', 'INV-1', 'INV-2', 'INV-3', 'INV-3', 'INV-3']);
     const refused = await migrate(db, registry).then(
       () => undefined,
@@ -82,7 +83,7 @@ describe('declared indexes in migrations', () => {
 
   it('a search index added later covers the rows already there, and serve names what it added', async () => {
     const { url, db } = await emptyDatabase();
-    await migrate(db, before, { systemTables: systemTableSetups() });
+    await migrate(db, before, { systemTables: SYSTEM_TABLES });
     await db('lead').insert([
       { id: 'L1', title: 'Old Straße deal', stage: 'new' },
       { id: 'L2', title: 'Another lead', stage: 'new' },
@@ -113,7 +114,7 @@ describe('declared indexes in migrations', () => {
 
   it('rmsgen migrate drops a declared index the definitions no longer have', async () => {
     const { db } = await emptyDatabase();
-    await migrate(db, registry, { systemTables: systemTableSetups() });
+    await migrate(db, registry, { systemTables: SYSTEM_TABLES });
     const without = withTable(registry, 'lead', (table) => ({ ...table, indexes: table.indexes.filter((index) => typeof index === 'string' || index.fields.join() !== 'hot,close_date') }));
     const result = await migrate(db, without);
     expect(result.changes).toEqual(
