@@ -16,7 +16,7 @@ import type { RequestHandler, Router } from 'express';
 import { plansAndAuditExtension } from './plans/extension.ts';
 import { mcpExtension } from './mcp/extension.ts';
 import { webAppExtension } from './web.ts';
-import { ensureAdminUser } from './auth/people.ts';
+import { ensureAdminUser } from './auth/index.ts';
 import { createAgentRateLimiter, DEFAULT_AGENT_LIMITS } from './auth/rate-limits.ts';
 import { recordFreshLogic, staleComputedModels } from './commands/recompute.ts';
 import { systemClock } from './clock.ts';

@@ -1,13 +1,14 @@
 /**
- * Sign-in for people and agents: the auth tables, `authenticate` (bearer token → Caller), the
- * `/api/auth/*` router and the `rmsgen user` commands. The server and CLI use only these exports.
+ * Sign-in for people and agents: the auth tables, `authenticate` (bearer token → Caller) and the
+ * `/api/auth/*` router. The server uses only these exports. The CLI takes the `rmsgen user`
+ * commands from cli.ts and the tables from tables.ts, the modules themselves: this one brings the
+ * router, and with it Express, which only `serve` loads.
  */
 export { ensureAuthTables, PEOPLE_TABLE, TOKENS_TABLE, LOGIN_FAILURES_TABLE } from './tables.ts';
 export type { PersonRow, TokenRow, TokenKind, LoginFailureRow } from './tables.ts';
 export { authenticate, bearerToken, MISSING_TOKEN, INVALID_TOKEN } from './authenticate.ts';
 export { createAuthRouter, INVALID_CREDENTIALS, LOCKED_OUT } from './router.ts';
 export type { AuthRouterDeps } from './router.ts';
-export { registerUserCommands } from './cli.ts';
 export {
   AuthInputError,
   createPerson,
