@@ -222,12 +222,14 @@ export async function agentToken(t: TestServer, person: string, scopes: readonly
  * holds the process longer than the timeout between two requests (a synchronous `tsc`, a CPU-heavy
  * check on a busy machine: the in-process server's timer then fires right after the next request
  * is written). Node's documented remedy (`request.reusedSocket`) is to send it again, which the
- * server never saw: so here, while the failed attempt went out on a reused connection. A request
- * on a fresh connection that fails is a failure.
+ * server never saw: so here, while the failed attempt went out on a reused connection and no
+ * answer had begun. A request on a fresh connection that fails, or whose answer was cut, fails.
  */
 export function sendOn(agent: HttpAgent, target: string, method: string, headers: Record<string, string>, payload: string | undefined): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const outgoing = httpRequest(target, { method, headers, agent }, (incoming) => {
+      answered = true;
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('error', reject);
@@ -245,7 +247,7 @@ export function sendOn(agent: HttpAgent, target: string, method: string, headers
       });
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      if (outgoing.reusedSocket && error.code === 'ECONNRESET') resolve(sendOn(agent, target, method, headers, payload));
+      if (outgoing.reusedSocket && !answered && error.code === 'ECONNRESET') resolve(sendOn(agent, target, method, headers, payload));
       else reject(error);
     });
     outgoing.end(payload);
