@@ -63,8 +63,7 @@ export async function recomputeStale(service: RecordService, progress: (model: s
       after = ids[ids.length - 1];
       progress(model.meta.name, seen, total);
     }
-    await service.db(LOGIC_TABLE).where({ model: model.meta.name }).delete();
-    await service.db(LOGIC_TABLE).insert({ model: model.meta.name, version: model.logic.version });
+    await recordLogicVersion(service.db, model);
     done.push(`recomputed the computed fields of ${model.meta.name}: ${changed} of ${total} records changed`);
   }
   return done;
@@ -99,7 +98,15 @@ export async function recordFreshLogic(service: RecordService): Promise<void> {
   for (const model of await staleComputedModels(service)) {
     const any = await service.db(model.meta.table.name).select('id').limit(1).first();
     if (any) continue;
-    await service.db(LOGIC_TABLE).where({ model: model.meta.name }).delete();
-    await service.db(LOGIC_TABLE).insert({ model: model.meta.name, version: model.logic.version });
+    await recordLogicVersion(service.db, model);
   }
+}
+
+/**
+ * Records that the model's stored values are its functions' version. One statement, whatever is
+ * recorded already: instances starting together on one database each record it (a delete then an
+ * insert let the second insert fail on the first's row, and that instance fail to start).
+ */
+async function recordLogicVersion(db: Knex, model: CompiledModel): Promise<void> {
+  await db(LOGIC_TABLE).insert({ model: model.meta.name, version: model.logic.version }).onConflict('model').merge(['version']);
 }

@@ -1,0 +1,64 @@
+/**
+ * runtime/commands/recompute.ts: the version of each model's logic is recorded once per database,
+ * however many instances record it at the same moment. Two `rmsgen serve` on an empty PostgreSQL
+ * database started together, and the second failed to start on the first's row ("duplicate key
+ * value violates unique constraint rms_logic_pkey"): the record was a delete and then an insert.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { registry } from '../../fixtures/generated/registry.ts';
+import { openDatabase } from '../../../runtime/db/connect.ts';
+import { migrate } from '../../../runtime/db/migrate.ts';
+import { LOGIC_TABLE, recordFreshLogic, staleComputedModels } from '../../../runtime/commands/recompute.ts';
+import { createRecordService } from '../../../runtime/commands/service.ts';
+import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
+import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../helpers/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rmsgen-recompute-'));
+const pg = testPostgresUrl();
+const databases: TestDatabase[] = [];
+const open: Knex[] = [];
+
+afterAll(async () => {
+  await Promise.all(open.map((db) => db.destroy()));
+  for (const database of databases) await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The database's URL, migrated: the fixture models' tables and the system tables, no records. */
+async function emptyDatabase(): Promise<string> {
+  let url = `sqlite:${join(dir, 'logic.sqlite')}`;
+  if (pg) {
+    const database = await createTestDatabase(pg);
+    databases.push(database);
+    url = database.url;
+  }
+  const db = openDatabase(url);
+  open.push(db);
+  await migrate(db, registry, { systemTables: SYSTEM_TABLES });
+  return url;
+}
+
+describe('recording the logic version of models without records', () => {
+  it('succeeds for every instance doing it at once, and leaves one row per computing model', async () => {
+    const url = await emptyDatabase();
+    // Instances of their own: each its own connections to the one database.
+    const instances = [0, 1, 2, 3].map(() => {
+      const db = openDatabase(url);
+      open.push(db);
+      return createRecordService({ registry, db });
+    });
+    const computing = (await staleComputedModels(instances[0]!)).map((model) => model.meta.name).sort();
+    expect(computing.length).toBeGreaterThan(0);
+    for (let round = 0; round < 20; round++) {
+      await instances[0]!.db(LOGIC_TABLE).delete();
+      await Promise.all(instances.map((service) => recordFreshLogic(service)));
+      const rows = (await instances[0]!.db(LOGIC_TABLE).select('model').orderBy('model')) as { model: string }[];
+      expect(rows.map((row) => row.model)).toEqual(computing);
+      expect(await staleComputedModels(instances[0]!)).toEqual([]);
+    }
+  });
+});
