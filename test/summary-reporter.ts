@@ -1,10 +1,11 @@
 /**
  * Prints one plain closing line after vitest's own summary, `tests: N passed, N failed, N skipped`,
- * the form CI reads whatever the test runner, preceded by one line per failed test with its
- * error's first line: `failed (SQLite): file > suite > test: message` (PostgreSQL when
+ * the form CI reads whatever the test runner, preceded by one line per failure with the start of
+ * its error: `failed (SQLite): file > suite > test: message` for a test, `file > suite: message`
+ * for a suite whose hook failed and `file: message` for a file that did not load (PostgreSQL when
  * RMS_TEST_PG_URL points the servers there). With RMS_TEST_SUMMARY_FILE set it also appends both
- * there, so that `.ci/run` can close with the total of its SQLite and PostgreSQL passes and the
- * names of what failed: a CI log read from its end then says which test failed, not only how many.
+ * there, so that `.ci/run` can close with the total of its SQLite and PostgreSQL passes and what
+ * failed: a CI log read from its end then says which test failed, not only how many.
  */
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -24,15 +25,16 @@ export default class SummaryReporter implements Reporter {
         if (result.state === 'passed') passed++;
         else if (result.state === 'failed') {
           failed++;
-          // The error's first line, enough to tell a timeout from a wrong answer.
-          const message = (result.errors?.[0]?.message ?? '').split('\n', 1)[0]?.slice(0, 200);
-          failures.push(`failed (${database}): ${file} > ${test.fullName}${message ? `: ${message}` : ''}`);
+          failures.push(`failed (${database}): ${file} > ${test.fullName}${gist(result.errors?.[0]?.message)}`);
         } else skipped++;
       }
-      // A file that failed to load has no tests but must still count as a failure.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) {
+      // A file that did not load, or a suite whose hook failed (its tests then skipped), counts as a
+      // failure of its own, with its error: else a run could fail with "0 failed".
+      for (const entity of [module, ...module.children.allSuites()]) {
+        const error = entity.errors()[0];
+        if (error === undefined) continue;
         failed++;
-        failures.push(`failed (${database}): ${file} (did not load)`);
+        failures.push(`failed (${database}): ${file}${entity.type === 'suite' ? ` > ${entity.fullName}` : ''}${gist(error.message)}`);
       }
     }
     const failureLines = failures.map((line) => `${line}\n`).join('');
@@ -40,4 +42,14 @@ export default class SummaryReporter implements Reporter {
     const summaryFile = process.env.RMS_TEST_SUMMARY_FILE;
     if (summaryFile) appendFileSync(summaryFile, `${failureLines}${passed} ${failed} ${skipped}\n`);
   }
+}
+
+/**
+ * The start of an error's message on one line, enough to tell a timeout from a wrong answer: its
+ * first lines (a process's "exited while starting:" is followed by why) joined, at most 300
+ * characters.
+ */
+function gist(message: string | undefined): string {
+  const text = (message ?? '').split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' / ');
+  return text === '' ? '' : `: ${text.length > 300 ? `${text.slice(0, 299)}…` : text}`;
 }
