@@ -11,9 +11,10 @@
  */
 import type { Knex } from 'knex';
 import { AUDIT_TABLE } from '../audit/store.ts';
+import { createIndexIfMissing } from '../db/system-tables.ts';
 
 export const AUDIT_ACCESS_AT_INDEX = 'rms_audit_access_at';
 
 export async function ensureRetentionIndexes(db: Knex): Promise<void> {
-  await db.raw(`create index if not exists ${AUDIT_ACCESS_AT_INDEX} on ${AUDIT_TABLE} (access, at)`);
+  await createIndexIfMissing(db, AUDIT_ACCESS_AT_INDEX, AUDIT_TABLE, ['access', 'at']);
 }

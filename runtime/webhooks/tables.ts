@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
-import { createTableIfMissing } from '../db/system-tables.ts';
+import { createIndexIfMissing, createTableIfMissing } from '../db/system-tables.ts';
 
 /** The index that finds an event's deliveries by the event's key. */
 export const DELIVERIES_BY_EVENT_INDEX = 'rms_webhook_deliveries_event_key';
@@ -79,17 +79,8 @@ export async function ensureWebhookTables(db: Knex): Promise<void> {
     table.index(['webhook_id', 'model', 'record_id', 'record_seq'], 'rms_webhook_deliveries_record');
   });
   // An event's deliveries, whatever their subscription: retention removes an event none is left of
-  // (prune.ts). Made apart from the table, so that a database made before it gets it too; looked up
-  // first, because PostgreSQL's `create index if not exists` locks the table against writes (and
-  // deadlocked with another instance's deliveries) even when the index is there.
-  if (!(await indexExists(db, DELIVERIES_BY_EVENT_INDEX))) {
-    await db.raw(`create index if not exists ${DELIVERIES_BY_EVENT_INDEX} on ${DELIVERIES_TABLE} (model, record_id, record_seq)`);
-  }
-}
-
-async function indexExists(db: Knex, name: string): Promise<boolean> {
-  if (dialectOf(db) === 'sqlite') return ((await db.raw(`select 1 from sqlite_master where type = 'index' and name = ?`, [name])) as unknown[]).length > 0;
-  return ((await db.raw('select 1 from pg_indexes where schemaname = current_schema() and indexname = ?', [name])) as { rows: unknown[] }).rows.length > 0;
+  // (prune.ts). Made apart from the table, so that a database made before it gets it too.
+  await createIndexIfMissing(db, DELIVERIES_BY_EVENT_INDEX, DELIVERIES_TABLE, ['model', 'record_id', 'record_seq']);
 }
 
 /**
