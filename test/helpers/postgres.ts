@@ -6,6 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
 
@@ -36,6 +39,31 @@ export async function createTestDatabase(serverUrl: string, prefix = 'rms_test')
     drop() {
       dropped ??= adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
       return dropped;
+    },
+  };
+}
+
+/**
+ * Empty databases for the tests of one file, on the database the run is on: with RMS_TEST_PG_URL a
+ * PostgreSQL database of their own each, else a new SQLite file each in a temp folder. `url()`
+ * makes one; `removeAll()` (in `afterAll`, once the file's connections are closed) drops them and
+ * the folder.
+ */
+export function emptyDatabases(name: string): { url(): Promise<string>; removeAll(): Promise<void> } {
+  const pgServer = testPostgresUrl();
+  const dir = mkdtempSync(join(tmpdir(), `rmsgen-${name}-`));
+  const made: TestDatabase[] = [];
+  let files = 0;
+  return {
+    async url() {
+      if (pgServer === undefined) return `sqlite:${join(dir, `${files++}.sqlite`)}`;
+      const database = await createTestDatabase(pgServer);
+      made.push(database);
+      return database.url;
+    },
+    async removeAll() {
+      for (const database of made) await database.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -4,9 +4,6 @@
  * database started together, and the second failed to start on the first's row ("duplicate key
  * value violates unique constraint rms_logic_pkey"): the record was a delete and then an insert.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../../fixtures/generated/registry.ts';
@@ -15,27 +12,19 @@ import { migrate } from '../../../runtime/db/migrate.ts';
 import { LOGIC_TABLE, recordFreshLogic, staleComputedModels } from '../../../runtime/commands/recompute.ts';
 import { createRecordService } from '../../../runtime/commands/service.ts';
 import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
-import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../helpers/postgres.ts';
+import { emptyDatabases } from '../../helpers/postgres.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rmsgen-recompute-'));
-const pg = testPostgresUrl();
-const databases: TestDatabase[] = [];
+const databases = emptyDatabases('recompute');
 const open: Knex[] = [];
 
 afterAll(async () => {
   await Promise.all(open.map((db) => db.destroy()));
-  for (const database of databases) await database.drop();
-  rmSync(dir, { recursive: true, force: true });
+  await databases.removeAll();
 });
 
 /** The database's URL, migrated: the fixture models' tables and the system tables, no records. */
 async function emptyDatabase(): Promise<string> {
-  let url = `sqlite:${join(dir, 'logic.sqlite')}`;
-  if (pg) {
-    const database = await createTestDatabase(pg);
-    databases.push(database);
-    url = database.url;
-  }
+  const url = await databases.url();
   const db = openDatabase(url);
   open.push(db);
   await migrate(db, registry, { systemTables: SYSTEM_TABLES });

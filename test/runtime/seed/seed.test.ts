@@ -7,9 +7,6 @@
  * plausible size, ends after starts, codes, people, sentences, and governed states only as the
  * model's actions reach them, with the fields those actions require filled.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../fixtures/generated/registry.ts';
@@ -20,11 +17,10 @@ import { buildLettings, removeModuleTrees } from '../../helpers/lettings.ts';
 import { SeedRefusedError, seedRecords } from '../../../runtime/seed/seed.ts';
 import { valuesMaker } from '../../../runtime/seed/values.ts';
 import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
-import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../helpers/postgres.ts';
+import { emptyDatabases, testPostgresUrl } from '../../helpers/postgres.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rmsgen-seed-'));
 const pg = testPostgresUrl();
-const databases: TestDatabase[] = [];
+const databases = emptyDatabases('seed');
 let open: Knex[] = [];
 
 afterEach(async () => {
@@ -32,20 +28,12 @@ afterEach(async () => {
   open = [];
 });
 afterAll(async () => {
-  for (const database of databases) await database.drop();
-  rmSync(dir, { recursive: true, force: true });
+  await databases.removeAll();
   removeModuleTrees();
 });
 
-let counter = 0;
 async function migratedDatabase(served: Registry = registry): Promise<Knex> {
-  let url = `sqlite:${join(dir, `s${counter++}.sqlite`)}`;
-  if (pg) {
-    const database = await createTestDatabase(pg);
-    databases.push(database);
-    url = database.url;
-  }
-  const db = openDatabase(url);
+  const db = openDatabase(await databases.url());
   open.push(db);
   await migrate(db, served, { systemTables: SYSTEM_TABLES });
   return db;

@@ -4,9 +4,6 @@
  * a unique index is refused over values records share (naming a few) and added once they do not,
  * a search index added later covers the rows already there, and `serve` names what it added.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { registry } from '../../../fixtures/generated/registry.ts';
@@ -15,11 +12,10 @@ import { MigrationRefusedError, migrate } from '../../../../runtime/db/migrate.t
 import type { ModelMeta, Registry, TableMeta } from '../../../../runtime/registry.ts';
 import { startServer } from '../../../../runtime/server.ts';
 import { SYSTEM_TABLES } from '../../../../runtime/system-table-list.ts';
-import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../../helpers/postgres.ts';
+import { emptyDatabases, testPostgresUrl } from '../../../helpers/postgres.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rmsgen-migrate-indexes-'));
 const pg = testPostgresUrl();
-const databases: TestDatabase[] = [];
+const databases = emptyDatabases('migrate-indexes');
 let open: Knex[] = [];
 
 afterEach(async () => {
@@ -27,18 +23,11 @@ afterEach(async () => {
   open = [];
 });
 afterAll(async () => {
-  for (const database of databases) await database.drop();
-  rmSync(dir, { recursive: true, force: true });
+  await databases.removeAll();
 });
 
-let counter = 0;
 async function emptyDatabase(): Promise<{ url: string; db: Knex }> {
-  let url = `sqlite:${join(dir, `i${counter++}.sqlite`)}`;
-  if (pg) {
-    const database = await createTestDatabase(pg);
-    databases.push(database);
-    url = database.url;
-  }
+  const url = await databases.url();
   const db = openDatabase(url);
   open.push(db);
   return { url, db };
