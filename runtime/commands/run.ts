@@ -14,6 +14,7 @@ import { historyInsertOf, writeHistoryEntries } from '../history/store.ts';
 import { writtenTokensOf } from './bulk-input.ts';
 import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { newId } from '../ids.ts';
+import { writeGroupsOf } from '../db/write-groups.ts';
 import { batchAsSeen } from './batch-view.ts';
 import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
@@ -66,7 +67,7 @@ export async function runCommand(ctx: CommandContext, prepared: PreparedCall, op
   };
   if (options.outer) return body(options.outer);
   if (!transactional) return body(service.db);
-  const answer = await retryRaces(ctx, () => service.db.transaction(body, transactionConfig(ctx)));
+  const answer = await retryRaces(ctx, () => inTransaction(ctx, body));
   await afterCommit?.();
   return answer;
 }
@@ -308,6 +309,12 @@ async function retryRaces<T>(ctx: CommandContext, attempt: () => Promise<T>): Pr
       if (ctx.service.dialect !== 'postgres' || attempts >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_STATES.has(state)) throw error;
     }
   }
+}
+
+/** A command's transaction: on SQLite a savepoint in the current group commit (db/write-groups.ts), on PostgreSQL its own. */
+function inTransaction<T>(ctx: CommandContext, body: (db: Knex) => Promise<T>): Promise<T> {
+  if (ctx.service.dialect === 'sqlite') return writeGroupsOf(ctx.service.db).run(body);
+  return ctx.service.db.transaction(body, transactionConfig(ctx));
 }
 
 function transactionConfig(ctx: CommandContext): Knex.TransactionConfig | undefined {

@@ -21,8 +21,7 @@ import type { CommandContext, RecordService } from '../commands/types.ts';
 import { kindTraits } from '../command-kinds.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
-import { sqliteReaderOf } from '../db/connect.ts';
-import { rowsInsertSql, runPreparedStatement, runRowsInsert, runSelect, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { rowsInsertSql, runPreparedStatement, runRowsInsert, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import type { HistoryInsert } from '../history/store.ts';
 import { webhookOf, type WebhookRow } from './store.ts';
 import { wantsEvent } from './subscriptions.ts';
@@ -135,8 +134,8 @@ const SELECT_LAST_SEQ = `select max(${sqlIdentifier('record_seq')}) as ${sqlIden
 export async function writeEvents(db: Knex, service: RecordService, events: readonly ChangeEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
   const at = new Date(now).toISOString();
-  const next = await nextSequences(db, service, events);
-  const webhooks = (await lookup<WebhookRow>(db, service, SELECT_WEBHOOKS, [])).map(webhookOf);
+  const next = await nextSequences(db, events);
+  const webhooks = (await runStatement<WebhookRow>(db, SELECT_WEBHOOKS, [])).map(webhookOf);
   const wanting = events.map((event) => webhooks.filter((webhook) => wantsEvent(service.registry, webhook, event)));
   const actors = new Map<EventActor, string>();
   const rows = events.map((event, index) => {
@@ -216,25 +215,17 @@ async function writeDeliveries(
 }
 
 /**
- * A lookup of the write: on SQLite on the read-only connection, synchronous and without knex
- * (every other write has committed before this one began: SQLite has one writer, and a command
- * writes one event per record); on PostgreSQL in the write's transaction (the record's lock orders
- * its events), as a prepared statement.
+ * Each record's next sequence number, by `<model>\0<record id>` (absent: 1, a record without
+ * events), read in the write's transaction: on SQLite other writes may have run before it in that
+ * transaction, uncommitted (runtime/db/write-groups.ts); on PostgreSQL the record's lock orders them.
  */
-async function lookup<Row>(db: Knex, service: RecordService, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
-  const reader = sqliteReaderOf(service.db);
-  if (reader) return reader.all(sql, bindings) as Row[];
-  return service.dialect === 'postgres' ? runPreparedStatement<Row>(db, sql, bindings) : runSelect<Row>(db, sql, bindings);
-}
-
-/** Each record's next sequence number, by `<model>\0<record id>` (absent: 1, a record without events). */
-async function nextSequences(db: Knex, service: RecordService, events: readonly ChangeEvent[]): Promise<Map<string, number>> {
+async function nextSequences(db: Knex, events: readonly ChangeEvent[]): Promise<Map<string, number>> {
   const next = new Map<string, number>();
   // A record just created has no event before this one: no read for it.
   const changed = events.filter((event) => !event.created);
   if (changed.length === 1) {
     const [event] = changed as [ChangeEvent];
-    const [row] = await lookup<{ seq: number | string | null }>(db, service, SELECT_LAST_SEQ, [event.model, event.recordId]);
+    const [row] = await runStatement<{ seq: number | string | null }>(db, SELECT_LAST_SEQ, [event.model, event.recordId]);
     if (row && row.seq !== null) next.set(`${event.model}\u0000${event.recordId}`, Number(row.seq) + 1);
     return next;
   }

@@ -20,6 +20,19 @@ const FAIL_AFTER_WRITE = {
       when (new.outcome = 'executed' and new.input like '%"boom"%') execute function fail_after_write();`,
 };
 
+/**
+ * Undoes the whole transaction of a create whose title is "undo", as a full disk or an I/O error
+ * would: on SQLite the writes grouped in that transaction with it (runtime/db/write-groups.ts) go too.
+ */
+const UNDO_WHOLE_TRANSACTION = {
+  sqlite: `create trigger undo_whole_transaction before insert on lead when new.title = 'undo'
+    begin select raise(rollback, 'undone'); end;`,
+  postgres: `create function undo_whole_transaction() returns trigger language plpgsql as $$
+      begin raise exception 'undone'; end $$;
+    create trigger undo_whole_transaction before insert on lead for each row
+      when (new.title = 'undo') execute function undo_whole_transaction();`,
+};
+
 let srv: TestServer;
 let admin: string;
 const logged: unknown[] = [];
@@ -27,6 +40,7 @@ const logged: unknown[] = [];
 beforeAll(async () => {
   srv = await startTestServer({ logError: (error) => logged.push(error) });
   await srv.execute(FAIL_AFTER_WRITE);
+  await srv.execute(UNDO_WHOLE_TRANSACTION);
   admin = await srv.login();
 });
 afterAll(() => srv?.close());
@@ -79,6 +93,9 @@ describe('concurrency', () => {
     expect(results.map((res) => res.status)).toEqual(changes.map(() => 200));
     const value = (await srv.command(admin, 'lead.get', { id })).body.value;
     expect(value).toMatchObject(Object.assign({}, ...changes));
+    // Each change is one event, numbered in the record's order: the create's, then one per update.
+    const seqs = srv.inspect((db) => db.prepare("select record_seq from rms_events where model = 'lead' and record_id = ? order by record_seq").all(id)) as { record_seq: number | string }[];
+    expect(seqs.map((row) => Number(row.record_seq))).toEqual(Array.from({ length: changes.length + 1 }, (_, i) => i + 1));
   });
 
   it('parallel creates all land, with distinct ids', async () => {
@@ -87,6 +104,39 @@ describe('concurrency', () => {
     expect(results.every((res) => res.status === 200)).toBe(true);
     expect(new Set(results.map((res) => res.body.value.id)).size).toBe(40);
     expect(count('select count(*) as n from party')).toBe(before + 40);
+  });
+
+  it('parallel creates of which some fail after writing: each answers for itself, and only the failed ones leave nothing', async () => {
+    const titles = Array.from({ length: 30 }, (_, i) => (i % 7 === 3 ? 'boom' : `kept ${i}`));
+    const before = count('select count(*) as n from lead');
+    const results = await Promise.all(titles.map((title) => srv.command(admin, 'lead.create', { title })));
+    expect(results.map((res) => res.status)).toEqual(titles.map((title) => (title === 'boom' ? 500 : 200)));
+    for (const [i, res] of results.entries()) {
+      if (titles[i] === 'boom') continue;
+      expect(count('select count(*) as n from lead where id = ? and title = ?', res.body.value.id, titles[i])).toBe(1);
+      expect(count("select count(*) as n from rms_history where record_id = ? and command = 'lead.create'", res.body.value.id)).toBe(1);
+      expect(count("select count(*) as n from rms_audit where record_id = ? and outcome = 'executed'", res.body.value.id)).toBe(1);
+    }
+    expect(count('select count(*) as n from lead')).toBe(before + titles.filter((title) => title !== 'boom').length);
+  });
+
+  it('parallel creates with one whose transaction is undone whole: every create answered 200 is stored, every other is not', async () => {
+    const titles = Array.from({ length: 30 }, (_, i) => (i === 11 ? 'undo' : `grouped ${i}`));
+    const before = count('select count(*) as n from lead');
+    const results = await Promise.all(titles.map((title) => srv.command(admin, 'lead.create', { title })));
+    expect(results[11]!.status).toBe(500);
+    for (const [i, res] of results.entries()) {
+      expect([200, 500]).toContain(res.status);
+      const stored = count('select count(*) as n from lead where title = ?', titles[i]);
+      expect({ title: titles[i], stored }).toEqual({ title: titles[i], stored: res.status === 200 ? 1 : 0 });
+      if (res.status === 500) expect(res.body).toEqual({ error: 'internal error' });
+    }
+    const answered = results.filter((res) => res.status === 200).length;
+    expect(count('select count(*) as n from lead')).toBe(before + answered);
+    expect(count("select count(*) as n from rms_history where command = 'lead.create' and record_id in (select id from lead where title like 'grouped %')")).toBe(answered);
+    // The server goes on: the next creates are stored.
+    expect((await srv.command(admin, 'lead.create', { title: 'after the undo' })).status).toBe(200);
+    expect(count("select count(*) as n from lead where title = 'after the undo'")).toBe(1);
   });
 
   it('parallel runs of one action move the record once', async () => {
