@@ -195,8 +195,8 @@ function defineFunctions(connection: Pick<SqliteConnection, 'function'>): void {
   connection.function('rms_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
 }
 
-/** knex's savepoint statements, which name each savepoint anew: never kept (see `cacheStatements`). */
-const SAVEPOINT_STATEMENT = /^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT) /;
+/** knex's savepoint statements, which name each savepoint anew (`trx123`): never kept (see `cacheStatements`). */
+const SAVEPOINT_STATEMENT = /^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT) trx\d+;?$/;
 
 /** Statements kept per SQLite connection; past this the cache starts over. */
 const STATEMENT_CACHE_SIZE = 1000;
