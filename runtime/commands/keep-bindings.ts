@@ -3,6 +3,7 @@
  * for each record a command changed, after its history entry (which reads the bindings it drops).
  */
 import type { Knex } from 'knex';
+import { kindTraits } from '../command-kinds.ts';
 import { forgetRecord, rebindAfterWrite, restoreBindings } from '../masking/bindings.ts';
 import { maskedText, type OwnWrite } from '../view/caller-view.ts';
 import type { RunResult } from './results.ts';
@@ -68,6 +69,7 @@ export async function keepBindings(ctx: CommandContext, db: Knex, result: RunRes
       ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: fieldTokens } : {}),
       values: personalValues(writtenPersonal, current),
       changed: writtenPersonal.filter((name) => name in change.after),
+      created: kindTraits(ctx.command.meta.kind).change === 'create',
     },
     model.personal,
   );

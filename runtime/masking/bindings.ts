@@ -23,6 +23,8 @@ export interface PersonalWrite {
   readonly values: Readonly<Record<string, string | null>>;
   /** Those of them whose stored value changed. */
   readonly changed: readonly string[];
+  /** The record was created by this write: nothing is bound to it yet, so nothing to drop. */
+  readonly created?: boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface PersonalWrite {
  * their values by; everyone else's bindings of a field whose value changed go.
  */
 export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: ReadonlyMap<string, string>): Promise<void> {
-  if (write.changed.length > 0) {
+  if (write.changed.length > 0 && !write.created) {
     const others = db(MASK_BINDINGS_TABLE).where({ model: write.model, record_id: write.recordId }).whereIn('field', [...write.changed]);
     if (write.agentTokenId !== undefined) others.whereNot('agent_token_id', write.agentTokenId);
     await others.delete();
@@ -38,7 +40,7 @@ export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: R
   if (write.agentTokenId === undefined) return;
   for (const [field, value] of Object.entries(write.values)) {
     const key = { agent_token_id: write.agentTokenId, model: write.model, record_id: write.recordId, field };
-    await db(MASK_BINDINGS_TABLE).where(key).delete();
+    if (!write.created) await db(MASK_BINDINGS_TABLE).where(key).delete();
     const known = write.agentTokens?.[field];
     const match = known === undefined ? undefined : TOKEN_FORM.exec(known);
     if (value === null || !match || match[1] !== labels.get(field)) continue;
