@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/registry.ts';
 import { COMMAND_KINDS, COMMAND_KIND_NAMES, EVERY_MODEL_COMMANDS, kindTraits, noModelCommand } from '../../runtime/command-kinds.ts';
 import type { CommandMeta, ModelMeta } from '../../runtime/registry.ts';
+import { TestClock } from '../helpers/clock.ts';
 import { actionInputs, makeRecord, oneOfEach, recordInput, recordReadyFor, sampleValue, updatableField } from '../helpers/command-walk.ts';
 import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -18,7 +19,9 @@ let admin: string;
 let refs: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startTestServer({ registry });
+  // Time stands still: an agent's counts below are read before and after each call, and a rate
+  // window that ended (or was pruned) between the two would make them go down.
+  t = await startTestServer({ registry, clock: new TestClock() });
   admin = await t.login();
   refs = await oneOfEach(t, admin, registry);
 });
