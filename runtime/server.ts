@@ -43,7 +43,7 @@ import { createWebhookRouter } from './webhooks/routes.ts';
 import { startDeliveryWorker } from './webhooks/worker.ts';
 import { DEFAULT_ADMIN_PASSWORD_FILE, httpServerOptions, type RunningServer, type ServerOptions } from './server-options.ts';
 
-export { DEFAULT_ADMIN_PASSWORD_FILE, DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, type HttpTimeouts, type RunningServer, type ServerOptions } from './server-options.ts';
+export { DEFAULT_TIMEOUTS, DRAIN_QUIET_MS, type HttpTimeouts, type RunningServer, type ServerOptions } from './server-options.ts';
 
 /** The extensions `serve` installs (their routes; the system tables are SYSTEM_TABLES, system-table-list.ts). */
 export const SERVER_EXTENSIONS: readonly ServerExtension[] = [plansAndAuditExtension, mcpExtension, webAppExtension()];

@@ -93,10 +93,8 @@ function createWriteGroups(db: Knex): WriteGroups {
       }),
     };
     // A transaction that never began (the pool closed, BEGIN failed) fails every write of the group.
+    // The handler also keeps a failed commit from going unhandled when every write had failed already.
     group.committed.catch(failed);
-    // Each write awaits `committed` itself; this keeps a failed commit from going unhandled when
-    // every write of the group had failed already.
-    group.committed.catch(() => undefined);
     return group;
   }
 
