@@ -336,6 +336,10 @@ export interface Registry {
   readonly roles: Readonly<Record<string, readonly string[]>>;
   /** MCP tool definitions, keyed by tool name. */
   readonly tools: Readonly<Record<string, ToolMeta>>;
-  /** The OpenAPI document of every command (runtime/view/caller-openapi.ts fits it to a caller). */
-  readonly openapi: OpenApiDocument;
+  /**
+   * The OpenAPI document of every command (runtime/view/caller-openapi.ts fits it to a caller),
+   * imported on first use: at about 100 kB a model it is the largest generated file, and a server
+   * nobody asks for it never holds it.
+   */
+  readonly openapi: () => Promise<OpenApiDocument>;
 }

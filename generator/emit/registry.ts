@@ -9,7 +9,8 @@ export const emitRegistry: Emitter = (context) => [
     source: projectSource(context.ir.modulesDirName),
     build(file) {
       const models = allModels(context.ir);
-      file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport('registry.ts', 'registry.ts'), namedImports: ['Registry'] });
+      file.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: context.runtimeImport('registry.ts', 'registry.ts'), namedImports: ['OpenApiDocument', 'Registry'] });
+      file.addImportDeclaration({ moduleSpecifier: context.runtimeImport('registry.ts', 'generated-json.ts'), namedImports: ['jsonFileOnDemand'] });
       for (const model of models) {
         const names = modelExports(model);
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.commands.ts`, namedImports: [names.commands] });
@@ -17,7 +18,6 @@ export const emitRegistry: Emitter = (context) => [
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.queries.ts`, namedImports: [names.queries] });
         file.addImportDeclaration({ moduleSpecifier: `./${modelBase(model)}.tools.ts`, namedImports: [names.tools] });
       }
-      file.addJsonImport('openapi', './openapi.json');
       file.addImportDeclaration({ moduleSpecifier: './logic.ts', namedImports: ['logic'] });
       file.addImportDeclaration({ moduleSpecifier: './roles.ts', namedImports: ['roles'] });
       const spread = (pick: (names: ReturnType<typeof modelExports>) => string) => `[${models.map((model) => `...${pick(modelExports(model))}`).join(', ')}]`;
@@ -35,7 +35,7 @@ export const emitRegistry: Emitter = (context) => [
         commands: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.commands)}.map((command) => [command.id, command]))`),
         roles: code('roles'),
         tools: models.length === 0 ? {} : code(`Object.fromEntries(${spread((names) => names.tools)}.map((tool) => [tool.name, tool]))`),
-        openapi: code('openapi'),
+        openapi: code("jsonFileOnDemand<OpenApiDocument>(new URL('./openapi.json', import.meta.url))"),
       };
       file.addConst({
         isExported: true,

@@ -105,10 +105,6 @@ export class SourceText {
   }
 
   /** `import name from './file.json' with { type: 'json' };`: a generated JSON document as a value. */
-  addJsonImport(name: string, moduleSpecifier: string): void {
-    this.#statements.push({ text: `import ${name} from ${quote(moduleSpecifier)} with { type: 'json' };`, layout: 'import', documented: false });
-  }
-
   addConst(declaration: ConstDeclaration): void {
     const type = declaration.type === undefined ? '' : `: ${declaration.type}`;
     this.#declare(declaration, 'plain', `const ${declaration.name}${type} = ${declaration.initializer};`);

@@ -19,7 +19,7 @@ export function createOpenApiRouter(service: RecordService, callers: Callers, se
   const router = Router();
   router.get('/api/openapi.json', async function openApiDocument(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/openapi.json');
-    sendJson(res, 200, views.documentFor(rightsOf(registry, caller), caller.kind, serviceCommandsOf(caller).length > 0));
+    sendJson(res, 200, await views.documentFor(rightsOf(registry, caller), caller.kind, serviceCommandsOf(caller).length > 0));
   });
   return router;
 }

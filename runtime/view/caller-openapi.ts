@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document as a caller sees it (`GET /api/openapi.json`): the generated document
- * (`registry.openapi`, generator/emit/openapi.ts) fitted by the same per-caller selection and
+ * (`registry.openapi()`, generator/emit/openapi.ts) fitted by the same per-caller selection and
  * schema fitting as MCP's tool list (caller-schemas.ts):
  * - only the commands the caller may use, and the record schemas of their models;
  * - inputs and records without the fields withheld from it; list filters and orders on the fields
@@ -41,7 +41,7 @@ export interface OpenApiViews {
    * `withWebhooks`: the caller may run the webhook commands (a person with `admin`), which the
    * document then lists too (webhooks/openapi.ts).
    */
-  documentFor(rights: CallerRights, kind: CallerKind, withWebhooks?: boolean): OpenApiDocument;
+  documentFor(rights: CallerRights, kind: CallerKind, withWebhooks?: boolean): Promise<OpenApiDocument>;
 }
 
 /** `title`: what the service calls itself (`serve --name`), the document's `info.title`. */
@@ -49,11 +49,11 @@ export function createOpenApiViews(registry: Registry, title: string): OpenApiVi
   // Rights objects are cached and reused by `rightsOf`; keyed weakly so evicted ones go too.
   const documents: Record<CallerKind | 'admin', WeakMap<CallerRights, OpenApiDocument>> = { person: new WeakMap(), agent: new WeakMap(), admin: new WeakMap() };
   return {
-    documentFor(rights, kind, withWebhooks = false) {
+    async documentFor(rights, kind, withWebhooks = false) {
       const kept = documents[withWebhooks ? 'admin' : kind];
       let document = kept.get(rights);
       if (!document) {
-        const fitted = fitDocument(registry, rights, kind, title);
+        const fitted = fitDocument(await registry.openapi(), registry, rights, kind, title);
         document = Object.freeze(withWebhooks ? withWebhookCommands(fitted) : fitted);
         kept.set(rights, document);
       }
@@ -71,9 +71,9 @@ function objectAt(node: unknown, ...path: string[]): Json {
   return current as Json;
 }
 
-function fitDocument(registry: Registry, rights: CallerRights, kind: CallerKind, title: string): OpenApiDocument {
+function fitDocument(document: OpenApiDocument, registry: Registry, rights: CallerRights, kind: CallerKind, title: string): OpenApiDocument {
   // The file's banner is for whoever opens generated/openapi.json, not for the API's clients.
-  const { 'x-generated': _banner, ...generated } = registry.openapi;
+  const { 'x-generated': _banner, ...generated } = document;
   const generatedSchemas = objectAt(generated, 'components', 'schemas');
   const paths: Json = {};
   const models = new Map<string, ModelRights>();

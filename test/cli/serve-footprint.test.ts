@@ -1,7 +1,9 @@
 /**
  * `rmsgen serve` runs the compiled server: the real process, watched by a preload that records
  * every module it loads (record-modules.mjs), loads no TypeScript compiler, ts-morph, esbuild,
- * tsx, generator or `.ts` file; on SQLite no pg, and no MCP SDK until the first `/mcp` request.
+ * tsx, generator or `.ts` file; on SQLite no pg, no MCP SDK until the first `/mcp` request, and
+ * not the generated OpenAPI document (the largest generated file): the compiled server holds none
+ * of it, and reads generated/openapi.json when it is first asked for it.
  * The server's other commands (`user …`, `migrate`, the prunes, `backup`) load neither the build
  * tools nor the server itself: no Express.
  *
@@ -111,6 +113,18 @@ describe('the serve process', () => {
     });
     expect(tools.status).toBe(200);
     expect(((await tools.json()) as any).result.tools.length).toBeGreaterThan(0);
+    // The document's own member, which no source of the server spells: the bundle does not carry it.
+    const manifest = JSON.parse(readFileSync(join(FIXTURE_PACKAGE, 'dist/server/build-manifest.json'), 'utf8')) as { outputs: string[] };
+    const scripts = manifest.outputs.filter((name) => name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.filter((name) => readFileSync(join(FIXTURE_PACKAGE, 'dist/server', name), 'utf8').includes('"x-mcp"'))).toEqual([]);
+    const generated = JSON.parse(readFileSync(join(FIXTURE_PACKAGE, 'generated/openapi.json'), 'utf8'));
+    expect(generated['x-mcp']).toBeDefined();
+    const openapi = await fetch(`${served.url}/api/openapi.json`, { headers: auth });
+    expect(openapi.status).toBe(200);
+    const document = (await openapi.json()) as any;
+    expect(document['x-mcp']).toEqual(generated['x-mcp']);
+    expect(Object.keys(document.paths)).toContain('/api/lead/get');
 
     served.child.kill('SIGTERM');
     expect(await served.exited).toBe(0);

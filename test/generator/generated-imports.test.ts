@@ -1,6 +1,6 @@
 /**
- * Everything under generated/ is production code: each file is imported, directly or through other
- * generated files, by generated/registry.ts, the one file the server's entry point loads and hands
+ * Everything under generated/ is production code: each file is imported (or, for a JSON file read
+ * when first wanted, located), directly or through other generated files, by generated/registry.ts, the one file the server's entry point loads and hands
  * to the runtime (which never imports generated/ itself). A generated file that nothing imports
  * would be decoration; this fails instead. The same holds of the fixture modules' generated code
  * (test/fixtures/generated), which the tests run against.
@@ -14,10 +14,15 @@ import { ROOT, snapshotFolder } from '../helpers/module-trees.ts';
 
 const GENERATED = join(ROOT, 'generated');
 
-/** The relative module specifiers a file imports or re-exports (static and dynamic imports). */
+/**
+ * The relative module specifiers a file imports or re-exports (static and dynamic imports), and
+ * the files it reads from beside itself (`new URL('./openapi.json', import.meta.url)`).
+ */
 function importsOf(path: string): string[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
-  return importedFiles.map((file) => file.fileName).filter((name) => name.startsWith('.'));
+  const source = readFileSync(path, 'utf8');
+  const { importedFiles } = ts.preProcessFile(source, true, true);
+  const read = [...source.matchAll(/new URL\((['"])(\.[^'"]+)\1, import\.meta\.url\)/g)].map((match) => match[2]!);
+  return [...importedFiles.map((file) => file.fileName), ...read].filter((name) => name.startsWith('.'));
 }
 
 /** Every `.ts` file under a folder. */

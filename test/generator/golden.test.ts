@@ -86,9 +86,9 @@ describe('test/fixtures/generated/ for the fixture modules', () => {
     const elsewhere = generate(ir, '/tmp/somewhere/out');
     expect(elsewhere.get('crm/lead.schemas.ts')).toContain(`from '${relative('/tmp/somewhere/out/crm', join(ROOT, 'runtime/kinds.ts'))}'`);
     expect(emit(ir).get('crm/lead.schemas.ts')).toContain("import {\n  actionManyInput,\n  createManyInput,\n  deleteManyInput,\n  historyInput,\n  kinds,\n  listInput,\n  recordId,\n  revertBatchInput,\n  revertInput,\n  unknownFieldError,\n  updateManyInput,\n} from '../../runtime/kinds.ts';");
-    expect(emit(ir).get('registry.ts')).toContain("import type { Registry } from '../runtime/registry.ts';");
+    expect(emit(ir).get('registry.ts')).toContain("import type { OpenApiDocument, Registry } from '../runtime/registry.ts';");
     expect(emit(ir).get('crm/lead.queries.ts')).toContain("import { fromDb, toDb } from '../../runtime/query/values.ts';");
-    expect(generate(ir, FIXTURE_GENERATED_DIR).get('registry.ts')).toContain("import type { Registry } from '../../../runtime/registry.ts';");
+    expect(generate(ir, FIXTURE_GENERATED_DIR).get('registry.ts')).toContain("import type { OpenApiDocument, Registry } from '../../../runtime/registry.ts';");
   });
 
   it("hands each model's queries to the runtime through the registry, and nothing else imports them", () => {

@@ -43,19 +43,19 @@ interface CheckedDocument {
   readonly components: Json;
 }
 
-const documents = new WeakMap<Registry, Record<CallerKind, CheckedDocument>>();
+const documents = new WeakMap<Registry, Promise<Record<CallerKind, CheckedDocument>>>();
 const compiled = new Map<string, ValidateFunction>();
 
-function documentsOf(registry: Registry): Record<CallerKind, CheckedDocument> {
+function documentsOf(registry: Registry): Promise<Record<CallerKind, CheckedDocument>> {
   let found = documents.get(registry);
   if (!found) {
     const views = createOpenApiViews(registry, 'check');
-    const checked = (kind: CallerKind): CheckedDocument => {
-      const document = views.documentFor(rightsOf(registry, WIDEST[kind]), kind);
+    const checked = async (kind: CallerKind): Promise<CheckedDocument> => {
+      const document = await views.documentFor(rightsOf(registry, WIDEST[kind]), kind);
       const components = (document.components as Json).schemas as Json;
       return { document, components, componentsKey: createHash('sha256').update(JSON.stringify(components)).digest('hex') };
     };
-    found = { person: checked('person'), agent: checked('agent') };
+    found = Promise.all([checked('person'), checked('agent')]).then(([person, agent]) => ({ person, agent }));
     documents.set(registry, found);
   }
   return found;
@@ -83,9 +83,9 @@ function validatorOf(checked: CheckedDocument, schema: unknown): ValidateFunctio
 }
 
 /** Fails the test when the answer of `POST /api/<model>/<command>` does not fit the published document. */
-export function expectDocumentedAnswer(registry: Registry, token: string, commandId: string, answer: { readonly status: number; readonly body: unknown }): void {
+export async function expectDocumentedAnswer(registry: Registry, token: string, commandId: string, answer: { readonly status: number; readonly body: unknown }): Promise<void> {
   const kind: CallerKind = tokenKindOf(token) === 'agent' ? 'agent' : 'person';
-  const checked = documentsOf(registry)[kind];
+  const checked = (await documentsOf(registry))[kind];
   const [model, command] = commandId.split('.');
   const operation = resolved(checked.document, ((checked.document.paths as Json)[`/api/${model}/${command}`] as Json | undefined)?.post);
   const where = `${commandId} → ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 500)}`;

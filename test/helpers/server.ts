@@ -173,7 +173,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async command(token, commandId, input = {}) {
       const [model, command] = commandId.split('.');
       const answer = await request('POST', `/api/${model}/${command}`, input, token);
-      expectDocumentedAnswer(servedRegistry, token, commandId, answer);
+      await expectDocumentedAnswer(servedRegistry, token, commandId, answer);
       return answer;
     },
     async addPerson(username, roles, password = `${username}-test-password`) {
