@@ -3,11 +3,13 @@
  * `-wal` and `-shm` files and the folders for them readable by its own user only (0600, 0700),
  * whatever the umask lets through (the probe found 0644 files in a 0755 `data/`). The first
  * admin's password file and its folder are private too. A file that exists keeps its mode.
+ * And the writer connection's settings, each a decision runtime/db/connect.ts explains.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../runtime/db/connect.ts';
 import { startServer } from '../../../runtime/server.ts';
 import { registry } from '../../fixtures/generated/registry.ts';
 
@@ -57,5 +59,24 @@ describe('file modes', () => {
     const server = await startServer({ registry, dbUrl: `sqlite:${file}`, port: 0, log: () => {}, adminPassword: 'a-long-enough-password' });
     await server.close();
     expect([mode(data), mode(file)]).toEqual([0o750, 0o640]);
+  });
+});
+
+describe("the writer's settings", () => {
+  it('are the ones the runtime relies on: WAL, NORMAL sync, a checkpoint past 10,000 pages, temporary storage in memory, foreign keys, zeroed deletes', async () => {
+    const db = openDatabase(`sqlite:${join(dir, 'settings.sqlite')}`);
+    try {
+      const value = async (pragma: string) => Object.values(((await db.raw(`pragma ${pragma}`)) as Record<string, unknown>[])[0]!)[0];
+      expect({
+        journal_mode: await value('journal_mode'),
+        synchronous: await value('synchronous'),
+        wal_autocheckpoint: await value('wal_autocheckpoint'),
+        temp_store: await value('temp_store'),
+        foreign_keys: await value('foreign_keys'),
+        secure_delete: await value('secure_delete'),
+      }).toEqual({ journal_mode: 'wal', synchronous: 1, wal_autocheckpoint: 10_000, temp_store: 2, foreign_keys: 1, secure_delete: 1 });
+    } finally {
+      await db.destroy();
+    }
   });
 });
