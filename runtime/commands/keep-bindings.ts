@@ -41,6 +41,8 @@ export async function keepBindings(ctx: CommandContext, db: Knex, result: RunRes
       const { values } = entry(id);
       for (const [field, value] of Object.entries(keptValues)) if (lines.personal.has(field)) values[field] = value;
     }
+    // A line this write added is new: nothing is bound to it yet, so there is nothing to drop.
+    const added = new Set((changed?.added ?? []).map((line) => line.id));
     for (const [id, { values, changedFields }] of written) {
       const personal = Object.keys(values);
       if (personal.length === 0) continue;
@@ -48,7 +50,14 @@ export async function keepBindings(ctx: CommandContext, db: Knex, result: RunRes
       for (const field of personal) if (own.tokens[`${list}.${id}.${field}`] !== undefined) tokens[field] = own.tokens[`${list}.${id}.${field}`]!;
       await rebindAfterWrite(
         db,
-        { model: owner, recordId: id, ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}), values: personalValues(personal, values), changed: changedFields },
+        {
+          model: owner,
+          recordId: id,
+          ...(agentTokenId !== undefined ? { agentTokenId, agentTokens: tokens } : {}),
+          values: personalValues(personal, values),
+          changed: changedFields,
+          created: added.has(id),
+        },
         lines.personal,
       );
     }
