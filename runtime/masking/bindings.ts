@@ -7,7 +7,7 @@
  * command path). Bindings are kept in the transaction of the write they follow.
  */
 import type { Knex } from 'knex';
-import { selectIn } from '../db/statements.ts';
+import { runStatement, selectIn } from '../db/statements.ts';
 import type { MaskBinding } from '../registry.ts';
 import { hashValue, MASK_BINDINGS_TABLE, TOKEN_FORM, tokenOf } from './tables.ts';
 
@@ -32,20 +32,36 @@ export interface PersonalWrite {
  * their values by; everyone else's bindings of a field whose value changed go.
  */
 export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: ReadonlyMap<string, string>): Promise<void> {
+  // SQL written once per shape (runStatement): every update of a personal value runs these, and
+  // knex's query builder cost more than SQLite running them.
   if (write.changed.length > 0 && !write.created) {
-    const others = db(MASK_BINDINGS_TABLE).where({ model: write.model, record_id: write.recordId }).whereIn('field', [...write.changed]);
-    if (write.agentTokenId !== undefined) others.whereNot('agent_token_id', write.agentTokenId);
-    await others.delete();
+    const others = write.agentTokenId === undefined ? '' : ' and agent_token_id <> ?';
+    await runStatement(db, `${DROP_OF_FIELDS}${placeholders(write.changed.length)})${others}`, [
+      write.model,
+      write.recordId,
+      ...write.changed,
+      ...(write.agentTokenId === undefined ? [] : [write.agentTokenId]),
+    ]);
   }
   if (write.agentTokenId === undefined) return;
   for (const [field, value] of Object.entries(write.values)) {
-    const key = { agent_token_id: write.agentTokenId, model: write.model, record_id: write.recordId, field };
-    if (!write.created) await db(MASK_BINDINGS_TABLE).where(key).delete();
+    const key = [write.agentTokenId, write.model, write.recordId, field];
+    if (!write.created) await runStatement(db, DROP_OF_AGENT_FIELD, key);
     const known = write.agentTokens?.[field];
     const match = known === undefined ? undefined : TOKEN_FORM.exec(known);
     if (value === null || !match || match[1] !== labels.get(field)) continue;
-    await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+    await runStatement(db, INSERT_BINDING, [...key, match[1], Number(match[2]), hashValue(value)]);
   }
+}
+
+const DROP_OF_FIELDS = `delete from ${MASK_BINDINGS_TABLE} where model = ? and record_id = ? and field in (`;
+const DROP_OF_AGENT_FIELD = `delete from ${MASK_BINDINGS_TABLE} where agent_token_id = ? and model = ? and record_id = ? and field = ?`;
+const INSERT_BINDING = `insert into ${MASK_BINDINGS_TABLE} (agent_token_id, model, record_id, field, label, n, value_hash) values (?, ?, ?, ?, ?, ?, ?)`;
+const BOUND_TO_FIELDS = `select agent_token_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where model = ? and record_id = ? and field in (`;
+
+/** `?, ?, …`: `count` placeholders. */
+function placeholders(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
 }
 
 /** An agent token that stands for a value (a record's history keeps them with its values). */
@@ -61,10 +77,12 @@ export interface TokenFor {
 export async function boundTokens(db: Knex, model: string, recordId: string, values: Readonly<Record<string, string>>): Promise<Record<string, TokenFor[]>> {
   const fields = Object.keys(values);
   if (fields.length === 0) return {};
-  const rows: { agent_token_id: string; field: string; label: string; n: number | string; value_hash: string }[] = await db(MASK_BINDINGS_TABLE)
-    .select('agent_token_id', 'field', 'label', 'n', 'value_hash')
-    .where({ model, record_id: recordId })
-    .whereIn('field', fields);
+  // In the write's transaction (it reads what the write is about to replace), SQL written once.
+  const rows = await runStatement<{ agent_token_id: string; field: string; label: string; n: number | string; value_hash: string }>(
+    db,
+    `${BOUND_TO_FIELDS}${placeholders(fields.length)})`,
+    [model, recordId, ...fields],
+  );
   const found: Record<string, TokenFor[]> = {};
   for (const row of rows) {
     if (row.value_hash !== hashValue(values[row.field]!)) continue;
