@@ -1,0 +1,107 @@
+/**
+ * bench/report.ts: the bench's table of targets. Each row with a target says whether this run
+ * meets it; under the table, each target missed says by how much on each database, and why (what
+ * the profiles found). The figures here are made up: a report as bench/run.ts writes it.
+ */
+import { describe, expect, it } from 'vitest';
+import { renderTable, type BenchReport, type DialectReport } from '../../bench/report.ts';
+import type { WrkResult } from '../../bench/wrk.ts';
+
+const round = (requestsPerSecond: number, errorCount = 0): WrkResult => ({
+  requestsPerSecond,
+  requests: requestsPerSecond * 5,
+  seconds: 5,
+  errors: { connect: 0, read: 0, write: 0, status: errorCount, timeout: 0 },
+  errorCount,
+  latencyMs: { mean: 1, p50: 1, p90: 2, p99: 3, max: 4 },
+});
+const rounds = (...rates: number[]) => rates.map((rate) => round(rate));
+
+/** A run on SQLite where every target is met but those `misses` changes. */
+function sqliteRun(misses: Partial<Record<'agent' | 'create' | 'rss' | 'errors', true>> = {}): DialectReport {
+  return {
+    leads: 10_000,
+    won: 2_500,
+    orders: 1_000,
+    orderLines: 20,
+    seedMs: 1000,
+    firstStartMs: 600,
+    startMs: [500, 510, 520],
+    idleRssMiB: [70, 71, 72],
+    peakLeadGetMiB: 100,
+    peakAllMiB: misses.rss ? 150 : 110,
+    baselineIdleRssMiB: { http: 40, express: 50 },
+    rounds: {
+      http: rounds(10_000, 10_000, 10_000),
+      express: rounds(5_000, 5_000, 5_000),
+      person: rounds(8_000, 8_000, 8_000),
+      agent: misses.agent ? rounds(6_400, 6_400, 6_400) : rounds(7_600, 7_600, 7_600),
+      mcp: misses.agent ? rounds(6_000, 6_000, 6_000) : rounds(7_000, 7_000, 7_000),
+      search: rounds(4_500, 4_500, 4_500),
+      create: misses.create ? rounds(3_600, 3_600, 3_600) : rounds(4_400, 4_400, 4_400),
+      update: rounds(4_400, 4_400, 4_400),
+      action: misses.errors ? [round(4_400, 12), round(4_400), round(4_400)] : rounds(4_400, 4_400, 4_400),
+      orderGet: rounds(5_000, 5_000, 5_000),
+      orderCreate: rounds(1_200, 1_200, 1_200),
+      orderCreatePlain: rounds(1_210, 1_210, 1_210),
+      observed: rounds(7_900, 7_900, 7_900),
+    },
+    createManyPerSecond: [21_000, 22_000, 23_000],
+    toolLists: { agent: { tools: 17, bytes: 18_400 }, person: { tools: 20, bytes: 24_000 } },
+  };
+}
+
+function report(sqlite: DialectReport): BenchReport {
+  return {
+    startedAt: '2026-11-27T15:00:00.000Z',
+    mode: 'full',
+    settings: {},
+    machine: { cpus: 2, cpuModel: 'test', memoryGiB: 4, node: 'v20', wrk: 'test', loadAverageAtStart: [0, 0, 0], commit: 'abc1234' },
+    build: { sizes: [{ models: 50, buildMs: 2_000, checkMs: 1_000 }, { models: 100, buildMs: 3_000, checkMs: 1_500 }, { models: 200, buildMs: 5_000, checkMs: 2_500 }] },
+    dialects: { sqlite, postgres: { skipped: 'not asked for' } },
+  };
+}
+
+/** The lines under the table that name missed targets. */
+const missLines = (text: string) => text.split('\n').filter((line) => line.startsWith('- **'));
+
+describe('the bench table', () => {
+  it('with every target met: every row says yes, and nothing is listed as missed', () => {
+    const text = renderTable(report(sqliteRun()));
+    expect(text).not.toContain('**no**');
+    expect(text).not.toContain('Targets missed in this run');
+    expect(missLines(text)).toEqual([]);
+  });
+
+  it('lists each missed target once, with by how much it misses on each database and why', () => {
+    const text = renderTable(report(sqliteRun({ agent: true, create: true, rss: true })));
+    expect(text).toContain('Targets missed in this run, by how much, and why');
+    const lines = missLines(text);
+    expect(lines.map((line) => /^- \*\*(.+?)\*\*/.exec(line)![1])).toEqual([
+      'rmsgen lead.get as an agent, notes masked',
+      'rmsgen lead.create as a person (history, audit and outbox rows)',
+      'RSS peak over every target above',
+    ]);
+    expect(lines[0]).toContain('(≥ 0.90 of the person\'s): SQLite: 0.80 against ≥ 0.90: 11 % short. Why: ');
+    expect(lines[1]).toContain('(≥ 0.50 of lead.get on SQLite): SQLite: 0.45 against ≥ 0.50: 10 % short. Why: ');
+    expect(lines[2]).toContain('(< 120 MiB): SQLite: 150 MiB against < 120 MiB: 25 % over. Why: ');
+    // Each why is the profile's finding, not a placeholder.
+    for (const line of lines) expect(line).not.toContain('no profile has looked at it yet');
+    expect(text).toMatch(/\| rmsgen lead\.get as an agent, notes masked \| 6,400 req\/s \(0\.80\) \| not run \| ≥ 0\.90 of the person's \| \*\*no\*\* \|/);
+  });
+
+  it('a target met in figures but with errors in its rounds is missed, and says so', () => {
+    const lines = missLines(renderTable(report(sqliteRun({ errors: true }))));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('rmsgen lead.qualify, an action');
+    expect(lines[0]).toContain('SQLite: 12 errors in its rounds (their answers are counted in the figure). Why: ');
+  });
+
+  it('a build of 200 models over 10 s or not linear is missed, with both reasons', () => {
+    const slow = report(sqliteRun());
+    const text = renderTable({ ...slow, build: { sizes: [{ models: 50, buildMs: 2_000, checkMs: 1_000 }, { models: 100, buildMs: 3_000, checkMs: 1_500 }, { models: 200, buildMs: 12_000, checkMs: 2_500 }] } });
+    const lines = missLines(text);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('12.0 s against < 10.0 s: 20 % over; not linear: the last step costs 4.5 times the first per model (at most 1.5). Why: ');
+  });
+});
