@@ -99,8 +99,8 @@ function openKnex(url: string, options: OpenOptions): Knex {
           // default (1,000 pages, 4 MiB) a `create_many` of 1,000 leads (about 800 pages) paid a
           // checkpoint in nearly every commit, 15 of its 24 ms, and the pages every write touches
           // (indexes' upper levels, the search tables' structure) were copied each time. 10,000
-          // (40 MiB of log at most) measured +20–40 % on create_many and the same on single
-          // creates, which commit in groups of ~30 pages (docs/performance.md, 18.).
+          // (40 MiB of log at most) measured 1.24–1.39 times the rate on create_many, and single
+          // creates (groups of ~30 pages a write) within the noise (docs/performance.md, 18.).
           connection.pragma('wal_autocheckpoint = 10000');
           connection.pragma('busy_timeout = 5000');
           // A write runs in a savepoint of its group's transaction (write-groups.ts), and SQLite keeps
