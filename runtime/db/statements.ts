@@ -22,6 +22,11 @@ export function sqlIdentifiers(names: readonly string[]): string {
   return names.map(sqlIdentifier).join(', ');
 }
 
+/** `?, ?, …`: `count` placeholders, for a row's values or an `in (…)` list. */
+export function sqlPlaceholders(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
 /**
  * `insert into <table> (<columns>) values (?, …), …` for a number of rows, each text written once:
  * the multi-row inserts of the audit, history and outbox rows, which run prepared, one statement per
@@ -29,7 +34,7 @@ export function sqlIdentifiers(names: readonly string[]): string {
  */
 export function rowsInsertSql(table: string, columns: readonly string[]): (rows: number) => string {
   const head = `insert into ${sqlIdentifier(table)} (${sqlIdentifiers(columns)}) values `;
-  const row = `(${columns.map(() => '?').join(', ')})`;
+  const row = `(${sqlPlaceholders(columns.length)})`;
   const byRows: string[] = [];
   return (rows) => (byRows[rows] ??= head + Array.from({ length: rows }, () => row).join(', '));
 }
@@ -72,7 +77,7 @@ export async function selectIn<Row>(db: Knex, sql: string, column: string, bindi
   const rows: Row[] = [];
   for (let i = 0; i < values.length; i += SQLITE_IN_CHUNK) {
     const chunk = values.slice(i, i + SQLITE_IN_CHUNK);
-    rows.push(...(await selectRows<Row>(db, `${sql} ${column} in (${chunk.map(() => '?').join(', ')})`, [...bindings, ...chunk])));
+    rows.push(...(await selectRows<Row>(db, `${sql} ${column} in (${sqlPlaceholders(chunk.length)})`, [...bindings, ...chunk])));
   }
   return rows;
 }

@@ -7,7 +7,7 @@
  * command path). Bindings are kept in the transaction of the write they follow.
  */
 import type { Knex } from 'knex';
-import { runStatement, selectIn } from '../db/statements.ts';
+import { runStatement, selectIn, sqlPlaceholders } from '../db/statements.ts';
 import type { MaskBinding } from '../registry.ts';
 import { hashValue, MASK_BINDINGS_TABLE, TOKEN_FORM, tokenOf } from './tables.ts';
 
@@ -36,7 +36,7 @@ export async function rebindAfterWrite(db: Knex, write: PersonalWrite, labels: R
   // knex's query builder cost more than SQLite running them.
   if (write.changed.length > 0 && !write.created) {
     const others = write.agentTokenId === undefined ? '' : ' and agent_token_id <> ?';
-    await runStatement(db, `${DROP_OF_FIELDS}${placeholders(write.changed.length)})${others}`, [
+    await runStatement(db, `${DROP_OF_FIELDS}${sqlPlaceholders(write.changed.length)})${others}`, [
       write.model,
       write.recordId,
       ...write.changed,
@@ -59,11 +59,6 @@ const DROP_OF_AGENT_FIELD = `delete from ${MASK_BINDINGS_TABLE} where agent_toke
 const INSERT_BINDING = `insert into ${MASK_BINDINGS_TABLE} (agent_token_id, model, record_id, field, label, n, value_hash) values (?, ?, ?, ?, ?, ?, ?)`;
 const BOUND_TO_FIELDS = `select agent_token_id, field, label, n, value_hash from ${MASK_BINDINGS_TABLE} where model = ? and record_id = ? and field in (`;
 
-/** `?, ?, …`: `count` placeholders. */
-function placeholders(count: number): string {
-  return Array.from({ length: count }, () => '?').join(', ');
-}
-
 /** An agent token that stands for a value (a record's history keeps them with its values). */
 export interface TokenFor {
   readonly agent: string;
@@ -80,7 +75,7 @@ export async function boundTokens(db: Knex, model: string, recordId: string, val
   // In the write's transaction (it reads what the write is about to replace), SQL written once.
   const rows = await runStatement<{ agent_token_id: string; field: string; label: string; n: number | string; value_hash: string }>(
     db,
-    `${BOUND_TO_FIELDS}${placeholders(fields.length)})`,
+    `${BOUND_TO_FIELDS}${sqlPlaceholders(fields.length)})`,
     [model, recordId, ...fields],
   );
   const found: Record<string, TokenFor[]> = {};
@@ -97,9 +92,9 @@ export async function restoreBindings(db: Knex, model: string, recordId: string,
     for (const { agent, token: bound } of tokens) {
       const match = TOKEN_FORM.exec(bound);
       if (!match) continue;
-      const key = { agent_token_id: agent, model, record_id: recordId, field };
-      await db(MASK_BINDINGS_TABLE).where(key).delete();
-      await db(MASK_BINDINGS_TABLE).insert({ ...key, label: match[1], n: Number(match[2]), value_hash: hashValue(value) });
+      const key = [agent, model, recordId, field];
+      await runStatement(db, DROP_OF_AGENT_FIELD, key);
+      await runStatement(db, INSERT_BINDING, [...key, match[1], Number(match[2]), hashValue(value)]);
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
-import { duplicateOf, sqlIdentifier, sqlIdentifiers, uniqueFields, type UniqueFields } from '../db/statements.ts';
+import { duplicateOf, sqlIdentifier, sqlIdentifiers, sqlPlaceholders, uniqueFields, type UniqueFields } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { toDb } from '../query/values.ts';
@@ -77,7 +77,7 @@ class TableWriter {
   }
 
   private sqliteInsert(rows: number): string {
-    const row = `(${this.columns.map(() => '?').join(', ')})`;
+    const row = `(${sqlPlaceholders(this.columns.length)})`;
     return `insert into ${sqlIdentifier(this.table.name)} (${sqlIdentifiers(this.columns)}) values ${Array.from({ length: rows }, () => row).join(', ')}`;
   }
 

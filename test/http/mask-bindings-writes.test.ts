@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let admin: string;
@@ -74,5 +74,26 @@ describe.skipIf(testPostgresUrl() !== undefined)('the masking bindings statement
     expect(run.statements, run.statements.join('\n')).toHaveLength(2);
     expect(run.statements[0]).toMatch(/^select .* from [`"]?rms_mask_bindings[`"]? where [`"]?model[`"]? = \? and [`"]?record_id[`"]? = \? and [`"]?field[`"]? in \(\?\)$/);
     expect(run.statements[1]).toMatch(/^delete from [`"]?rms_mask_bindings[`"]? where [`"]?model[`"]? = \? and [`"]?record_id[`"]? = \? and [`"]?field[`"]? in \(\?\)$/);
+  });
+
+  it('a revert puts back, with a value, the binding an agent had on it: the same row, as its write made it', async () => {
+    const agent = await agentToken(t, admin, ['lead.*'], 'binding writer');
+    const created = await t.command(agent, 'lead.create', { title: 'Bound lead', notes: 'Call Ms Bound' });
+    expect(created.status).toBe(200);
+    const id = created.body.value.id as string;
+    const bindings = () => t.inspect((db) => db.prepare('select agent_token_id, model, record_id, field, label, n, value_hash from rms_mask_bindings where record_id = ? order by agent_token_id').all(id));
+    const written = await bindings();
+    expect(written).toHaveLength(1);
+    // A person changes the note: the agent's binding goes (its history entry keeps the token).
+    expect((await t.command(admin, 'lead.update', { id, notes: 'Call Mr Other' })).status).toBe(200);
+    expect(await bindings()).toEqual([]);
+    const entries = (await t.command(admin, 'lead.history', { id })).body.value.rows as { change_id: string; command: string }[];
+    const update = entries.find((entry) => entry.command === 'lead.update')!;
+    statements.length = 0;
+    expect((await t.command(admin, 'lead.revert', { id, change_id: update.change_id })).status).toBe(200);
+    expect(await bindings()).toEqual(written);
+    // Put back by the statements a write binds with: the drop of the agent's field, then its insert.
+    const bindingWrites = statements.filter((sql) => /^(delete from|insert into) [`"]?rms_mask_bindings/.test(sql));
+    expect(bindingWrites.slice(-2).map((sql) => sql.replace(/[`"]/g, '').split(' ').slice(0, 3).join(' '))).toEqual(['delete from rms_mask_bindings', 'insert into rms_mask_bindings']);
   });
 });
