@@ -221,8 +221,9 @@ export function renderTable(report: BenchReport): string {
         const results = d.rounds[round];
         if (!results) return undefined;
         const ratio = pairedRatio(results, d.rounds.person!);
-        const text = `${formatRps(rps(results))} (${ratio.toFixed(2)})${errors(results)}`;
-        return d === report.dialects.sqlite ? judged(text, [{ value: ratio, goal: 0.5, direction: '≥', format: ratioFormat }], errorsIn(results, d.rounds.person)) : { text };
+        // The target is SQLite's; PostgreSQL's figure is shown beside it.
+        if (d === report.dialects.sqlite) return ratioCell(results, formatRps(rps(results)), ratio, 0.5, d.rounds.person);
+        return { text: `${formatRps(rps(results))} (${ratio.toFixed(2)})${errors(results)}` };
       },
       writeWhy,
     );
@@ -241,13 +242,14 @@ export function renderTable(report: BenchReport): string {
       why: `each statement is a round trip to another process, and on this two-core virtual machine a loopback write wakes PostgreSQL on the other core (writev a fifth of the profile, 12.); the bare node:http baseline with its one statement reads ${bare.toFixed(2)} of SQLite's in this run.`,
     });
   }
-  perDialect('rmsgen order.get of 20 lines as a person', '≥ 0.60 of lead.get', (d) =>
-    judged(
-      `${formatRps(rps(d.rounds.orderGet))} (${pairedRatio(d.rounds.orderGet!, d.rounds.person!).toFixed(2)}; ${d.orderLines} lines)${errors(d.rounds.orderGet)}`,
-      [{ value: pairedRatio(d.rounds.orderGet!, d.rounds.person!), goal: 0.6, direction: '≥', format: ratioFormat }],
+  perDialect('rmsgen order.get of 20 lines as a person', '≥ 0.60 of lead.get', (d) => {
+    const ratio = pairedRatio(d.rounds.orderGet!, d.rounds.person!);
+    return judged(
+      `${formatRps(rps(d.rounds.orderGet))} (${ratio.toFixed(2)}; ${d.orderLines} lines)${errors(d.rounds.orderGet)}`,
+      [{ value: ratio, goal: 0.6, direction: '≥', format: ratioFormat }],
       errorsIn(d.rounds.orderGet, d.rounds.person),
-    ),
-  );
+    );
+  });
   perDialect(
     'rmsgen order.create of 20 lines, with its rules and computed fields',
     '≥ 1,000 orders/s on SQLite',
