@@ -26,6 +26,8 @@ export interface StartOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /** The line that says the server is ready, its URL in the first group (rmsgen's `listening on <url>` by default). */
+  readonly ready?: RegExp;
 }
 
 const running = new Set<ChildProcess>();
@@ -33,9 +35,10 @@ const running = new Set<ChildProcess>();
 /** How much of a server's output after its `listening on` line is kept for error messages (characters). */
 const OUTPUT_KEPT = 64 * 1024;
 
-/** Starts `node <args>` and waits for its `listening on` line. */
+/** Starts `node <args>` and waits for its `listening on` line (or `options.ready`). */
 export function startNode(name: string, args: readonly string[], options: StartOptions = {}): Promise<StartedProcess> {
   const started = performance.now();
+  const ready = options.ready ?? /listening on (http:\/\/[^\s]+)/;
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -48,11 +51,11 @@ export function startNode(name: string, args: readonly string[], options: StartO
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} did not print "listening on" within ${options.timeoutMs ?? 30_000} ms:\n${output}`));
+      reject(new Error(`${name} did not print ${ready} within ${options.timeoutMs ?? 30_000} ms:\n${output}`));
     }, options.timeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      const match = ready.exec(output);
       if (!match) return;
       const startMs = performance.now() - started;
       clearTimeout(timer);
@@ -78,7 +81,7 @@ export function startNode(name: string, args: readonly string[], options: StartO
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited (${signal ?? code}) before listening:\n${output}`));
+      reject(new Error(`${name} exited (${signal ?? code}) before it was ready:\n${output}`));
     });
   });
 }
@@ -115,9 +118,9 @@ export function freePort(): Promise<number> {
 }
 
 /** Runs `node <args>` to completion; milliseconds and output. */
-export function runNode(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<{ ms: number; code: number | null; output: string }> {
+export function runNode(args: readonly string[], options: { cwd?: string; timeoutMs?: number; env?: Readonly<Record<string, string>> } = {}): Promise<{ ms: number; code: number | null; output: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...options.env } });
   running.add(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -40,6 +40,8 @@ export type DialectReport =
       /** `tools/list` of the demo (absent in reports from before it was measured). */
       readonly toolLists?: ToolListSizes;
       readonly models?: ModelStarts;
+      /** Directus's create beside rmsgen's (`rounds.directusCreate`), or why it was not run (absent in reports from before it was). */
+      readonly directus?: { readonly version: string; readonly notRun?: undefined } | { readonly notRun: string };
     };
 
 /** Starts of the generated project (see bench/model-project.ts). */
@@ -48,6 +50,9 @@ export interface ToolListSizes {
   readonly agent: { readonly tools: number; readonly bytes: number };
   readonly person: { readonly tools: number; readonly bytes: number };
 }
+
+/** The Directus release issue 25 measured against (bench/directus.ts installs it). */
+export const DIRECTUS_VERSION = '11.3.5';
 
 /** Issue 25's goal for `tools/list` of the demo, set when it had 26 tools. */
 const TOOL_LIST_GOAL_BYTES = 25_000;
@@ -230,6 +235,23 @@ export function renderTable(report: BenchReport): string {
   write('create', 'rmsgen lead.create as a person (history, audit and outbox rows)');
   write('update', 'rmsgen lead.update of a note as a person (history, audit and outbox rows)');
   write('action', 'rmsgen lead.qualify, an action, as a person (history, audit and outbox rows)');
+  perDialect(
+    `Directus ${DIRECTUS_VERSION} POST /items/lead (its activity and revision rows), beside rmsgen lead.create`,
+    'rmsgen\'s create ≥ 10× (SQLite)',
+    (d) => {
+      if (d.directus === undefined) return undefined;
+      const sqlite = d === report.dialects.sqlite;
+      if (d.directus.notRun !== undefined) {
+        const text = `not measured: ${d.directus.notRun}`;
+        return sqlite ? { text, met: false, misses: [text] } : { text };
+      }
+      const results = d.rounds.directusCreate!;
+      const ratio = pairedRatio(d.rounds.create!, results);
+      const text = `${formatRps(rps(results))} (rmsgen's create: ${ratio.toFixed(1)}×)${errors(results)}`;
+      return sqlite ? judged(text, [{ value: ratio, goal: 10, direction: '≥', format: (n) => `${n.toFixed(1)}×` }], errorsIn(results, d.rounds.create)) : { text };
+    },
+    'Directus is installed by the bench on its first full run (bench/directus.ts); without it, or with --no-directus, the row is not measured.',
+  );
   const sqlite = report.dialects.sqlite;
   const postgres = report.dialects.postgres;
   if (sqlite && sqlite.skipped === undefined && postgres && postgres.skipped === undefined) {

@@ -21,6 +21,8 @@
  *                                      # costs single writes (with --before <checkout without it>), delivery rate
  *   npm run bench -- --webhook-kill    # 10,000 changes on two PostgreSQL instances, one SIGKILLed every 5 s,
  *                                      # a receiver failing 20 %: events lost, order, duplicates, p99 (bench/webhooks.ts)
+ *   npm run bench -- --no-directus     # without Directus's create beside rmsgen's (bench/directus.ts: installed
+ *                                      # into bench/.directus/ on the first full run, a few minutes)
  *   npm run bench -- --files           # files instead (bench/files.ts): a 200 MB upload's and download's RSS
  *                                      # and throughput, get with 10 files against none at 10,000 records
  *
@@ -36,11 +38,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildServeOutputs } from '../bin/compile.ts';
 import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createNewLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
+import { installDirectus, startDirectus } from './directus.ts';
 import { createModelProject, type ModelProject } from './model-project.ts';
 import { runOrderScaleBench } from './order-scale.ts';
 import { createPlainOrderProject, type PlainOrderProject } from './plain-order-project.ts';
 import { freePort, runNode, startNode, stopAll, type StartedProcess } from './processes.ts';
-import { BULK_RECORDS, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts, type ToolListSizes } from './report.ts';
+import { BULK_RECORDS, DIRECTUS_VERSION, renderTable, type BenchReport, type Dialect, type DialectReport, type ModelStarts, type ToolListSizes } from './report.ts';
 import { runScaleBench } from './scale.ts';
 import { runFilesBench } from './files.ts';
 import { runWebhookKillBench, runWebhooksBench } from './webhooks.ts';
@@ -62,6 +65,7 @@ const { values: flags } = parseArgs({
     webhooks: { type: 'boolean', default: false },
     'webhook-kill': { type: 'boolean', default: false },
     files: { type: 'boolean', default: false },
+    'no-directus': { type: 'boolean', default: false },
   },
 });
 
@@ -95,6 +99,9 @@ if (flags.only !== undefined && flags.only !== 'sqlite' && flags.only !== 'postg
 }
 
 const log = (line: string) => console.log(`[bench] ${line}`);
+
+/** The body of each `lead.create` of the bench, and of Directus's create beside it: a new lead a request. */
+const CREATE_BODY = { title: 'Bench lead {{n}}', notes: 'Call back about bench lead {{n}}' };
 
 /** Lines of each order `order.get` reads and `order.create` writes (issue 21's targets). */
 const ORDER_LINES = 20;
@@ -200,8 +207,12 @@ if (flags.rows !== undefined) {
   process.exit(0);
 }
 
+/** Why Directus's create is not measured in this run, if it is not (bench/directus.ts). */
+let directusNotRun: string | undefined;
+
 try {
   await buildServeOutputs({ log });
+  directusNotRun = flags['no-directus'] ? 'left out with --no-directus' : flags.smoke ? 'not in a smoke run' : await installDirectus(log);
   const largest = await measureBuilds(report);
   let plainOrder: PlainOrderProject | undefined;
   try {
@@ -306,6 +317,21 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     }
 
     const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before, observed }, leads, personToken, agent, orders, plainOrders);
+    if (directusNotRun === undefined) {
+      const directusDatabase = await openBenchDatabase(dialect, 'directus');
+      if (typeof directusDatabase === 'string') throw new Error(directusDatabase);
+      cleanups.push(directusDatabase.drop);
+      log(`${dialect}: Directus ${DIRECTUS_VERSION} beside lead.create`);
+      const directus = await startDirectus(dialect, directusDatabase.url, join(workDir, `directus-${dialect}`));
+      cleanups.push(directus.stop);
+      const check = await post(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, { authorization: `Bearer ${directus.token}` });
+      if (check.status !== 200 || (check.json as { data?: { title?: unknown } }).data?.title !== 'Bench lead check') {
+        throw new Error(`${dialect}: Directus POST /items/lead answered ${check.status}; not measuring it`);
+      }
+      closeConnections();
+      // The same body as rmsgen's create, a new record a request; after it in each round.
+      targets.directusCreate = prepareTarget(join(workDir, dialect), 'directus-create', `${directus.server.url}/items/lead`, [CREATE_BODY], { authorization: `Bearer ${directus.token}` });
+    }
     const toolLists = await measureToolLists(rms.url, personToken, agent);
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
@@ -362,6 +388,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       rounds,
       createManyPerSecond,
       toolLists,
+      directus: directusNotRun === undefined ? { version: DIRECTUS_VERSION } : { notRun: directusNotRun },
       ...(models ? { models } : {}),
     };
   } finally {
@@ -498,7 +525,7 @@ async function prepareTargets(
   // note on the seeded leads in turn; the action on fresh leads, each once (see actionTarget).
   // Last in each round: the rows they add (some 20,000 leads a round) must not weigh on the reads
   // of the same round that their ratios pair (observed against person above).
-  targets.create = prepareTarget(dir, 'create', `${servers.rms.url}/api/lead/create`, [{ title: 'Bench lead {{n}}', notes: 'Call back about bench lead {{n}}' }], person);
+  targets.create = prepareTarget(dir, 'create', `${servers.rms.url}/api/lead/create`, [CREATE_BODY], person);
   targets.update = prepareTarget(dir, 'update', `${servers.rms.url}/api/lead/update`, ids.map((id) => ({ id, notes: 'Call back about the renewal of contract {{n}}' })), person);
   targets.action = await actionTarget(servers.rms.url, personToken, 'check', 1);
 

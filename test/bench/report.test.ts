@@ -18,7 +18,7 @@ const round = (requestsPerSecond: number, errorCount = 0): WrkResult => ({
 const rounds = (...rates: number[]) => rates.map((rate) => round(rate));
 
 /** A run on SQLite where every target is met but those `misses` changes. */
-function sqliteRun(misses: Partial<Record<'agent' | 'create' | 'rss' | 'errors', true>> = {}): DialectReport {
+function sqliteRun(misses: Partial<Record<'agent' | 'create' | 'rss' | 'errors' | 'directus', true>> = {}, directus: Extract<DialectReport, { skipped?: undefined }>['directus'] | 'absent' = { version: '11.3.5' }): DialectReport {
   return {
     leads: 10_000,
     won: 2_500,
@@ -45,9 +45,11 @@ function sqliteRun(misses: Partial<Record<'agent' | 'create' | 'rss' | 'errors',
       orderCreate: rounds(1_200, 1_200, 1_200),
       orderCreatePlain: rounds(1_210, 1_210, 1_210),
       observed: rounds(7_900, 7_900, 7_900),
+      ...(directus !== 'absent' && directus?.notRun === undefined ? { directusCreate: misses.directus ? rounds(500, 480, 520) : rounds(100, 90, 110) } : {}),
     },
     createManyPerSecond: [21_000, 22_000, 23_000],
     toolLists: { agent: { tools: 17, bytes: 18_400 }, person: { tools: 20, bytes: 24_000 } },
+    ...(directus !== 'absent' ? { directus } : {}),
   };
 }
 
@@ -103,5 +105,34 @@ describe('the bench table', () => {
     const lines = missLines(text);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('12.0 s against < 10.0 s: 20 % over; not linear: the last step costs 4.5 times the first per model (at most 1.5). Why: ');
+  });
+
+  describe("Directus's create beside rmsgen's (rmsgen's at least 10×)", () => {
+    const row = (text: string) => text.split('\n').find((line) => line.startsWith('| Directus'));
+
+    it('shows Directus\'s rate and rmsgen\'s create as a multiple of it, paired by round', () => {
+      const text = renderTable(report(sqliteRun()));
+      // Rounds 4,400/100, 4,400/90 and 4,400/110: the median ratio is 44.
+      expect(row(text)).toBe("| Directus 11.3.5 POST /items/lead (its activity and revision rows), beside rmsgen lead.create | 100 req/s (rmsgen's create: 44.0×) | not run | rmsgen's create ≥ 10× (SQLite) | yes |");
+      expect(missLines(text)).toEqual([]);
+    });
+
+    it('under 10× is missed, by how much', () => {
+      const lines = missLines(renderTable(report(sqliteRun({ directus: true }))));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain("(rmsgen's create ≥ 10× (SQLite)): SQLite: 8.8× against ≥ 10.0×: 12 % short. Why: ");
+    });
+
+    it('not run (--no-directus, or an install that failed) is missed, and says why', () => {
+      const text = renderTable(report(sqliteRun({}, { notRun: 'left out with --no-directus' })));
+      expect(row(text)).toContain('| not measured: left out with --no-directus | not run |');
+      const lines = missLines(text);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('SQLite: not measured: left out with --no-directus. Why: ');
+    });
+
+    it('a report from before Directus was measured shows the row empty', () => {
+      expect(row(renderTable(report(sqliteRun({}, 'absent'))))).toContain('| — | not run |');
+    });
   });
 });
