@@ -141,6 +141,10 @@ const ratioFormat = (value: number) => value.toFixed(2);
 const ORDER_CREATE_WHY =
   'an order of 20 lines is 22 rows with their indexes, and SQLite runs them in about 0.3 ms an order (the 20 line rows 77 µs, its share of the group\'s commit about 130 µs, the order, audit, history and event rows 60 µs); the rest is JavaScript per line (draft, compute, check, the history entry\'s line changes) and GC. A drop of masking bindings per line, which could find nothing, cost about a quarter until 18.';
 
+/** Why `order.get` of 20 lines misses 0.60 of `lead.get` where it does (profile of 2026-11-27, 19.). */
+const ORDER_GET_WHY =
+  'an order is 21 rows to read and answer, not one: the read of its 20 lines through their owner index is the largest statement of the call (53 µs of some 110 µs of SQLite\'s time a call; the order 15, the session 16, the call\'s share of its audit group 27), and the answer is about 4.4 kB against under half a kB for lead.get (writev 13 % of the busy time). In the runs of 2026-11-26 and 27 it read 0.52–0.65 on SQLite.';
+
 /** Why the observability row misses 0.95 where it does (profile of 2026-11-27, 18.). */
 const METRICS_WHY =
   'with both on, finishing a request is about a tenth of a `get`\'s busy time: prom-client\'s counter and histogram updates 3.9 % (each hashes its labels), the JSON line\'s formatting 2.1 % and its write to stdout (a system call a line) about 1.5 %, the rest its time stamp. Side by side, CPU per request read 1.05–1.15 of the same server without them; single runs of this ratio spread ±0.06.';
@@ -271,7 +275,7 @@ export function renderTable(report: BenchReport): string {
       [{ value: ratio, goal: 0.6, direction: '≥', format: ratioFormat }],
       errorsIn(d.rounds.orderGet, d.rounds.person),
     );
-  });
+  }, ORDER_GET_WHY);
   perDialect(
     'rmsgen order.create of 20 lines, with its rules and computed fields',
     '≥ 1,000 orders/s on SQLite',
@@ -290,7 +294,7 @@ export function renderTable(report: BenchReport): string {
       [{ value: cost * 100, goal: 5, direction: '<', format: (n) => `${n.toFixed(1)} %` }],
       errorsIn(d.rounds.orderCreate, d.rounds.orderCreatePlain),
     );
-  });
+  }, 'what rules and computed fields add is JavaScript per line (the draft, the computation, the checks; 18.). The two creates run on two servers, each on a database of its own, so a round moves each alone: on the same code this row has read from −50 % to −10 %, the order with them the faster.');
   perDialect(
     'rmsgen lead.get as a person, with metrics and JSON request lines',
     '≥ 0.95 of the same without',
@@ -319,6 +323,7 @@ export function renderTable(report: BenchReport): string {
   const kB = (bytes: number, digits = 1) => `${(bytes / 1000).toFixed(digits)} kB`;
   perDialect("MCP tools/list as the bench's agent (lead.*)", '< 25 kB', (d) =>
     d.toolLists ? judged(`${kB(d.toolLists.agent.bytes)} (${d.toolLists.agent.tools} tools)`, [{ value: d.toolLists.agent.bytes, goal: TOOL_LIST_GOAL_BYTES, direction: '<', format: (n) => kB(n) }]) : undefined,
+    'it grows with the tools the agent\'s scopes give it (17 for `lead.*`), each its name, title, annotations and input schema ("MCP tools/list").',
   );
   perDialect(
     'MCP tools/list of the whole demo, as the admin',
@@ -337,8 +342,11 @@ export function renderTable(report: BenchReport): string {
     (d) => judged(formatMiB(median(d.idleRssMiB)), [{ value: median(d.idleRssMiB), goal: 80, direction: '<', format: formatMiB }]),
     'of an idle server\'s resident set the node binary\'s own pages are about 46 MiB; a heap snapshot holds 18 MB of JavaScript heap, 5.9 MB of it strings, mostly module sources (the bundle\'s own, zod\'s, knex\'s) ("What remains").',
   );
-  perDialect('RSS peak under lead.get load (wrk -t1 -c32)', '< 150 MiB', (d) =>
-    judged(formatMiB(d.peakLeadGetMiB), [{ value: d.peakLeadGetMiB, goal: 150, direction: '<', format: formatMiB }]),
+  perDialect(
+    'RSS peak under lead.get load (wrk -t1 -c32)',
+    '< 150 MiB',
+    (d) => judged(formatMiB(d.peakLeadGetMiB), [{ value: d.peakLeadGetMiB, goal: 150, direction: '<', format: formatMiB }]),
+    'as in the row below, V8\'s young generation: its semi-spaces grow to 16 MiB each under load, beside the node binary\'s own pages (47 MiB) and malloc\'s heap (27 MiB: SQLite\'s page caches and statements, the HTTP parsers) (/proc/<pid>/smaps and a heap snapshot, "What remains"). The figure moves between runs on the same code (128–160 MiB on SQLite); `node --max-semi-space-size=4` lowers it, as the operator\'s flag.',
   );
   perDialect(
     'RSS peak over every target above',
@@ -346,8 +354,11 @@ export function renderTable(report: BenchReport): string {
     (d) => judged(formatMiB(d.peakAllMiB), [{ value: d.peakAllMiB, goal: 120, direction: '<', format: formatMiB }]),
     'V8\'s young generation: under load it grows its semi-spaces to 16 MiB each, and keeps old-generation pages after collecting them; live JavaScript objects are about 18.5 MiB at the peak (heap snapshot and /proc/<pid>/smaps, "What remains"). Started with `node --max-semi-space-size=4` the same walk peaked at 137 MiB at rates within the noise, but V8 reads that size only at start, so it is the operator\'s flag, not the server\'s.',
   );
-  perDialect('start to `listening`, demo modules, seeded database', '< 1 s', (d) =>
-    judged(formatSeconds(median(d.startMs)), [{ value: median(d.startMs), goal: 1000, direction: '<', format: formatSeconds }]),
+  perDialect(
+    'start to `listening`, demo modules, seeded database',
+    '< 1 s',
+    (d) => judged(formatSeconds(median(d.startMs)), [{ value: median(d.startMs), goal: 1000, direction: '<', format: formatSeconds }]),
+    'nearly all of it is loading modules (reading and compiling CommonJS: lodash through knex, mime-db) and zod building the generated schemas (6.); a loaded machine stretches it (0.53–0.83 s in the runs of 2026-11-27).',
   );
   perDialect(
     'start to `listening`, generated models',
@@ -389,6 +400,7 @@ export function renderTable(report: BenchReport): string {
       shared: judged(`${sizes.map((size) => formatSeconds(size.checkMs)).join(' / ')} (${(largest.checkMs / largest.buildMs).toFixed(2)} of build)`, [
         { value: largest.checkMs / largest.buildMs, goal: 1.1, direction: '<', format: (n) => `${n.toFixed(2)} of build` },
       ]),
+      why: '`--check` runs the same generation as `build` and compares what it would write instead of writing it (8., 11.), so the two move together with the machine\'s load.',
     });
   }
 

@@ -92,6 +92,35 @@ describe('the bench table', () => {
     expect(text).toMatch(/\| rmsgen lead\.get as an agent, notes masked \| 6,400 req\/s \(0\.80\) \| not run \| ≥ 0\.90 of the person's \| \*\*no\*\* \|/);
   });
 
+  it('every target, missed at once, has its why from a profile', () => {
+    const good = sqliteRun();
+    if (good.skipped !== undefined) throw new Error('unreachable');
+    const slow = (rate: number) => rounds(rate, rate, rate);
+    const bad: DialectReport = {
+      ...good,
+      startMs: [5_000, 5_000, 5_000],
+      idleRssMiB: [90, 90, 90],
+      peakLeadGetMiB: 200,
+      peakAllMiB: 200,
+      rounds: {
+        ...Object.fromEntries(Object.keys(good.rounds).map((name) => [name, slow(100)])),
+        http: slow(10_000),
+        person: slow(1_000),
+        orderCreatePlain: slow(200),
+        directusCreate: slow(50),
+      },
+      createManyPerSecond: [1_000],
+      toolLists: { agent: { tools: 17, bytes: 40_000 }, person: { tools: 69, bytes: 80_000 } },
+      models: { count: 200, firstStartMs: 9_000, startMs: [9_000], idleRssMiB: [200] },
+    };
+    const run = report(bad);
+    const text = renderTable({ ...run, build: { sizes: [{ models: 50, buildMs: 2_000, checkMs: 3_000 }, { models: 100, buildMs: 3_000, checkMs: 4_000 }, { models: 200, buildMs: 20_000, checkMs: 25_000 }] } });
+    const lines = missLines(text);
+    // Every row with a target but the agent's tools/list (scoped by the token), MCP and order.get (met by these figures).
+    expect(lines.length).toBeGreaterThanOrEqual(17);
+    expect(lines.filter((line) => line.includes("no profile has looked at it yet")).map((line) => /^- \*\*(.+?)\*\*/.exec(line)![1])).toEqual([]);
+  });
+
   it('a target met in figures but with errors in its rounds is missed, and says so', () => {
     const lines = missLines(renderTable(report(sqliteRun({ errors: true }))));
     expect(lines).toHaveLength(1);
