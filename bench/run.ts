@@ -317,21 +317,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
     }
 
     const targets = await prepareTargets(dialect, { rms, bareHttp, bareExpress, before, observed }, leads, personToken, agent, orders, plainOrders);
-    if (directusNotRun === undefined) {
-      const directusDatabase = await openBenchDatabase(dialect, 'directus');
-      if (typeof directusDatabase === 'string') throw new Error(directusDatabase);
-      cleanups.push(directusDatabase.drop);
-      log(`${dialect}: Directus ${DIRECTUS_VERSION} beside lead.create`);
-      const directus = await startDirectus(dialect, directusDatabase.url, join(workDir, `directus-${dialect}`));
-      cleanups.push(directus.stop);
-      const check = await post(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, { authorization: `Bearer ${directus.token}` });
-      if (check.status !== 200 || (check.json as { data?: { title?: unknown } }).data?.title !== 'Bench lead check') {
-        throw new Error(`${dialect}: Directus POST /items/lead answered ${check.status}; not measuring it`);
-      }
-      closeConnections();
-      // The same body as rmsgen's create, a new record a request; after it in each round.
-      targets.directusCreate = prepareTarget(join(workDir, dialect), 'directus-create', `${directus.server.url}/items/lead`, [CREATE_BODY], { authorization: `Bearer ${directus.token}` });
-    }
+    const directusReport = await addDirectusTarget(dialect, targets, cleanups);
     const toolLists = await measureToolLists(rms.url, personToken, agent);
 
     // Peak memory under the load the target names (lead.get as a person), on a server that has served nothing else.
@@ -388,7 +374,7 @@ async function measureDialect(dialect: Dialect, modelProject: ModelProject | und
       rounds,
       createManyPerSecond,
       toolLists,
-      directus: directusNotRun === undefined ? { version: DIRECTUS_VERSION } : { notRun: directusNotRun },
+      directus: directusReport,
       ...(models ? { models } : {}),
     };
   } finally {
@@ -418,6 +404,36 @@ async function measureCreateMany(dialect: Dialect, env: Record<string, string>):
     closeConnections();
     await server.stop();
     await database.drop();
+  }
+}
+
+/**
+ * Directus's create as one more target (bench/directus.ts), on a database of its own, checked to
+ * create what it is sent. A Directus that will not start or answer leaves its row saying why, and
+ * the rest of the run goes on.
+ */
+async function addDirectusTarget(dialect: Dialect, targets: Record<string, WrkTarget>, cleanups: (() => Promise<void>)[]): Promise<{ version: string } | { notRun: string }> {
+  if (directusNotRun !== undefined) return { notRun: directusNotRun };
+  const database = await openBenchDatabase(dialect, 'directus');
+  if (typeof database === 'string') throw new Error(database);
+  cleanups.push(database.drop);
+  log(`${dialect}: Directus ${DIRECTUS_VERSION} beside lead.create`);
+  try {
+    const directus = await startDirectus(dialect, database.url, join(workDir, `directus-${dialect}`));
+    cleanups.push(directus.stop);
+    const headers = { authorization: `Bearer ${directus.token}` };
+    const check = await post(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, headers);
+    closeConnections();
+    if (check.status !== 200 || (check.json as { data?: { title?: unknown } }).data?.title !== 'Bench lead check') {
+      throw new Error(`its POST /items/lead answered ${check.status}`);
+    }
+    // The same body as rmsgen's create, a new record a request; after it in each round.
+    targets.directusCreate = prepareTarget(join(workDir, dialect), 'directus-create', `${directus.server.url}/items/lead`, [CREATE_BODY], headers);
+    return { version: DIRECTUS_VERSION };
+  } catch (error) {
+    const reason = `Directus ${DIRECTUS_VERSION} did not run: ${(error as Error).message.split('\n')[0]}`;
+    log(`${dialect}: ${reason}`);
+    return { notRun: reason };
   }
 }
 
