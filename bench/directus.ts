@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { post } from './api.ts';
 import { freePort, runNode, startNode, type StartedProcess } from './processes.ts';
 import { DIRECTUS_VERSION, type Dialect } from './report.ts';
+
 /** Directus 11.3.5's own pins of its database drivers (@directus/api 23.3.2). */
 const DRIVERS = ['sqlite3@5.1.7', 'pg@8.13.0'];
 
@@ -36,7 +37,7 @@ export interface RunningDirectus {
   stop(): Promise<void>;
 }
 
-/** Directus's CLI, installed on first use; a reason instead when it cannot be. */
+/** Installs Directus on first use: nothing when it is there, else why it could not be installed. */
 export async function installDirectus(log: (line: string) => void): Promise<string | undefined> {
   if (installedVersion() === DIRECTUS_VERSION) return undefined;
   log(`installing Directus ${DIRECTUS_VERSION} into bench/.directus/ (once; a few minutes)`);
