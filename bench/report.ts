@@ -221,7 +221,7 @@ export function renderTable(report: BenchReport): string {
     'the exact total is the cost (10.): counting the 2,500 matching rows through the stage index is most of a call, and the page of 50 is read beside it. An estimate above a threshold would change the exact `total` the API promises, so it would have to be asked for.',
   );
   const writeWhy =
-    'SQLite\'s own work for the thirty-odd B-trees a write changes (the record\'s table, its indexes and search table; the history, audit and event rows with theirs) is about a third of a create, the shared commit included; the rest is JavaScript spread with no function above 1 % and GC 8 % (17.). On PostgreSQL (no target) each write keeps its own transaction.';
+    'SQLite\'s own work for the thirty-odd B-trees a write changes (the record\'s table, its indexes and search table; the history, audit and event rows with theirs) is about a third of a create, the shared commit included; the rest is JavaScript spread with no function above 1 % and GC 8 % (17.; since 20. the record\'s own statement runs without knex). On PostgreSQL (no target) each write keeps its own transaction.';
   const write = (round: 'create' | 'update' | 'action', measure: string) =>
     perDialect(
       measure,
