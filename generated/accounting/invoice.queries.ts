@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runRowsInsert, runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
+import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -109,7 +109,7 @@ export async function insertManyInvoices(db: Knex, records: readonly Required<In
       record.state,
       record.internal_note,
     ]);
-    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
   }
 }
 

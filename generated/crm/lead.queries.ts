@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import { runRowsInsert, runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
+import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
@@ -122,7 +122,7 @@ export async function insertManyLeads(db: Knex, records: readonly Lead[]): Promi
       record.notes,
       record.lost_reason,
     ]);
-    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings);
+    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings);
   }
 }
 

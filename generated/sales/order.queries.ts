@@ -7,14 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
-import {
-  runRowsInsert,
-  runSelect,
-  runWrite,
-  selectFirst,
-  selectIn,
-  uniqueFields,
-} from '../../runtime/db/statements.ts';
+import { runSelect, runWrite, selectFirst, selectIn, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
@@ -153,7 +146,7 @@ export async function insertManyOrders(db: Knex, records: readonly StoredOrder[]
       record.status,
       toDb.file(record.attachments),
     ]);
-    await runRowsInsert(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
+    await runWrite(db, `${INSERT_ROWS}${rows.map(() => ROW).join(', ')}`, bindings, UNIQUE);
   }
 }
 

@@ -136,7 +136,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   const hasUnique = model.fields.some((field) => field.unique) || model.uniques.length > 0;
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'db/statements.ts'),
-    namedImports: ['runRowsInsert', 'runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
+    namedImports: ['runSelect', 'runWrite', 'selectFirst', ...(model.lines.length > 0 ? ['selectIn'] : []), ...(hasUnique ? ['uniqueFields'] : [])],
   });
   file.addImportDeclaration({
     moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
@@ -318,7 +318,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       `for (let i = 0; i < records.length; i += ${rowsPerInsert}) {`,
       `  const rows = records.slice(i, i + ${rowsPerInsert});`,
       `  ${rowBindings}${literal(inserted.map(code), 1, rowBindings.length + 2)});`,
-      `  await runRowsInsert(db, \`\${INSERT_ROWS}\${rows.map(() => ROW).join(', ')}\`, bindings${hasUnique ? ', UNIQUE' : ''});`,
+      `  await runWrite(db, \`\${INSERT_ROWS}\${rows.map(() => ROW).join(', ')}\`, bindings${hasUnique ? ', UNIQUE' : ''});`,
       '}',
     ],
   });

@@ -161,23 +161,6 @@ export function uniqueFields(table: string, fields: readonly string[], composite
 }
 
 /**
- * Runs a multi-row `insert` written in SQL (a bulk command's rows, the audit queue's), in the
- * transaction when `db` is one. On SQLite as `runStatement` does: for thousands of bound values
- * knex's handling of them (numbering, checking, formatting) costs more than the insert. Errors are
- * the driver's own, as through knex; a duplicate of a unique field is refused as `runWrite` does.
- */
-export async function runRowsInsert(db: Knex, sql: string, bindings: readonly unknown[], unique?: UniqueFields): Promise<void> {
-  if (dialectOf(db) !== 'sqlite') return runWrite(db, sql, bindings, unique);
-  try {
-    await runStatement(db, sql, bindings);
-  } catch (error) {
-    const refusal = unique && duplicateOf(error, unique);
-    if (refusal) throw badRequest(refusal);
-    throw error;
-  }
-}
-
-/**
  * Runs a statement written once, with plain values bound (none of knex's binding syntax: no
  * arrays, `??` or booleans), in the transaction when `db` is one; answers the rows it returns
  * (`returning`), none otherwise. For the writes every request makes beside its command (its audit
@@ -207,12 +190,14 @@ interface SqliteWriter {
 }
 
 /**
- * Runs an `insert`, `update` or `delete` written in SQL, in the transaction when `db` is one. A
- * value the database refuses as a duplicate of a unique field is `400 <model>.<field> must be unique`.
- * On SQLite as `runStatement` does (profile of lead.create under load, 2026-11-27: knex's raw query,
- * its runner and its formatting of the bindings, around the record's one insert, cost about a
- * twentieth of a create), with the values knex would have bound: true/false as 1/0, a Date as its
- * milliseconds; an undefined value is refused as knex refuses it.
+ * Runs an `insert` (of one row or many: a bulk command's, the history's and the outbox's), an
+ * `update` or a `delete` written in SQL, in the transaction when `db` is one. A value the database
+ * refuses as a duplicate of a unique field is `400 <model>.<field> must be unique`. On SQLite as
+ * `runStatement` does, without knex: around the record's one insert, knex's raw query, its runner
+ * and its formatting of the bindings cost about a twentieth of a create (profile of lead.create
+ * under load, 2026-11-27), and for thousands of bound values more than the insert itself. The
+ * values are bound as knex would have bound them: true/false as 1/0, a Date as its milliseconds;
+ * an undefined value is refused as knex refuses it.
  */
 export async function runWrite(db: Knex, sql: string, bindings: readonly unknown[], unique?: UniqueFields): Promise<void> {
   try {

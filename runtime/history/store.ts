@@ -21,7 +21,7 @@ import type { AuditActor } from '../audit/store.ts';
 import type { RecordChangeKind } from '../command-kinds.ts';
 import { isErased, type ErasedMarker } from '../erased.ts';
 import { addColumnsIfMissing, createTableIfMissing } from '../db/system-tables.ts';
-import { rowsInsertSql, runRowsInsert } from '../db/statements.ts';
+import { rowsInsertSql, runWrite } from '../db/statements.ts';
 import { newId } from '../ids.ts';
 import { countRowsWritten } from '../metrics.ts';
 import type { TokenFor } from '../masking/bindings.ts';
@@ -162,7 +162,7 @@ export async function writeHistoryEntries(db: Knex, entries: readonly Omit<Histo
       ids.push(row[0] as string);
       for (const value of row) bindings.push(value);
     }
-    await runRowsInsert(db, historyInsertSql(chunk.length), bindings);
+    await runWrite(db, historyInsertSql(chunk.length), bindings);
   }
   return ids;
 }

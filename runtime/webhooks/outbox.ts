@@ -21,7 +21,7 @@ import type { CommandContext, RecordService } from '../commands/types.ts';
 import { kindTraits } from '../command-kinds.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
-import { rowsInsertSql, runPreparedStatement, runRowsInsert, runStatement, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
+import { rowsInsertSql, runPreparedStatement, runStatement, runWrite, sqlIdentifier, sqlIdentifiers } from '../db/statements.ts';
 import type { HistoryInsert } from '../history/store.ts';
 import { webhookOf, type WebhookRow } from './store.ts';
 import { wantsEvent } from './subscriptions.ts';
@@ -160,7 +160,7 @@ export async function writeEvents(db: Knex, service: RecordService, events: read
   // SQL written once per row count: for a bulk command's hundreds of rows knex's builder cost more than the insert.
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    await runRowsInsert(db, insertEventsSql(chunk.length), chunk.flatMap((row) => EVENT_COLUMNS.map((column) => row[column])));
+    await runWrite(db, insertEventsSql(chunk.length), chunk.flatMap((row) => EVENT_COLUMNS.map((column) => row[column])));
   }
   if (webhooks.length === 0) return;
   await writeDeliveries(db, rows.flatMap((row, index) => wanting[index]!.map((webhook) => ({ row, webhook }))), at, now);
