@@ -9,7 +9,7 @@
  * are the median of the per-round ratios, so a slow patch on a shared machine affects both sides
  * of a ratio alike.
  *
- *   npm run bench                      # the full run (about 8 minutes)
+ *   npm run bench                      # the full run (about 13 minutes; the first also installs Directus)
  *   npm run bench -- --smoke           # seconds: checks the harness, its figures mean nothing
  *   npm run bench -- --only sqlite     # or postgres; --no-pg is the same as --only sqlite
  *   npm run bench -- --before <dir>    # also lead.get of another checkout (built, node_modules
