@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/connect.ts';
-import { duplicateOf, sqlIdentifier, sqlIdentifiers, sqlPlaceholders, uniqueFields, type UniqueFields } from '../db/statements.ts';
+import { duplicateOf, rowsInsertSql, sqlIdentifier, sqlIdentifiers, uniqueFields, type UniqueFields } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { toDb } from '../query/values.ts';
@@ -41,6 +41,8 @@ class TableWriter {
   private readonly convert: readonly ((value: unknown) => unknown)[];
   private readonly rowsPerStatement: number;
   private readonly fullInsert: string;
+  /** SQLite's insert of a number of rows. */
+  private readonly sqliteInsert: (rows: number) => string;
   /** SQLite: the values of the rows added, row after row. */
   private bindings: unknown[] = [];
   /** PostgreSQL: the values of the rows added, column by column. */
@@ -55,7 +57,7 @@ class TableWriter {
 
   constructor(
     db: Knex,
-    private readonly table: TableMeta,
+    table: TableMeta,
     fields: readonly FieldMeta[],
     /** How many leading columns are not fields (`id`, or `id`, `owner`, `position`): bound as they are. */
     leading: number,
@@ -66,6 +68,7 @@ class TableWriter {
     const byName = new Map(fields.map((field) => [field.name, field]));
     this.convert = this.columns.map((name, i) => (i < leading ? identity : converterOf(byName.get(name), this.dialect)));
     this.columnValues = this.columns.map(() => []);
+    this.sqliteInsert = rowsInsertSql(table.name, this.columns);
     if (this.dialect === 'postgres') {
       this.rowsPerStatement = PG_ROWS_PER_STATEMENT;
       const arrays = table.columns.map((column, i) => `$${i + 1}::${PG_ARRAY_TYPES[column.type]}`).join(', ');
@@ -74,11 +77,6 @@ class TableWriter {
       this.rowsPerStatement = Math.max(1, Math.min(1000, Math.floor(SQLITE_PARAMETERS / this.columns.length)));
       this.fullInsert = this.sqliteInsert(this.rowsPerStatement);
     }
-  }
-
-  private sqliteInsert(rows: number): string {
-    const row = `(${sqlPlaceholders(this.columns.length)})`;
-    return `insert into ${sqlIdentifier(this.table.name)} (${sqlIdentifiers(this.columns)}) values ${Array.from({ length: rows }, () => row).join(', ')}`;
   }
 
   /**
