@@ -13,12 +13,11 @@
  * default, as rmsgen's history and audit rows are). Its cache, rate limiter and telemetry are off,
  * and it writes no line per measured request, as the rmsgen server it is set against writes none.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { post } from './api.ts';
-import { freePort, runNode, startNode, type StartedProcess } from './processes.ts';
+import { freePort, runCommand, runNode, startNode, type StartedProcess } from './processes.ts';
 import { DIRECTUS_VERSION, type Dialect } from './report.ts';
 
 /** Directus 11.3.5's own pins of its database drivers (@directus/api 23.3.2). */
@@ -34,7 +33,6 @@ export interface RunningDirectus {
   readonly server: StartedProcess;
   /** The administrator's access token (valid for the whole run). */
   readonly token: string;
-  stop(): Promise<void>;
 }
 
 /** Installs Directus on first use: nothing when it is there, else why it could not be installed. */
@@ -43,8 +41,10 @@ export async function installDirectus(log: (line: string) => void): Promise<stri
   log(`installing Directus ${DIRECTUS_VERSION} into bench/.directus/ (once; a few minutes)`);
   mkdirSync(INSTALL_DIR, { recursive: true });
   writeFileSync(join(INSTALL_DIR, 'package.json'), `${JSON.stringify({ name: 'rmsgen-bench-directus', private: true }, null, 2)}\n`);
+  // Native modules build against the system's Node headers where the project's own install does (.ci/run).
+  const nodedir = process.env.npm_config_nodedir === undefined && existsSync('/usr/include/node/node.h') ? { npm_config_nodedir: '/usr' } : undefined;
   // With its optional dependencies: they hold the platform's binaries of some of its modules.
-  const npm = await run('npm', ['install', `directus@${DIRECTUS_VERSION}`, ...DRIVERS, '--no-audit', '--no-fund', '--loglevel=error'], INSTALL_DIR, 20 * 60_000);
+  const npm = await runCommand('npm', ['install', `directus@${DIRECTUS_VERSION}`, ...DRIVERS, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: INSTALL_DIR, timeoutMs: 20 * 60_000, env: nodedir });
   if (npm.code !== 0 || installedVersion() !== DIRECTUS_VERSION) {
     return `Directus ${DIRECTUS_VERSION} could not be installed (npm install exited ${npm.code}: ${lastLine(npm.output)})`;
   }
@@ -105,7 +105,7 @@ export async function startDirectus(dialect: Dialect, databaseUrl: string, workD
       { authorization: `Bearer ${token}` },
     );
     if (collection.status !== 200) throw new Error(`Directus POST /collections answered ${collection.status}: ${JSON.stringify(collection.json)}`);
-    return { server, token, stop: server.stop };
+    return { server, token };
   } catch (error) {
     await server.stop();
     throw error;
@@ -116,26 +116,6 @@ function installedVersion(): string | undefined {
   const manifest = join(INSTALL_DIR, 'node_modules', 'directus', 'package.json');
   if (!existsSync(manifest) || !existsSync(CLI)) return undefined;
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
-}
-
-function run(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  // Native modules build against the system's Node headers where the project's own install does (.ci/run).
-  const nodedir = process.env.npm_config_nodedir === undefined && existsSync('/usr/include/node/node.h') ? { npm_config_nodedir: '/usr' } : {};
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...nodedir } });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-16_384)));
-  child.stderr.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-16_384)));
-  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve) => {
-    child.once('error', (error) => {
-      clearTimeout(killer);
-      resolve({ code: null, output: error.message });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, output });
-    });
-  });
 }
 
 function lastLine(output: string): string {

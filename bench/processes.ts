@@ -118,20 +118,40 @@ export function freePort(): Promise<number> {
 }
 
 /** Runs `node <args>` to completion; milliseconds and output. */
-export function runNode(args: readonly string[], options: { cwd?: string; timeoutMs?: number; env?: Readonly<Record<string, string>> } = {}): Promise<{ ms: number; code: number | null; output: string }> {
+export function runNode(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return runCommand(process.execPath, args, options);
+}
+
+interface RunOptions {
+  readonly cwd?: string;
+  readonly timeoutMs?: number;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+interface RunResult {
+  readonly ms: number;
+  /** null when the command could not be started (its output says why) or was killed. */
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** Runs a program to completion (killed after `timeoutMs`, and by `stopAll`); milliseconds and output. */
+export function runCommand(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...options.env } });
+  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...options.env } });
   running.add(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
   return new Promise((resolve) => {
-    child.once('exit', (code) => {
+    const done = (code: number | null, more = '') => {
       clearTimeout(killer);
       running.delete(child);
-      resolve({ ms: performance.now() - started, code, output });
-    });
+      resolve({ ms: performance.now() - started, code, output: `${output}${more}` });
+    };
+    child.once('error', (error) => done(null, error.message));
+    child.once('exit', (code) => done(code));
   });
 }
 

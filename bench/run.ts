@@ -420,7 +420,7 @@ async function addDirectusTarget(dialect: Dialect, targets: Record<string, WrkTa
   log(`${dialect}: Directus ${DIRECTUS_VERSION} beside lead.create`);
   try {
     const directus = await startDirectus(dialect, database.url, join(workDir, `directus-${dialect}`));
-    cleanups.push(directus.stop);
+    cleanups.push(directus.server.stop);
     const headers = { authorization: `Bearer ${directus.token}` };
     const check = await post(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, headers);
     closeConnections();
