@@ -435,6 +435,11 @@ export function renderTable(report: BenchReport): string {
   return [...lines, '', ...misses, ...notes].join('\n');
 }
 
+/** The line under a table that names a missed target: by how much, and why (what the profiles found). */
+export function missLine(measure: string, target: string, byHowMuch: string, why: string | undefined): string {
+  return `- **${measure}** (${target}): ${byHowMuch}. Why: ${why ?? 'no profile has looked at it yet.'}`;
+}
+
 /**
  * Under the table, each row whose target this run misses: by how much on each database, and why
  * (what the profiles found). Empty when every target is met.
@@ -448,7 +453,7 @@ function missedTargets(rows: readonly Row[]): string[] {
         : []
       : DIALECTS.filter((dialect) => row.cells[dialect]?.met === false).map((dialect) => `${DIALECT_NAMES[dialect]}: ${(row.cells[dialect]!.misses ?? []).join('; ')}`);
     if (missed.length === 0) continue;
-    lines.push(`- **${row.measure}** (${row.target}): ${missed.join(' / ')}. Why: ${row.why ?? 'no profile has looked at it yet.'}`);
+    lines.push(missLine(row.measure, row.target, missed.join(' / '), row.why));
   }
   return lines.length === 0 ? [] : ['Targets missed in this run, by how much, and why (the numbered findings are in docs/performance.md):', '', ...lines, ''];
 }

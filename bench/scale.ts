@@ -15,6 +15,7 @@ import { encodeCursor } from '../runtime/query/cursor.ts';
 import { compileList, compileModelQuery } from '../runtime/query/list-query.ts';
 import { closeConnections, login, post } from './api.ts';
 import { startNode, type StartedProcess } from './processes.ts';
+import { missLine } from './report.ts';
 import { prepareTarget, runWrk, type WrkResult } from './wrk.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +40,17 @@ interface Measure {
   readonly result?: WrkResult;
   readonly note?: string;
   /** Why the target is missed where it is: what the profiles found (docs/performance.md), printed under the table when it is. */
+  readonly why?: string;
+}
+
+/** A request measured at scale: its bodies in turn, checked first (`check`: what is wrong with the first answer, if anything). */
+interface ScaleCase {
+  readonly name: string;
+  readonly target: string;
+  readonly limitMs?: number;
+  readonly command: string;
+  readonly bodies: unknown[];
+  readonly check?: (body: any) => string | undefined;
   readonly why?: string;
 }
 
@@ -94,7 +106,7 @@ async function measureAtScale(dialect: 'sqlite' | 'postgres', options: ScaleOpti
     const headers = { authorization: `Bearer ${token}` };
     const url = (command: string) => `${server!.url}/api/lead/${command}`;
 
-    const cases: { name: string; target: string; limitMs?: number; command: string; bodies: unknown[]; check?: (body: any) => string | undefined; why?: string }[] = [
+    const cases: ScaleCase[] = [
       { name: 'get', target: 'p50 < 2 ms', limitMs: 2, command: 'get', bodies: inputs.ids.map((id) => ({ id })) },
       {
         name: 'search hot = true, close_date in a two-day range, order by close_date, limit 50, total (index hot, close_date)',
@@ -194,7 +206,7 @@ const EXACT_CONTAINS_TOTAL_WHY =
  * ("lead"), one in 5 % ("renewal", see `markRenewals`) and one in one row ("lead <rows>": no longer
  * number starts with it), as a page of 50 (`list`) and with its exact total (`search`).
  */
-function containsCases(rows: number): { name: string; target: string; limitMs: number; command: string; bodies: unknown[]; check: (body: any) => string | undefined; why?: string }[] {
+function containsCases(rows: number): ScaleCase[] {
   const terms = [
     { label: 'every row', value: 'lead', total: rows },
     { label: '5 % of rows', value: 'renewal', total: Math.floor(rows / 20) },
@@ -296,7 +308,7 @@ export function renderScaleTable(reports: readonly ScaleReport[], rows: number):
           ...(over ? [`p50 ${latencyMs.p50.toFixed(2)} ms against < ${measure.limitMs} ms: ${((latencyMs.p50 / measure.limitMs - 1) * 100).toFixed(0)} % over`] : []),
           ...(errorCount > 0 ? [`${errorCount} errors`] : []),
         ];
-        if (by.length > 0) misses.push(`- **${measure.name}** (${measure.target}): ${by.join('; ')}. Why: ${measure.why ?? 'no profile has looked at it yet.'}`);
+        if (by.length > 0) misses.push(missLine(measure.name, measure.target, by.join('; '), measure.why));
       }
       lines.push(
         `| ${measure.name}${errorCount > 0 ? ` (${errorCount} errors)` : ''} | ${latencyMs.p50.toFixed(2)} ms | ${latencyMs.p90.toFixed(2)} ms | ${Math.round(requestsPerSecond).toLocaleString('en-US')} | ${measure.target} | ${met} |`,
