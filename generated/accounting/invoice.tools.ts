@@ -272,7 +272,10 @@ export const invoiceTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: {
+                type: 'string',
+                enum: ['id', 'number', 'party', 'lead', 'amount', 'issue_date', 'due_date', 'state', 'internal_note'],
+              },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -286,7 +289,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },
@@ -311,7 +314,10 @@ export const invoiceTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: {
+                type: 'string',
+                enum: ['id', 'number', 'party', 'lead', 'amount', 'issue_date', 'due_date', 'state', 'internal_note'],
+              },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -325,7 +331,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },
@@ -365,7 +371,10 @@ export const invoiceTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: {
+                type: 'string',
+                enum: ['id', 'number', 'party', 'lead', 'amount', 'issue_date', 'due_date', 'state', 'internal_note'],
+              },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -379,7 +388,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },
@@ -404,7 +413,10 @@ export const invoiceTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: {
+                type: 'string',
+                enum: ['id', 'number', 'party', 'lead', 'amount', 'issue_date', 'due_date', 'state', 'internal_note'],
+              },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -418,7 +430,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },
@@ -443,7 +455,10 @@ export const invoiceTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: {
+                type: 'string',
+                enum: ['id', 'number', 'party', 'lead', 'amount', 'issue_date', 'due_date', 'state', 'internal_note'],
+              },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -457,7 +472,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },

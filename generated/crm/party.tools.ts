@@ -232,7 +232,7 @@ export const partyTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: { type: 'string', enum: ['id', 'name', 'email', 'phone', 'kind', 'tax_id', 'notes'] },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -246,7 +246,7 @@ export const partyTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },
@@ -271,7 +271,7 @@ export const partyTools: readonly ToolMeta[] = [
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string' },
+              field: { type: 'string', enum: ['id', 'name', 'email', 'phone', 'kind', 'tax_id', 'notes'] },
               op: { type: 'string', enum: ['eq', 'ne', 'contains', 'in', 'gt', 'gte', 'lt', 'lte', 'is_null'] },
               value: {},
             },
@@ -285,7 +285,7 @@ export const partyTools: readonly ToolMeta[] = [
           maxItems: 10000,
           type: 'array',
           items: { type: 'string', minLength: 1 },
-          description: 'With a filter, those of them it selects.',
+          description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
         dry_run: { type: 'boolean' },

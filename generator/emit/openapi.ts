@@ -14,7 +14,7 @@ import type { OpenApiDocument } from '../../runtime/registry.ts';
 import { OPENAPI_COMPONENT_NAMES } from '../../runtime/view/caller-openapi.ts';
 import { allModels, forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR, type ProjectIR } from '../ir.ts';
 import { projectSource, type Emitter } from './context.ts';
-import { commandInputSchema, proposable, recordSchema, resultEnvelope, toolTitle } from './tools.ts';
+import { commandInputSchema, proposable, recordSchema, resultEnvelope, toolTitle, withoutDialect } from './tools.ts';
 
 type Json = { [key: string]: unknown };
 
@@ -104,12 +104,6 @@ function valuesOf(fields: readonly FieldIR[]): Json | undefined {
     values[field.name] = value;
   }
   return values;
-}
-
-/** Without the `$schema` zod writes: the document's dialect (2020-12) is every schema's. */
-function withoutDialect(schema: Json): Json {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
 }
 
 function ref(kind: 'schemas' | 'responses' | 'parameters', name: string): Json {

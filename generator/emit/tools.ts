@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { COMMAND_KINDS, type CommandKind, type CommandResultShape } from '../../runtime/command-kinds.ts';
-import { LIMITS } from '../../runtime/kinds.ts';
+import { BULK_LIMITS, LIMITS } from '../../runtime/kinds.ts';
 import { describeTool } from '../../runtime/mcp/describe.ts';
 import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { acceptSentence } from './schemas.ts';
@@ -337,19 +337,51 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     return schema;
   }
   const dryRun = say('true: answer what would change, change nothing.');
+  const agentCap = `${BULK_LIMITS.agentMaxAffected} by default`;
+  // A bulk command's parts are checked as the single commands check theirs (commands/bulk.ts): their
+  // schemas are those commands' own, so that a client knows what a record, `set` or `input` holds.
+  // A tool names the single tool instead (its schema is in the same list: a model pays for each
+  // copy in every conversation), but for the filter, which is short.
+  const sibling = (pick: (candidate: CommandIR) => boolean) => {
+    const found = model.commands.find(pick);
+    return found && (withoutDialect(inputJsonSchema(model, found, commandInput(model, found), audience)) as Json);
+  };
+  const embedded = (pick: (candidate: CommandIR) => boolean) => (audience === 'openapi' ? sibling(pick) : undefined);
   if (input.kind === 'createMany') {
-    describeProperty(properties.records, say(`The ${plural(inSentence(model.label))} to create, each as ${model.name}__create takes one; all are created or none.`, `Each as ${model.name}__create takes one.`));
+    const create = embedded((candidate) => candidate.kind === 'create');
+    if (create) (properties.records as Json).items = create;
+    describeProperty(
+      properties.records,
+      say(
+        `The ${plural(inSentence(model.label))} to create, each as ${model.name}__create takes one; all are created or none. An agent's token caps how many (${agentCap}).`,
+        `Each as ${model.name}__create takes one.`,
+      ),
+    );
     describeProperty(properties.dry_run, dryRun);
     return schema;
   }
   if (input.kind === 'updateMany' || input.kind === 'deleteMany' || input.kind === 'actionMany') {
+    // The list's filter; a tool's takes only its `field` names (the list tool words the operators).
+    const filter = (sibling((candidate) => candidate.kind === 'list')?.properties as Record<string, Json> | undefined)?.filter as (Json & { items: { properties: Json } }) | undefined;
+    if (filter && audience === 'openapi') properties.filter = filter;
+    else if (filter) (properties.filter as { items: { properties: Json } }).items.properties.field = filter.items.properties.field;
     describeProperty(properties.filter, say(`Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`, `As ${model.name}__list takes it; a filter or ids is required.`));
-    describeProperty(properties.ids, say('Record ids to change; with a filter, those of them it selects.', 'With a filter, those of them it selects.'));
-    describeProperty(properties.max_affected, say('The most records the call may change; more selected refuses the call (409).', 'More selected refuses the call.'));
+    describeProperty(properties.ids, say('Record ids to change; a filter or ids is required, not both.', 'A filter or ids is required, not both.'));
+    describeProperty(
+      properties.max_affected,
+      say(`The most records the call may change; more selected refuses the call (409). An agent's token caps it (${agentCap}).`, 'More selected refuses the call.'),
+    );
     describeProperty(properties.dry_run, dryRun);
-    if (input.kind === 'updateMany') describeProperty(properties.set, say(`Field values to set on every selected record, as ${model.name}__update takes them.`, `Fields as ${model.name}__update takes them.`));
+    if (input.kind === 'updateMany') {
+      const update = embedded((candidate) => candidate.kind === 'update');
+      // At least one field: an empty `set` is refused.
+      if (update) properties.set = { ...withoutIdProperty(update), minProperties: 1 };
+      describeProperty(properties.set, say(`Field values to set on every selected record, as ${model.name}__update takes them.`, `Fields as ${model.name}__update takes them.`));
+    }
     if (input.kind === 'actionMany') {
       const action = command.action!;
+      const single = embedded((candidate) => candidate.kind === 'action' && candidate.action.name === action.name);
+      if (single) properties.input = withoutIdProperty(single);
       const names = action.inputs.map(({ input: one }) => one.name).join(', ');
       describeProperty(
         properties.input,
@@ -393,6 +425,20 @@ function inputDescription(model: ModelIR, property: Extract<InputProperty, { kin
   const field = property.field;
   const kindHint = forFieldKind(audience === 'openapi' ? KIND_HINTS : MCP_KIND_HINTS, field);
   return [fieldLead(field, audience), kindHint, 'Kept with the action in the history.'].filter((part) => part !== undefined).join(' ');
+}
+
+/** Without the `$schema` zod writes: the OpenAPI document's dialect (2020-12) is every schema's, and a schema inside another is of its dialect. */
+export function withoutDialect(schema: Json): Json {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** A single command's input schema without its record's `id` (a bulk command names its records otherwise). */
+function withoutIdProperty(schema: Json): Json {
+  const { id: _id, ...properties } = schema.properties as Json;
+  const { required, ...rest } = schema;
+  const stillRequired = Array.isArray(required) ? required.filter((name) => name !== 'id') : [];
+  return { ...rest, properties, ...(stillRequired.length > 0 ? { required: stillRequired } : {}) };
 }
 
 /** Sets a property's description; none when `description` is undefined. */

@@ -4,8 +4,9 @@
  * - only commands the caller may use (`usableWith`);
  * - record inputs (create, update, actions) without the fields the caller does not read (the
  *   command path refuses them as `unknown field`), of the record and of its lines;
- * - `filter` / `order` of list and search offer only `id` and the fields the caller reads in clear
- *   (the only ones it may filter and order on);
+ * - `filter` / `order` of list and search (and the bulk commands' `filter`) offer only `id` and the
+ *   fields the caller reads in clear (the only ones it may filter and order on);
+ * - a bulk command's records, `set` and `input` as the single command's input;
  * - records in answers without the fields withheld from the caller, of the record and of its
  *   lines; for an agent, a masked field (of any kind) is a token in answers (a string, whatever
  *   the kind: a personal email is `CONTACT_EMAIL_1`, no address), and an input takes a token
@@ -35,30 +36,40 @@ export function fitInputSchema(command: CommandMeta, fields: ModelRights, schema
     case 'erase':
     case 'history':
     case 'revert':
-    case 'create_many':
-    case 'update_many':
-    case 'delete_many':
     case 'revert_batch':
-    case 'action_many':
       return schema;
     case 'list':
-    case 'search': {
-      // A line field (`items.description`) filters as its list's rights say.
-      const lineClear = (name: string) => {
-        const [list, field] = name.split('.');
-        return field !== undefined && fields.lines[list!]?.clearNames.has(field) === true;
-      };
-      const clear = (name: unknown) => name === 'id' || (typeof name === 'string' && (fields.clearNames.has(name) || lineClear(name)));
-      const withFilter = updateAt(schema, ['properties', 'filter', 'items', 'properties', 'field'], (field) => restrictEnum(field, clear));
-      return updateAt(withFilter, ['properties', 'order', 'items', 'properties', 'field'], (field) => restrictEnum(field, clear));
-    }
+    case 'search':
+      return fitSelection(schema, fields, ['filter', 'order']);
     case 'create':
     case 'update':
     case 'action':
       return fitRecord(schema, fields, 'input');
+    // A bulk command's parts are its single commands' inputs (generator/emit/tools.ts), fitted alike.
+    case 'create_many':
+      return updateAt(schema, ['properties', 'records', 'items'], (record) => fitRecord(record, fields, 'input'));
+    case 'update_many':
+      return updateAt(fitSelection(schema, fields, ['filter']), ['properties', 'set'], (set) => fitRecord(set, fields, 'input'));
+    case 'action_many':
+      return updateAt(fitSelection(schema, fields, ['filter']), ['properties', 'input'], (input) => fitRecord(input, fields, 'input'));
+    case 'delete_many':
+      return fitSelection(schema, fields, ['filter']);
     default:
       return noModelCommand(command.kind);
   }
+}
+
+/**
+ * `filter` / `order` offering only `id` and the fields the caller reads in clear: the only ones it
+ * may select and order by. A line field (`items.description`) as its list's rights say.
+ */
+function fitSelection(schema: JsonSchema, fields: ModelRights, keys: readonly ('filter' | 'order')[]): JsonSchema {
+  const lineClear = (name: string) => {
+    const [list, field] = name.split('.');
+    return field !== undefined && fields.lines[list!]?.clearNames.has(field) === true;
+  };
+  const clear = (name: unknown) => name === 'id' || (typeof name === 'string' && (fields.clearNames.has(name) || lineClear(name)));
+  return keys.reduce((fitted, key) => updateAt(fitted, ['properties', key, 'items', 'properties', 'field'], (field) => restrictEnum(field, clear)), schema);
 }
 
 /** Whether a schema is fitted as what a tool answers (records) or as what it takes (inputs). */

@@ -156,6 +156,19 @@ describe("what each caller's document holds", () => {
     expect(documents.admin.paths['/api/party/update'].post.requestBody.content['application/json'].schema.properties.name.anyOf).toBeUndefined();
     // Only fields read in clear are filtered and ordered on.
     expect(agent.components.schemas.PartyListInput.properties.filter.items.properties.field.enum).not.toContain('name');
+    // A bulk command's parts as the single command's, fitted alike: records, set and the filter.
+    const bodyOf = (id: string) => operationOf(agent, id).requestBody.content['application/json'].schema.properties;
+    const record = bodyOf('party.create_many').records.items.properties;
+    expect(record.name.anyOf[1]).toEqual({ type: 'string', pattern: '^NAME_[1-9][0-9]*$' });
+    expect(Object.keys(record)).not.toContain('tax_id');
+    const updateMany = bodyOf('party.update_many');
+    expect(updateMany.set.properties.email.anyOf.at(-1)).toEqual({ type: 'string', pattern: '^EMAIL_[1-9][0-9]*$' });
+    expect(Object.keys(updateMany.set.properties)).not.toContain('tax_id');
+    expect(Object.keys(updateMany.set.properties)).not.toContain('id');
+    for (const id of ['party.update_many', 'party.delete_many']) {
+      expect(bodyOf(id).filter.items.properties.field.enum, id).toEqual(agent.components.schemas.PartyListInput.properties.filter.items.properties.field.enum);
+    }
+    expect(Object.keys(bodyOf('invoice.create_many').records.items.properties)).not.toContain('internal_note');
     for (const id of expected) {
       const operation = operationOf(agent, id);
       expect(operation['x-needs-approval'], id).toBe(registry.commands[id]!.needsApproval ? true : undefined);

@@ -16,8 +16,9 @@ import { agentToken, startTestServer, type TestServer } from '../helpers/server.
 /** Issue 25's goal for `tools/list`, in bytes of its JSON result: met by an agent whose scopes name one model's commands. */
 const TOOL_LIST_GOAL_BYTES = 25_000;
 /**
- * The whole demo (69 tools; the goal was set when it had 26): 76.7 kB measured, from 203.7 kB
- * before tools lost their output schemas and zod's noise. A ceiling so that it does not grow back.
+ * The whole demo (69 tools; the goal was set when it had 26): 79.5 kB measured (76.7 kB before
+ * the bulk commands' filters named the fields they take), from 203.7 kB before tools lost their
+ * output schemas and zod's noise. A ceiling so that it does not grow back.
  */
 const DEMO_TOOL_LIST_CEILING_BYTES = 80_000;
 

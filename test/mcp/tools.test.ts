@@ -172,6 +172,11 @@ describe('tools/list', () => {
     expect(search.properties.filter.items.properties.field.enum).toEqual(['id', 'kind']);
     expect(search.properties.order.items.properties.field.enum).toEqual(['id', 'kind']);
     expect(search.properties.limit).toEqual((registry.tools.party__search!.inputSchema as any).properties.limit);
+    // A bulk command's filter likewise (its records and set name the single tools).
+    for (const name of ['party__update_many', 'party__delete_many']) {
+      expect((tools.get(name)!.inputSchema as any).properties.filter.items.properties.field.enum, name).toEqual(['id', 'kind']);
+    }
+    expect((registry.tools.party__update_many!.inputSchema as any).properties.filter.items.properties.field.enum).toContain('tax_id');
     // The registry's schemas are left as they were.
     expect(Object.keys((registry.tools.party__create!.inputSchema as any).properties)).toContain('tax_id');
   });

@@ -35,6 +35,9 @@ function constraintsOf(schema: unknown): unknown {
   return Object.fromEntries(Object.entries(schema).filter(([key, value]) => !(key === 'description' && typeof value === 'string')).map(([key, value]) => [key, constraintsOf(value)]));
 }
 
+/** The part of a bulk command's input that is a single command's input. */
+const BULK_PARTS: Readonly<Record<string, string>> = { create_many: 'records', update_many: 'set', action_many: 'input' };
+
 function operationOf(commandId: string): Json {
   return document.paths[`/api/${commandId.replace('.', '/')}`].post;
 }
@@ -81,8 +84,37 @@ describe('openapi.json', () => {
     for (const [id, command] of Object.entries(registry.commands)) {
       let schema = operationOf(id).requestBody.content['application/json'].schema;
       if (command.kind === 'list' || command.kind === 'search') schema = document.components.schemas[schema.$ref.split('/').pop()];
+      // A bulk command's record, set or input is the single command's (next test); its tool names that tool.
+      const part = BULK_PARTS[command.kind];
+      if (part) schema = { ...schema, properties: { ...schema.properties, [part]: toolOf(id).inputSchema.properties[part] } };
       expect(constraintsOf(withoutNoise(schema)), id).toEqual(constraintsOf(toolOf(id).inputSchema));
     }
+  });
+
+  it("gives a bulk command's records, set and input as the single command's input, without id, and its filter as the list's", () => {
+    const inputOf = (commandId: string) => operationOf(commandId).requestBody.content['application/json'].schema;
+    const withoutId = (schema: Json) => {
+      const { id: _id, ...properties } = schema.properties;
+      const required = (schema.required ?? []).filter((name: string) => name !== 'id');
+      const { required: _required, ...rest } = schema;
+      return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
+    };
+    const constraints = (schema: unknown) => constraintsOf(withoutNoise(schema));
+    let checked = 0;
+    for (const [id, command] of Object.entries(registry.commands)) {
+      const schema = inputOf(id);
+      const model = command.model;
+      const listFilter = document.components.schemas[`${model[0]!.toUpperCase()}${model.slice(1)}ListInput`].properties.filter;
+      if (command.kind === 'create_many') expect(constraints(schema.properties.records.items), id).toEqual(constraints(inputOf(`${model}.create`)));
+      if (command.kind === 'update_many') expect(constraints(schema.properties.set), id).toEqual(constraints({ ...withoutId(inputOf(`${model}.update`)), minProperties: 1 }));
+      if (command.kind === 'action_many') expect(constraints(schema.properties.input), id).toEqual(constraints(withoutId(inputOf(id.replace(/_many$/, '')))));
+      if (command.kind === 'update_many' || command.kind === 'delete_many' || command.kind === 'action_many') {
+        expect(constraints(schema.properties.filter), id).toEqual(constraints(listFilter));
+        expect(constraints(toolOf(id).inputSchema.properties.filter.items.properties.field), id).toEqual(constraints(listFilter.items.properties.field));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(4);
   });
 
   it("answers the envelope around the model's record schema", () => {
