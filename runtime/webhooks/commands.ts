@@ -51,12 +51,27 @@ export async function runServiceCommand(service: RecordService, settings: Webhoo
   }
 }
 
-/** The input as the audit trail keeps it: secrets replaced by a marker. */
+/**
+ * The input as the audit trail keeps it: secrets replaced by a marker. A refused call is audited
+ * with its input too, so what is replaced is not only what a valid call holds: the value of any key
+ * that names a secret, whatever its shape (a list keeps its length, to tell one from two), and any
+ * `whsec_` secret written in another value.
+ */
 function withoutSecrets(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const kept = { ...input };
-  if ('secret' in kept) kept.secret = '[secret]';
-  if (Array.isArray(kept.secrets)) kept.secrets = kept.secrets.map(() => '[secret]');
-  return kept;
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, /secret/i.test(key) ? secretMarkerOf(value) : secretsMasked(value)]));
+}
+
+const SECRET_MARKER = '[secret]';
+
+function secretMarkerOf(value: unknown): unknown {
+  return Array.isArray(value) ? value.map(() => SECRET_MARKER) : SECRET_MARKER;
+}
+
+function secretsMasked(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/whsec_[A-Za-z0-9+/=_-]*/g, SECRET_MARKER);
+  if (Array.isArray(value)) return value.map(secretsMasked);
+  if (typeof value === 'object' && value !== null) return withoutSecrets(value as Record<string, unknown>);
+  return value;
 }
 
 interface Call {
