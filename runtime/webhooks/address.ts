@@ -34,7 +34,12 @@ const v6 = new BlockList();
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
+  // Local-use NAT64 (RFC 8215): translated by the network's own gateway, to any IPv4 address.
+  ['64:ff9b:1::', 48],
   ['100::', 64],
+  // Teredo: a tunnel to an IPv4 host the address hides.
+  ['2001::', 32],
+  ['2001:2::', 48],
   ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -56,7 +61,8 @@ export function isInternalAddress(address: string): boolean {
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped
- * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`).
+ * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, SIIT),
+ * NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`).
  */
 function embeddedIpv4(address: string): string | undefined {
   const words = ipv6Words(address);
@@ -64,6 +70,7 @@ function embeddedIpv4(address: string): string | undefined {
   const v4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   const zeros = (from: number, to: number) => words.slice(from, to).every((word) => word === 0);
   if (zeros(0, 5) && (words[5] === 0xffff || words[5] === 0) && !(words[5] === 0 && words[6] === 0)) return v4Of(words[6]!, words[7]!);
+  if (zeros(0, 4) && words[4] === 0xffff && words[5] === 0) return v4Of(words[6]!, words[7]!);
   if (words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)) return v4Of(words[6]!, words[7]!);
   if (words[0] === 0x2002) return v4Of(words[1]!, words[2]!);
   return undefined;
@@ -90,11 +97,19 @@ export function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
+/** The longest URL a webhook takes, in characters (as browsers and most servers handle). */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 /**
- * Why the URL may not be a webhook's, or undefined: not http(s), credentials in it, or (unless
- * `allowPrivate`) a host that is, or resolves to, an internal address. Errors name `field`.
+ * Why the URL may not be a webhook's, or undefined: too long, spaces or control characters in it
+ * (which URL parsing would drop or change silently, so that what is shown would differ from what
+ * is reached), not http(s), port 0, credentials in it, or (unless `allowPrivate`) a host that is,
+ * or resolves to, an internal address. Errors name `field`. A URL it takes is stored as
+ * `webhookUrl` writes it.
  */
 export async function webhookUrlProblem(text: string, field: string, allowPrivate: boolean): Promise<string | undefined> {
+  if (text.length > MAX_WEBHOOK_URL_LENGTH) return `${field} must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`;
+  if (/[\u0000-\u0020\u007f-\u009f\\]/.test(text)) return `${field} must not contain spaces, backslashes or control characters (percent-encode them)`;
   let url: URL;
   try {
     url = new URL(text);
@@ -102,6 +117,8 @@ export async function webhookUrlProblem(text: string, field: string, allowPrivat
     return `${field} must be an absolute http or https URL`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${field} must be an http or https URL, not ${url.protocol.slice(0, -1)}`;
+  if (!/^https?:\/\/[^/]/i.test(text)) return `${field} must be an absolute http or https URL (http://host/…)`;
+  if (url.port === '0') return `${field} must not have port 0`;
   if (url.username !== '' || url.password !== '') return `${field} must not carry a user name or password (the secret signs each request)`;
   if (allowPrivate) return undefined;
   const host = hostOf(url);
@@ -118,4 +135,9 @@ export async function webhookUrlProblem(text: string, field: string, allowPrivat
 
 function refusal(field: string, host: string): string {
   return `${field}: ${host} is a loopback, private or reserved address, which webhooks may not reach (serve --allow-private-webhooks allows it)`;
+}
+
+/** A URL `webhookUrlProblem` took, as it is stored, shown and reached: its normal form (lower-case scheme and host, a path). */
+export function webhookUrl(text: string): string {
+  return new URL(text).href;
 }

@@ -13,8 +13,8 @@ import type { RecordService } from '../commands/types.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ADMIN_ROLE } from '../rights.ts';
-import { webhookUrlProblem } from './address.ts';
-import { generateSecret, secretProblem } from './secrets.ts';
+import { webhookUrl, webhookUrlProblem } from './address.ts';
+import { generateSecret, secretKey, secretProblem } from './secrets.ts';
 import { allWebhooks, deleteWebhook, findWebhook, webhookRow, type DeliveryRow, type Webhook } from './store.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 import type { WebhookDeliveryInfo, WebhookInfo } from '../shapes/webhooks.ts';
@@ -114,8 +114,10 @@ const RUNNERS: Record<ServiceKind, (call: Call, input: Readonly<Record<string, u
   },
 
   async webhook_update(call, input) {
-    onlyKeys(call, input, ['id', 'url', 'models', 'commands', 'as_role', 'secret', 'secrets', 'rotate']);
+    const changeable = ['url', 'models', 'commands', 'as_role', 'secret', 'secrets', 'rotate'];
+    onlyKeys(call, input, ['id', ...changeable]);
     const webhook = await existing(call.service.db, input);
+    if (!changeable.some((key) => input[key] !== undefined)) throw badRequest(`${call.command} has nothing to change: give one or more of ${changeable.join(', ')}`);
     const settings = await readSettings(call, input, webhook);
     const rotated = rotation(call, input, webhook);
     const secrets = rotated?.secrets ?? readSecrets(input);
@@ -256,14 +258,16 @@ async function readSettings(
   const settings: { url?: string; models?: string[] | null; commands?: string[] | null; asRole?: string } = {};
   const creating = current === undefined;
   if (input.url !== undefined || creating) {
-    if (typeof input.url !== 'string' || input.url === '') throw badRequest('url is required: the http or https URL events are sent to');
+    if (input.url === undefined || input.url === '') throw badRequest('url is required: the http or https URL events are sent to');
+    if (typeof input.url !== 'string') throw badRequest('url must be a string: the http or https URL events are sent to');
     const problem = await webhookUrlProblem(input.url, 'url', call.settings.allowPrivate);
     if (problem) throw badRequest(problem);
-    settings.url = input.url;
+    settings.url = webhookUrl(input.url);
   }
   if (input.as_role !== undefined || creating) {
     const role = input.as_role;
-    if (typeof role !== 'string' || role === '') throw badRequest('as_role is required: the role whose field rights shape what is sent');
+    if (role === undefined || role === '') throw badRequest('as_role is required: the role whose field rights shape what is sent');
+    if (typeof role !== 'string') throw badRequest('as_role must be a string: the role whose field rights shape what is sent');
     if (role !== ADMIN_ROLE && !Object.hasOwn(registry.roles, role)) throw badRequest(`as_role: no role named ${role} (the roles: ${[ADMIN_ROLE, ...Object.keys(registry.roles).filter((name) => name !== ADMIN_ROLE)].join(', ')})`);
     settings.asRole = role;
   }
@@ -275,12 +279,17 @@ async function readSettings(
   }
   if (models !== undefined) settings.models = models;
   const commands = names(input, 'commands', 'command names (create, update, an action, …)');
-  if (commands) {
-    // The commands must be of the models the webhook will send (its own when the input keeps them).
+  // The commands must be of the models the webhook will send: those given, else its own; and its
+  // own commands, when only the models change, must still be of them.
+  const kept = commands === undefined && models !== undefined ? (current?.commands ?? null) : null;
+  const checked = commands ?? kept;
+  if (checked) {
     const chosen = models !== undefined ? models : (current?.models ?? null);
     const writes = Object.values(registry.commands).filter((command) => kindTraits(command.kind).access === 'write' && (!chosen || chosen.includes(command.model)));
-    commands.forEach((name, index) => {
-      if (!writes.some((command) => command.name === name)) throw badRequest(`commands[${index}]: no ${chosen ? `model of ${chosen.join(', ')}` : 'model'} has a command ${name} that changes records`);
+    checked.forEach((name, index) => {
+      if (writes.some((command) => command.name === name)) return;
+      const named = kept ? `the webhook's commands[${index}]` : `commands[${index}]`;
+      throw badRequest(`${named}: no ${chosen ? `model of ${chosen.join(', ')}` : 'model'} has a command ${name} that changes records${kept ? ' (give commands with the models)' : ''}`);
     });
   }
   if (commands !== undefined) settings.commands = commands;
@@ -337,6 +346,6 @@ function readSecrets(input: Readonly<Record<string, unknown>>): string[] | undef
     const problem = secretProblem(secret, `secrets[${index}]`);
     if (problem) throw badRequest(problem);
   });
-  if (secrets.length === 2 && secrets[0] === secrets[1]) throw badRequest('secrets[1] is the same as secrets[0]');
+  if (secrets.length === 2 && secretKey(secrets[0] as string).equals(secretKey(secrets[1] as string))) throw badRequest('secrets[1] is the same as secrets[0]');
   return secrets as string[];
 }

@@ -35,8 +35,12 @@ export function signatureHeader(secrets: readonly string[], id: string, timestam
   return secrets.map((secret) => `v1,${sign(secret, id, timestamp, body)}`).join(' ');
 }
 
+/** The HMAC key a secret stands for: its decoded bytes (two spellings of the same bytes are one key). */
+export function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.slice(PREFIX.length), 'base64');
+}
+
 /** The base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed by the secret's decoded bytes. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
-  return createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
 }

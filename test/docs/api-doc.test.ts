@@ -521,6 +521,22 @@ describe('error texts', () => {
     'url is required: the http or https URL events are sent to': () => hook('create', { as_role: 'sales' }),
     'url must be an absolute http or https URL': () => hook('create', { url: 'example.com/hook', as_role: 'sales' }),
     'url must be an http or https URL, not <scheme>': () => hook('create', { url: 'ftp://example.com/hook', as_role: 'sales' }),
+    'url must be a string: the http or https URL events are sent to': () => hook('create', { url: 42, as_role: 'sales' }),
+    'url must be at most 2048 characters': () => hook('create', { url: `${PUBLIC_HOOK}${'a'.repeat(2048)}`, as_role: 'sales' }),
+    'url must not contain spaces, backslashes or control characters (percent-encode them)': () => hook('create', { url: `${PUBLIC_HOOK} `, as_role: 'sales' }),
+    'url must be an absolute http or https URL (http://host/…)': () => hook('create', { url: 'https:93.184.215.14/hook', as_role: 'sales' }),
+    'url must not have port 0': () => hook('create', { url: 'https://93.184.215.14:0/hook', as_role: 'sales' }),
+    'as_role must be a string: the role whose field rights shape what is sent': () => hook('create', { url: PUBLIC_HOOK, as_role: ['sales'] }),
+    "the webhook's commands[<i>]: no <models> has a command <name> that changes records (give commands with the models)": async () => {
+      const made = await hook('create', { url: PUBLIC_HOOK, as_role: 'sales', models: ['lead'], commands: ['win'] });
+      expect(made.status, JSON.stringify(made.body)).toBe(200);
+      try {
+        return await hook('update', { id: made.body.value.id, models: ['party'] });
+      } finally {
+        await hook('delete', { id: made.body.value.id });
+      }
+    },
+    'webhook.update has nothing to change: give one or more of url, models, commands, as_role, secret, secrets, rotate': () => withWebhook((id) => hook('update', { id })),
     'url must not carry a user name or password (the secret signs each request)': () => hook('create', { url: 'https://me:pw@93.184.215.14/', as_role: 'sales' }),
     'url: <host> is a loopback, private or reserved address, which webhooks may not reach (serve --allow-private-webhooks allows it)': () =>
       hook('create', { url: 'http://169.254.169.254/latest/meta-data', as_role: 'sales' }),

@@ -446,7 +446,7 @@ describe('the webhook commands', () => {
   it.each([
     [{ as_role: 'admin' }, 'url is required: the http or https URL events are sent to'],
     [{ url: 'ftp://example.com/x', as_role: 'admin' }, 'url must be an http or https URL, not ftp'],
-    [{ url: 'not a url', as_role: 'admin' }, 'url must be an absolute http or https URL'],
+    [{ url: 'not-a-url', as_role: 'admin' }, 'url must be an absolute http or https URL'],
     [{ url: 'http://u:p@127.0.0.1/x', as_role: 'admin' }, 'url must not carry a user name or password (the secret signs each request)'],
     [{ url: 'http://127.0.0.1/x' }, 'as_role is required: the role whose field rights shape what is sent'],
     [{ url: 'http://127.0.0.1/x', as_role: 'boss' }, /^as_role: no role named boss/],
@@ -462,6 +462,13 @@ describe('the webhook commands', () => {
     [{ url: 'http://127.0.0.1/x', as_role: 'admin', secrets: ['whsec_' + Buffer.alloc(24).toString('base64'), 'x'] }, /^secrets\[1\] must start with whsec_/],
     [{ url: 'http://127.0.0.1/x', as_role: 'admin', secret: 'whsec_' + Buffer.alloc(24).toString('base64'), secrets: [] }, 'give secret or secrets, not both'],
     [{ url: 'http://127.0.0.1/x', as_role: 'admin', colour: 'red' }, /^webhook.create takes no colour/],
+    [{ url: 5, as_role: 'admin' }, 'url must be a string: the http or https URL events are sent to'],
+    [{ url: ['http://127.0.0.1/x'], as_role: 'admin' }, 'url must be a string: the http or https URL events are sent to'],
+    [{ url: 'http://127.0.0.1/x', as_role: { name: 'admin' } }, 'as_role must be a string: the role whose field rights shape what is sent'],
+    [{ url: ' http://127.0.0.1/x', as_role: 'admin' }, 'url must not contain spaces, backslashes or control characters (percent-encode them)'],
+    [{ url: `http://127.0.0.1/${'x'.repeat(2100)}`, as_role: 'admin' }, 'url must be at most 2048 characters'],
+    [{ url: 'http:127.0.0.1/x', as_role: 'admin' }, 'url must be an absolute http or https URL (http://host/…)'],
+    [{ url: 'http://127.0.0.1/x', as_role: 'admin', secrets: ['whsec_' + Buffer.alloc(32, 7).toString('base64'), 'whsec_' + Buffer.alloc(32, 7).toString('base64').replace(/=$/, '') + '='] }, 'secrets[1] is the same as secrets[0]'],
   ])('create refuses %j: 400 naming the field, nothing stored', async (input, error) => {
     const before = (await hook('list', {})).body.value.length;
     const res = await hook('create', input);
@@ -469,6 +476,31 @@ describe('the webhook commands', () => {
     if (typeof error === 'string') expect(res.body).toEqual({ error });
     else expect(res.body.error).toMatch(error);
     expect((await hook('list', {})).body.value).toHaveLength(before);
+  });
+
+  it('store a URL in its normal form, and refuse a secret spelled twice with the same bytes', async () => {
+    const url = receiver.url.replace('http://', 'HTTP://');
+    const webhook = await createWebhook({ url: `${url}/../hook` });
+    expect((await hook('get', { id: webhook.id })).body.value.url).toBe(new URL(receiver.url).href);
+    // The same 32 bytes, the second spelled with a last base64 digit that decodes the same.
+    const same = Buffer.alloc(32, 7).toString('base64');
+    const respelled = same.slice(0, -2) + String.fromCharCode(same.charCodeAt(same.length - 2) + 1) + '=';
+    expect(Buffer.from(respelled, 'base64')).toEqual(Buffer.from(same, 'base64'));
+    const res = await hook('update', { id: webhook.id, secrets: [`whsec_${same}`, `whsec_${respelled}`] });
+    expect(res.body).toEqual({ error: 'secrets[1] is the same as secrets[0]' });
+  });
+
+  it("update: the webhook's own commands must still be of the models it is given, and an update must change something", async () => {
+    const webhook = await createWebhook({ models: ['lead'], commands: ['qualify'] });
+    const before = (await hook('get', { id: webhook.id })).body.value;
+    expect((await hook('update', { id: webhook.id, models: ['party'] })).body).toEqual({
+      error: "the webhook's commands[0]: no model of party has a command qualify that changes records (give commands with the models)",
+    });
+    expect((await hook('update', { id: webhook.id })).body).toEqual({ error: 'webhook.update has nothing to change: give one or more of url, models, commands, as_role, secret, secrets, rotate' });
+    expect((await hook('get', { id: webhook.id })).body.value).toEqual(before);
+    // With commands of the new models, or all commands, it changes.
+    expect((await hook('update', { id: webhook.id, models: ['party'], commands: ['create'] })).body.value).toMatchObject({ models: ['party'], commands: ['create'] });
+    expect((await hook('update', { id: webhook.id, models: ['lead'], commands: null })).body.value).toMatchObject({ models: ['lead'], commands: null });
   });
 
   it('refuse unknown webhooks and bad redeliveries', async () => {

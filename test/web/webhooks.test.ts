@@ -68,7 +68,7 @@ describe('the Webhooks page', () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('url: 127.0.0.1 is a loopback, private or reserved address, which webhooks may not reach (serve --allow-private-webhooks allows it)');
     for (const [url, role, models, message] of [
-      ['not a url', 'sales', '', 'url must be an absolute http or https URL'],
+      ['not-a-url', 'sales', '', 'url must be an absolute http or https URL'],
       ['ftp://example.com/x', 'sales', '', 'url must be an http or https URL, not ftp'],
       [UNREACHABLE, 'nobody', '', /^as_role: no role named nobody/],
       [UNREACHABLE, 'sales', 'lead, nothing', 'models[1]: no model named nothing'],
