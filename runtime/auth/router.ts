@@ -6,7 +6,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
-import { ADMIN_ONLY_KINDS } from '../command-kinds.ts';
+import { NOT_AN_AGENTS_KINDS } from '../command-kinds.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { noteEvent } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
@@ -97,9 +97,10 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const allowed = allowedCommands(registry, person);
     const [first] = scopesGrantingNothing(scopes, allowed);
     if (first !== undefined) throw badRequest(`scope ${first} matches no command you may use`);
-    // `erase` and its like are a person's acts (runtime/command-kinds.ts, adminOnly): a scope naming only them would grant an agent nothing.
-    const [adminOnly] = scopesGrantingNothing(scopes, [...allowed].filter((id) => !ADMIN_ONLY_KINDS.has(registry.commands[id]!.kind)));
-    if (adminOnly !== undefined) throw badRequest(`scope ${adminOnly} matches only commands no agent may use`);
+    // `erase` and its like are a person's acts, and an agent reverts one change at a time, not a batch
+    // (runtime/command-kinds.ts, NOT_AN_AGENTS_KINDS): a scope naming only them would grant an agent nothing.
+    const [noAgents] = scopesGrantingNothing(scopes, [...allowed].filter((id) => !NOT_AN_AGENTS_KINDS.has(registry.commands[id]!.kind)));
+    if (noAgents !== undefined) throw badRequest(`scope ${noAgents} matches only commands no agent may use`);
     const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits, maxAffected }, serverLimits, callers.clock.now());
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });

@@ -8,21 +8,26 @@ import type { Knex } from 'knex';
 import type { CommandKind } from '../command-kinds.ts';
 import { clearPersonalKeys, resolveAgentInput, tokensOfWrite } from '../masking/agent-input.ts';
 import type { ModelRights } from '../rights.ts';
+import { namingRecord } from './single.ts';
 import type { CommandContext, PreparedCall } from './types.ts';
 import { takesValueParts, valueParts, withParts, withoutPrefix } from '../masking/value-parts.ts';
 
-/** Resolves the tokens an agent sent in each part of a bulk input (400 `invalid token` for one not issued to it); reads only. */
-export async function resolveAgentBulkInput(
-  db: Knex,
-  agentTokenId: string,
-  rights: ModelRights,
-  kind: CommandKind,
-  input: Readonly<Record<string, unknown>>,
-): Promise<{ input: Record<string, unknown>; sentTokens: Record<string, string> }> {
+/**
+ * Resolves the tokens an agent sent in each part of a bulk input (400 `invalid token` for one not
+ * issued to it, naming the part: `party.create_many records[2]: invalid token`); reads only.
+ */
+export async function resolveAgentBulkInput(ctx: CommandContext, agentTokenId: string, input: Readonly<Record<string, unknown>>): Promise<{ input: Record<string, unknown>; sentTokens: Record<string, string> }> {
+  const kind = ctx.command.meta.kind;
   const sentTokens: Record<string, string> = {};
   const resolved: Record<string, unknown>[] = [];
   for (const part of valueParts(kind, input)) {
-    const agentInput = await resolveAgentInput(db, agentTokenId, rights, part.values);
+    let agentInput: Awaited<ReturnType<typeof resolveAgentInput>>;
+    try {
+      agentInput = await resolveAgentInput(ctx.service.db, agentTokenId, ctx.fields, part.values);
+    } catch (error) {
+      // `records.3.` names records[3]; `set.` and `input.` name themselves.
+      throw namingRecord(ctx, part.prefix.slice(0, -1).replace(/\.(\d+)$/, '[$1]'), error);
+    }
     resolved.push(agentInput.input);
     for (const [key, token] of Object.entries(agentInput.sentTokens)) sentTokens[`${part.prefix}${key}`] = token;
   }

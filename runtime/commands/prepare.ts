@@ -26,7 +26,7 @@ export async function prepareCall(ctx: CommandContext, rawInput: unknown): Promi
   // A bulk command's values are in parts (its records, its set), each masked as its single command's input.
   const bulk = takesValueParts(kind);
   const agentInput = bulk
-    ? await resolveAgentBulkInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, kind, rawInput)
+    ? await resolveAgentBulkInput(ctx, ctx.caller.tokenId, rawInput)
     : await resolveAgentInput(ctx.service.db, ctx.caller.tokenId, ctx.fields, rawInput);
   const prepared = await prepareCommand(ctx, await validateInput(ctx, agentInput.input));
   const clearPersonal = bulk ? clearPersonalBulkKeys(ctx.fields, kind, prepared.input, agentInput.sentTokens) : clearPersonalKeys(ctx.fields, prepared.input, agentInput.sentTokens);

@@ -173,9 +173,10 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
 
 /**
  * A bulk command's records, each with the history entry (sharing the batch id), bindings and
- * audit row (of the bulk command, naming the record) a single write of it gets; answers the batch id.
+ * audit row (of the bulk command, naming the record) a single write of it gets; answers the batch
+ * id, or null when no record changed (no entry has it: there is no batch to find or revert).
  */
-async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string> {
+async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchItem[], proposal: Proposal | undefined): Promise<string | null> {
   const batchId = newId();
   // What each record's write gave in the agent's tokens (an agent's approved plan): its history and bindings keep them.
   const owns = items.map((item) => writtenByLineId(item.prepared, item.result));
@@ -199,7 +200,7 @@ async function keepBatch(ctx: CommandContext, db: Knex, items: readonly BatchIte
   }
   await writeAuditEvents(ctx, events, db);
   await keepEvents(ctx, db, changed, proposal, batchId);
-  return batchId;
+  return changed.length > 0 ? batchId : null;
 }
 
 /**

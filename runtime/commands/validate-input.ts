@@ -11,6 +11,7 @@ import { noModelCommand } from '../command-kinds.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import type { FieldMeta } from '../registry.ts';
 import { agentMaxAffected, type ListInput } from '../kinds.ts';
+import { idOf } from '../value-checks.ts';
 import { findIssuedToken, type IssuedToken } from '../masking/token-store.ts';
 import { compileList, maskedFilterTokens, maskedTokenKey, type CompiledList, type MaskedFilters } from '../query/list-query.ts';
 import { parseOr400 } from '../query/values.ts';
@@ -69,6 +70,8 @@ export async function validateInput(ctx: CommandContext, raw: unknown): Promise<
  */
 async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknown>): Promise<ValidInput> {
   const { meta, model } = ctx.command;
+  // Each id named by its place (`ids[2] must be a string`), before the schema checks the list as a whole.
+  if (Array.isArray(raw.ids)) raw.ids.forEach((id, index) => parseOr400(idOf(`ids[${index}]`), id));
   const input = parseOr400(meta.input, raw) as Record<string, unknown>;
   // An agent's bulk command is one plan a person reads through: its token caps how many records it names.
   const agentCap = ctx.caller.kind === 'agent' ? agentMaxAffected(ctx.caller.maxAffected) : undefined;
@@ -90,8 +93,10 @@ async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknow
   const hasFilter = filter !== undefined && filter.length > 0;
   if (!hasFilter && input.ids === undefined) throw badRequest(`${meta.id} needs a filter or ids`);
   if (hasFilter && input.ids !== undefined) throw badRequest(`${meta.id} takes a filter or ids, not both`);
+  // `set` and `input` as they came: the schema's copy of an object of any keys drops a `__proto__`
+  // key (it sets the copy's prototype), which the single command's check must see to refuse.
   if (meta.kind === 'update_many') {
-    const set = input.set as Record<string, unknown>;
+    const set = raw.set as Record<string, unknown>;
     if (Object.keys(set).length === 0) throw badRequest(`${meta.id} set must give at least one field`);
     if ('id' in set) throw badRequest(`${meta.id} set cannot give id`);
     try {
@@ -105,7 +110,7 @@ async function validateBulkInput(ctx: CommandContext, raw: Record<string, unknow
   if (meta.kind === 'action_many') {
     try {
       // Checked as the action's input for one record; the id is each selected record's.
-      const { id: _id, ...checked } = validateRecordInput(singleContext(ctx, 'action'), { id: newId(), ...((input.input as Record<string, unknown> | undefined) ?? {}) });
+      const { id: _id, ...checked } = validateRecordInput(singleContext(ctx, 'action'), { id: newId(), ...((raw.input as Record<string, unknown> | undefined) ?? {}) });
       if (Object.keys(checked).length > 0) input.input = checked;
       else delete input.input;
     } catch (error) {

@@ -161,7 +161,13 @@ async function runTool(deps: ToolServerDeps, caller: Caller, name: string, args:
   }
   const structured: Record<string, unknown> =
     outcome.status === 200
-      ? { denied: outcome.body.denied, value: outcome.body.value, ...(outcome.body.next !== undefined ? { next: outcome.body.next } : {}) }
+      ? {
+          // A bulk command's `dry_run: true` says so, as REST's answer does.
+          ...('dry_run' in outcome.body && outcome.body.dry_run === true ? { dry_run: true } : {}),
+          denied: outcome.body.denied,
+          value: outcome.body.value,
+          ...(outcome.body.next !== undefined ? { next: outcome.body.next } : {}),
+        }
       : { status: APPROVAL_REQUIRED, plan_id: outcome.body.plan_id };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

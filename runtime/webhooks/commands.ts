@@ -14,7 +14,7 @@ import { HttpError, badRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ADMIN_ROLE } from '../rights.ts';
 import { webhookUrl, webhookUrlProblem } from './address.ts';
-import { generateSecret, secretKey, secretProblem } from './secrets.ts';
+import { generateSecret, secretKey, secretProblem, withoutSecrets } from './secrets.ts';
 import { allWebhooks, deleteWebhook, findWebhook, webhookRow, type DeliveryRow, type Webhook } from './store.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 import type { WebhookDeliveryInfo, WebhookInfo } from '../shapes/webhooks.ts';
@@ -49,29 +49,6 @@ export async function runServiceCommand(service: RecordService, settings: Webhoo
     await writeAudit(service.db, error instanceof HttpError ? { ...base, outcome: 'refused', status: error.status, error: error.message } : { ...base, outcome: 'failed', error: 'internal error' });
     throw error;
   }
-}
-
-/**
- * The input as the audit trail keeps it: secrets replaced by a marker. A refused call is audited
- * with its input too, so what is replaced is not only what a valid call holds: the value of any key
- * that names a secret, whatever its shape (a list keeps its length, to tell one from two), and any
- * `whsec_` secret written in another value.
- */
-function withoutSecrets(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, /secret/i.test(key) ? secretMarkerOf(value) : secretsMasked(value)]));
-}
-
-const SECRET_MARKER = '[secret]';
-
-function secretMarkerOf(value: unknown): unknown {
-  return Array.isArray(value) ? value.map(() => SECRET_MARKER) : SECRET_MARKER;
-}
-
-function secretsMasked(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(/whsec_[A-Za-z0-9+/=_-]*/g, SECRET_MARKER);
-  if (Array.isArray(value)) return value.map(secretsMasked);
-  if (typeof value === 'object' && value !== null) return withoutSecrets(value as Record<string, unknown>);
-  return value;
 }
 
 interface Call {

@@ -3,7 +3,8 @@
  * verifiers): a secret is `whsec_` + the base64 of 24 to 64 random bytes, the decoded bytes are
  * the HMAC-SHA256 key, and a request carries `Webhook-Signature: v1,<base64 HMAC of
  * "<id>.<timestamp>.<body>">` — one entry per active secret, space-separated, so that a receiver
- * that knows either of two secrets accepts it while they are rotated.
+ * that knows either of two secrets accepts it while they are rotated. The audit trail keeps a
+ * webhook command's input without them (`withoutSecrets`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -43,4 +44,29 @@ export function secretKey(secret: string): Buffer {
 /** The base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed by the secret's decoded bytes. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
   return createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
+}
+
+/**
+ * The input as the audit trail keeps it: secrets replaced by a marker. A refused call is audited
+ * with its input too, so what is replaced is not only what a valid call holds: the value of any key
+ * that names a secret, whatever its shape (a list keeps its length, to tell one from two), and any
+ * `whsec_` secret written in another value.
+ */
+export function withoutSecrets(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, /secret/i.test(key) ? secretMarkerOf(value) : secretsMasked(value)]));
+}
+
+const SECRET_MARKER = '[secret]';
+/** A secret written in a text: the prefix and what base64 (or its URL-safe form) may follow it with. */
+const WRITTEN_SECRET = new RegExp(`${PREFIX}[A-Za-z0-9+/=_-]*`, 'g');
+
+function secretMarkerOf(value: unknown): unknown {
+  return Array.isArray(value) ? value.map(() => SECRET_MARKER) : SECRET_MARKER;
+}
+
+function secretsMasked(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(WRITTEN_SECRET, SECRET_MARKER);
+  if (Array.isArray(value)) return value.map(secretsMasked);
+  if (typeof value === 'object' && value !== null) return withoutSecrets(value as Record<string, unknown>);
+  return value;
 }

@@ -360,7 +360,7 @@ describe('<action>_many', () => {
     ['a filter and ids', 'lead.qualify_many', { filter: [{ field: 'hot', op: 'eq', value: true }], ids: ['x'], max_affected: 3 }, 400, 'lead.qualify_many takes a filter or ids, not both'],
     ['no max_affected', 'lead.qualify_many', { ids: ['x'] }, 400, 'max_affected is required'],
     ['a required input missing', 'lead.lose_many', { ids: ['x'], max_affected: 1 }, 400, 'lead.lose_many input.lost_reason is required'],
-    ['a field the action does not take', 'lead.qualify_many', { ids: ['x'], max_affected: 1, input: { title: 'x' } }, 400, 'lead.qualify does not take lead.qualify_many input.title'],
+    ['a field the action does not take', 'lead.qualify_many', { ids: ['x'], max_affected: 1, input: { title: 'x' } }, 400, 'lead.qualify_many does not take input.title'],
     ['an input that is no object', 'lead.lose_many', { ids: ['x'], max_affected: 1, input: 'Budget' }, 400, "input must be an object of the action's inputs"],
     ['an unknown record', 'lead.qualify_many', { ids: ['01M8452PGTZ3QHM2AWMARJ1NTB'], max_affected: 1 }, 400, 'lead.qualify_many record 01M8452PGTZ3QHM2AWMARJ1NTB: lead 01M8452PGTZ3QHM2AWMARJ1NTB not found'],
   ])('refuses %s', async (_case, command, input, status, error) => {
@@ -615,5 +615,91 @@ describe('agents', () => {
     expect(rows('select max_affected from rms_tokens where id in (?, ?) order by id', mine, admins).map((row) => row.max_affected).sort()).toEqual([50, null].sort());
     const byAgent = await t.request('POST', '/api/auth/agent-token/update', { id: mine, max_affected: 5 }, agent);
     expect(byAgent.status).toBe(404);
+  });
+});
+
+describe('refusals name the record and the field as the single command would, and change nothing', () => {
+  const orderOf = (overrides: Record<string, unknown>) => ({ number: `BK-${7000 + ++tagNumber}`, customer: party, items: [{ description: 'Item', quantity: 1, unit_price: 100 }], ...overrides });
+
+  it("an action's input is named as input.<name>, an input the action does not take by the bulk command", async () => {
+    const orders = (await t.command(admin, 'order.create_many', { records: [orderOf({}), orderOf({})] })).body.value.ids as string[];
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['order.cancel_many', { ids: orders, max_affected: 2 }, 'order.cancel_many input.reason is required'],
+      ['order.cancel_many', { ids: orders, max_affected: 2, input: { reason: 5 } }, 'order.cancel_many input.reason must be a string'],
+      ['order.cancel_many', { ids: orders, max_affected: 2, input: { reason: 'x', number: 'AB-1234' } }, 'order.cancel_many does not take input.number'],
+    ];
+    for (const [command, input, error] of cases) {
+      const res = await t.command(admin, command, input);
+      expect({ status: res.status, body: res.body }, command).toEqual({ status: 400, body: { error } });
+    }
+    expect(rows(`select status from "order" where id in (?, ?)`, ...orders)).toEqual([{ status: 'draft' }, { status: 'draft' }]);
+    const leads = await makeLeads(freshTag(), 2);
+    const lose = await t.command(admin, 'lead.lose_many', { ids: leads, max_affected: 2, input: { lost_reason: 'x', title: 'y' } });
+    expect(lose.body).toEqual({ error: 'lead.lose_many does not take input.title' });
+  });
+
+  it("a rule's refusal keeps the fields it reads, for a record of create_many and for update_many's set", async () => {
+    const created = await t.command(admin, 'order.create_many', { records: [orderOf({}), orderOf({ ordered_on: '2026-05-02', deliver_by: '2026-05-01' })] });
+    expect({ status: created.status, body: created.body }).toEqual({
+      status: 400,
+      body: { error: 'order.create_many records[1]: order: deliver by must be on or after the order date', fields: ['deliver_by'] },
+    });
+    const ids = (await t.command(admin, 'order.create_many', { records: [orderOf({ ordered_on: '2026-05-02' })] })).body.value.ids as string[];
+    const updated = await t.command(admin, 'order.update_many', { ids, set: { deliver_by: '2026-05-01' }, max_affected: 1 });
+    expect({ status: updated.status, body: updated.body }).toEqual({
+      status: 400,
+      body: { error: `order.update_many record ${ids[0]}: order: deliver by must be on or after the order date`, fields: ['deliver_by'] },
+    });
+  });
+
+  it('a __proto__ key in set, in input or in a record is an unknown field, not dropped', async () => {
+    const ids = await makeLeads(freshTag(), 1);
+    const before = rows('select * from lead where id = ?', ids[0]);
+    const cases: [string, string, string][] = [
+      ['lead.update_many', `{"ids":["${ids[0]}"],"max_affected":1,"set":{"__proto__":{"title":null},"hot":false}}`, 'unknown field lead.update_many set.__proto__'],
+      ['lead.lose_many', `{"ids":["${ids[0]}"],"max_affected":1,"input":{"__proto__":{"title":"x"},"lost_reason":"r"}}`, 'unknown field lead.lose_many input.__proto__'],
+      ['lead.create_many', '{"records":[{"title":"ok"},{"__proto__":{"stage":"won"},"title":"t"}]}', 'unknown field lead.create_many records[1].__proto__'],
+    ];
+    for (const [command, body, error] of cases) {
+      const res = await t.request('POST', `/api/${command.replace('.', '/')}`, body, admin);
+      expect({ status: res.status, body: res.body }, command).toEqual({ status: 400, body: { error } });
+    }
+    expect(rows('select * from lead where id = ?', ids[0])).toEqual(before);
+  });
+
+  it('each id of ids is named by its place', async () => {
+    const ids = await makeLeads(freshTag(), 1);
+    const cases: [unknown[], string][] = [
+      [[ids[0], 5], 'ids[1] must be a string'],
+      [[null], 'ids[0] is required'],
+      [[ids[0], ''], 'ids[1] is required'],
+    ];
+    for (const [given, error] of cases) {
+      const res = await t.command(admin, 'lead.update_many', { ids: given, set: { hot: true }, max_affected: 2 });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
+    }
+  });
+
+  it('a batch that changed no record has no batch id (there is nothing to find or put back)', async () => {
+    const tag = freshTag();
+    const ids = await makeLeads(tag, 2, { hot: true });
+    const none = await t.command(admin, 'lead.update_many', { filter: [{ field: 'lost_reason', op: 'eq', value: `${tag}-none` }], set: { hot: false }, max_affected: 5 });
+    expect(none.body.value).toEqual({ batch_id: null, count: 0, ids: [], changes: [] });
+    const same = await t.command(admin, 'lead.update_many', { ids, set: { hot: true }, max_affected: 2 });
+    expect(same.body.value).toEqual({ batch_id: null, count: 2, ids, changes: ids.map((id) => ({ id, changes: {} })) });
+    const deleted = await t.command(admin, 'lead.delete_many', { filter: [{ field: 'lost_reason', op: 'eq', value: `${tag}-none` }], max_affected: 5 });
+    expect(deleted.body.value.batch_id).toBeNull();
+  });
+
+  it("an agent's token that is not its own names the record it is in", async () => {
+    const res = await t.command(agent, 'party.create_many', { records: [{ name: 'Fine' }, { name: 'NAME_999' }] });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'party.create_many records[1]: invalid token' } });
+  });
+
+  it('an agent token scoped to revert_batch alone is refused: it would grant nothing', async () => {
+    for (const scope of ['lead.revert_batch', '*.revert_batch']) {
+      const res = await t.request('POST', '/api/auth/agent-token', { label: 'rb', scopes: [scope] }, admin);
+      expect({ status: res.status, body: res.body }, scope).toEqual({ status: 400, body: { error: `scope ${scope} matches only commands no agent may use` } });
+    }
   });
 });

@@ -102,7 +102,11 @@ describe("an agent's delete_many", () => {
     const dry = await call('lead__create_many', { records: [{ title: 'Dry', notes: 'mcp secret note' }], dry_run: true });
     expect(dry.isError, JSON.stringify(dry.content)).toBeFalsy();
     expect(JSON.stringify(dry)).not.toContain('mcp secret note');
+    // Says it was a dry run, as REST's answer does.
+    expect(dry.structuredContent).toMatchObject({ dry_run: true, denied: [], value: { batch_id: null, count: 1 } });
+    expect(JSON.parse((dry.content as { text: string }[])[0]!.text)).toEqual(dry.structuredContent);
     const result = await call('lead__create_many', { records: [{ title: 'Planned', notes: 'mcp secret note' }] });
+    expect(result.structuredContent).not.toHaveProperty('dry_run');
     const { plan_id: planId } = result.structuredContent as { plan_id: string };
     const plan = (await t.request('GET', `/api/plans/${planId}`, undefined, agent)).body.plan;
     expect(plan.input.records).toEqual([{ title: 'Planned', notes: expect.stringMatching(/^NOTES_\d+$/) }]);
