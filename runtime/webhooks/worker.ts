@@ -149,8 +149,11 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       claimed.forEach(() => done());
       throw error;
     }
-    // SQLite: the claim's outcomes are noted together once all are in (see `notes`).
-    const outcomes: Noted[] = [];
+    // SQLite: the claim's outcomes are noted together once all are in (see `notes`), or, while some
+    // are still out, those in after STRAGGLER_MS: a receiver slow to answer then holds only its own
+    // deliveries, not the next events of the same records to the other webhooks (the record's order
+    // waits for an earlier event's note).
+    const stragglers = postgres ? undefined : createStragglerNotes(claimed.length, (group) => notes.noteAll(group), options.logError);
     await Promise.all(
       claimed.map(async (delivery) => {
         try {
@@ -160,17 +163,18 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
           if (!event || !webhook) return;
           const outcome = await attempt(webhook, event);
           if (postgres) await notes.add(claimant, delivery, outcome);
-          else outcomes.push({ claimant, delivery, outcome });
+          else stragglers!.add({ claimant, delivery, outcome });
         } catch (error) {
           options.logError(error);
         } finally {
           if (postgres) done();
+          else stragglers!.settled();
         }
       }),
     );
     if (postgres) return;
     try {
-      if (outcomes.length > 0) await notes.noteAll(outcomes);
+      await stragglers!.flushed();
     } finally {
       claimed.forEach(() => done());
     }
@@ -295,4 +299,40 @@ interface EventRow {
   changes: string;
   actor: string;
   record: string | null;
+}
+
+/** How long answers already in wait for a claim's slower ones before they are noted (SQLite). */
+export const STRAGGLER_MS = 250;
+
+/**
+ * A claim's outcomes on SQLite, noted in as few statements as its answers allow: all together when
+ * every delivery has settled, or what is in STRAGGLER_MS after the first answer not yet noted.
+ */
+function createStragglerNotes(count: number, noteAll: (group: readonly Noted[]) => Promise<void>, logError: (error: unknown) => void) {
+  let pending: Noted[] = [];
+  let unsettled = count;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const group = pending;
+    pending = [];
+    if (group.length > 0) writing = writing.then(() => noteAll(group)).catch(logError);
+  };
+  return {
+    add(noted: Noted): void {
+      pending.push(noted);
+      timer ??= setTimeout(flush, STRAGGLER_MS);
+    },
+    /** A delivery is done, noted or not (sent, failed to send, or nothing to send). */
+    settled(): void {
+      if (--unsettled === 0) flush();
+    },
+    /** Once every outcome added is noted. */
+    async flushed(): Promise<void> {
+      flush();
+      await writing;
+    },
+  };
 }

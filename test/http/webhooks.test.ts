@@ -249,6 +249,31 @@ describe('delivery', () => {
     expect(accountant[0]!.json.changes).toContain('tax_id');
   });
 
+  it("a receiver slow to answer holds only its own deliveries, not the record's next events to the other webhooks", async () => {
+    const slow = await startReceiver();
+    try {
+      slow.hold = ({ index }) => (index === 0 ? 4_000 : 0);
+      await createWebhook({ url: slow.url, models: ['lead'] });
+      await createWebhook({ models: ['lead'] });
+      const lead = await t.command(admin, 'lead.create', { title: 'Held elsewhere' });
+      await slow.waitFor(1);
+      await receiver.waitFor(1);
+      const updatedAt = Date.now();
+      await t.command(admin, 'lead.update', { id: lead.body.value.id, hot: true });
+      // The other webhook gets the update while the slow receiver still holds the create (4 s).
+      await receiver.waitFor(2, 3_000);
+      expect(receiver.received[1]!.receivedAt - updatedAt).toBeLessThan(3_000);
+      expect(slow.received).toHaveLength(1);
+      expect(receiver.received.map((request) => request.json.type)).toEqual(['lead.create', 'lead.update']);
+      // The slow one's order holds: its update comes after its create is answered.
+      await slow.waitFor(2, 15_000);
+      expect(slow.received.map((request) => request.json.type)).toEqual(['lead.create', 'lead.update']);
+      expect(slow.received[1]!.receivedAt - slow.received[0]!.receivedAt).toBeGreaterThanOrEqual(4_000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('shapes what it sends by the role the webhook has when it sends it', async () => {
     const webhook = await createWebhook({ as_role: 'admin', models: ['party'] });
     receiver.answer = () => 500;
