@@ -183,7 +183,7 @@ function components(models: readonly ModelIR[]): Json {
       }),
       Forbidden: errorResponse('A field the caller may read but not write.', undefined),
       NotFound: errorResponse('No such record, or a command the caller may not use (which is never told apart).', refusalBody(notFound())),
-      Conflict: errorResponse('The record cannot take the change in its state: locked, changed since, still referred to, or a unique value taken.', undefined),
+      Conflict: errorResponse('The record cannot take the change in its state (locked, or changed since the change a revert puts back), or a bulk command selects more records than its max_affected. (A unique value taken, or a record still referred to, is a 400.)', undefined),
       PayloadTooLarge: errorResponse('The body is larger than 1 MiB.', refusalBody(new BodyRefusal('too-large'))),
       UnsupportedMediaType: errorResponse('The body is not application/json in UTF-8.', refusalBody(new BodyRefusal('not-json'))),
       TooManyRequests: errorResponse("An agent's rate limit is used up.", refusalBody(new HttpError(429, RATE_LIMITED)), {

@@ -128,6 +128,9 @@ export async function revertBatch(ctx: CommandContext, db: Knex, prepared: Prepa
     try {
       items.push({ ctx: single, prepared: one, result: (await revert(single, db, one)) as BatchItem['result'] });
     } catch (error) {
+      // An entry the caller may not see (it changed only fields withheld from it): the batch is not
+      // found as a whole, without naming a change its history does not show it.
+      if (error instanceof HttpError && error.message === `change ${entry.changeId} not found`) throw badRequest(`batch ${batchId} not found`);
       throw namingRecord(ctx, `record ${entry.recordId}`, error);
     }
   }

@@ -78,7 +78,13 @@ export function createApp(options: AppOptions): Express {
   });
 
   async function command(req: Request, res: Response) {
-    const call = { id: commandIdOf(req), authorization: req.headers.authorization, input: req.body === undefined ? {} : req.body, dryRun: dryRunOf(req) };
+    const input: unknown = req.body === undefined ? {} : req.body;
+    const dryRun = dryRunOf(req);
+    // A bulk command's body may say dry_run too: the two must not disagree.
+    if (dryRun && typeof input === 'object' && input !== null && (input as { dry_run?: unknown }).dry_run === false) {
+      throw badRequest('dry_run=true in the query and "dry_run": false in the body disagree');
+    }
+    const call = { id: commandIdOf(req), authorization: req.headers.authorization, input, dryRun };
     await answerCommand(service, callers, call, res);
   }
 

@@ -492,6 +492,7 @@ describe('error texts', () => {
     '<model>.<command> record <id>: <error>': () => t.command(admin, 'lead.update_many', { ids: ['01M8452PGTZ3QHM2AWMARJ1NTB'], set: { hot: true }, max_affected: 1 }),
     '<model>.<command> record <id>.<rest>': () => t.command(admin, 'lead.update_many', { ids: [lead.id], set: { stage: 'won' }, max_affected: 1 }),
     'dry_run must be true or false': () => t.command(admin, 'lead.create_many', { records: [{ title: 'ok' }], dry_run: 'yes' }),
+    'dry_run=true in the query and "dry_run": false in the body disagree': () => t.request('POST', '/api/lead/create_many?dry_run=true', { records: [{ title: 'ok' }], dry_run: false }, admin),
     '<model>.<command> would change <n> records, more than max_affected <max>': () => t.command(admin, 'lead.delete_many', { ids: [lead.id, party.id], max_affected: 1 }),
     'batch_id is required': () => t.command(admin, 'lead.revert_batch', {}),
     'max_affected may be at most <n> for an agent': () => t.command(agent, 'lead.delete_many', { ids: [lead.id], max_affected: 101 }),

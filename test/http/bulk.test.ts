@@ -433,6 +433,21 @@ describe('revert_batch', () => {
     expect({ status: again.status, body: again.body }).toEqual({ status: 409, body: { error: `lead.revert_batch record ${ids[0]}: lead ${ids[0]} changed since change ${entries[0]}` } });
   });
 
+  it("a batch with an entry the caller may not see is not found, naming no change it cannot see, and nothing is put back", async () => {
+    const made = await t.command(admin, 'party.create_many', { records: [{ name: 'Tax one' }, { name: 'Tax two' }] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const parties = made.body.value.ids as string[];
+    // tax_id is unique: a batch of one party.
+    const updated = await t.command(admin, 'party.update_many', { ids: parties.slice(0, 1), set: { tax_id: 'GB-9' }, max_affected: 1 });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const batchId = updated.body.value.batch_id as string;
+    // sales does not read tax_id: the batch changed nothing it sees.
+    const res = await t.command(sales, 'party.revert_batch', { batch_id: batchId });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: `batch ${batchId} not found` } });
+    expect(rows('select tax_id from party where id in (?, ?) order by id', ...parties)).toEqual([{ tax_id: 'GB-9' }, { tax_id: null }]);
+    expect((await t.command(admin, 'party.revert_batch', { batch_id: batchId })).status).toBe(200);
+  });
+
   it('a dry run answers the reverts and puts nothing back', async () => {
     const tag = freshTag();
     const ids = await makeLeads(tag, 1);
