@@ -19,9 +19,9 @@ import { searchDesign } from '../db/migrate/index-design.ts';
 import { sqlIdentifier } from '../db/statements.ts';
 import { erasedValueOf, ErasedValues, type PersonalKeys } from '../erased.ts';
 import type { FieldMeta } from '../registry.ts';
-import { applyHistoryErasure, planHistoryErasure } from '../history/erase.ts';
+import { applyHistoryErasure, forgetErasedTokens, planHistoryErasure } from '../history/erase.ts';
 import type { LinesChange } from '../history/store.ts';
-import { eraseMaskedValues, forgetBindings } from '../masking/erase.ts';
+import { eraseMaskedValues, forgetBindings, forgetBindingsOfValues } from '../masking/erase.ts';
 import { collectPlanValues, eraseFromPlans } from '../plans/erase.ts';
 import type { StoredLine } from '../registry.ts';
 import { eraseFromEvents } from '../webhooks/erase.ts';
@@ -77,12 +77,15 @@ export async function eraseRecord(ctx: CommandContext, db: Knex, recordId: strin
   const historyEntries = await applyHistoryErasure(db, history);
   const auditRows = await eraseFromAudit(db, commands, recordId, keys, values);
   const plans = await eraseFromPlans(db, commands, recordId, keys, values, auditActor(ctx.caller), `${name} ${recordId} was erased`);
-  const maskTokens = await eraseMaskedValues(db, values);
+  const erasedTokens = await eraseMaskedValues(db, values);
+  const maskTokens = erasedTokens.length;
+  await forgetErasedTokens(db, erasedTokens);
   let bindings = await forgetBindings(db, name, [recordId]);
   for (const list of model.lines.keys()) {
     const lineIds = new Set([...(lines[list] ?? []).map((line) => line.id), ...history.lineIds]);
     bindings += await forgetBindings(db, `${name}.${list}`, [...lineIds]);
   }
+  bindings += await forgetBindingsOfValues(db, values);
   for (const step of ERASURE_STEPS) await step.erase(db, { model: name, recordId, values });
   if (ctx.service.dialect === 'sqlite') await rebuildSearchTables(db, model);
 

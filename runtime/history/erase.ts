@@ -7,7 +7,8 @@
 import type { Knex } from 'knex';
 import { ERASED, isErased, type ErasedValues, type PersonalKeys } from '../erased.ts';
 import type { StoredLine } from '../registry.ts';
-import { HISTORY_TABLE, isLinesChange, type EntryChange, type FieldChange, type LinesChange } from './store.ts';
+import { dialectOf } from '../db/connect.ts';
+import { HISTORY_TABLE, isLinesChange, type EntryChange, type FieldChange, type LinesChange, type TokenFor } from './store.ts';
 
 interface StoredEntry {
   readonly id: string;
@@ -110,4 +111,40 @@ function erasedLines(change: LinesChange, keys: ReadonlySet<string>, values: Era
 export async function applyHistoryErasure(db: Knex, erasure: HistoryErasure): Promise<number> {
   for (const entry of erasure.rewritten) await db(HISTORY_TABLE).where({ id: entry.id }).update({ changes: entry.changes, inputs: entry.inputs });
   return erasure.rewritten.length;
+}
+
+/** Tokens looked for per statement. */
+const TOKENS_PER_STATEMENT = 100;
+
+/**
+ * Drops tokens an erasure emptied (whose, and how each reads: `NOTES_2`) from the entries of every record that keep them (an entry keeps
+ * the tokens agents knew its values by: store.ts). A copy of the value in another record would
+ * otherwise show the agent that record's history in a token it is refused, and a revert there
+ * would bind it again; without it, the agent sees the value's new token, as reading the record
+ * gives it. Answers how many entries changed.
+ */
+export async function forgetErasedTokens(db: Knex, erased: readonly TokenFor[]): Promise<number> {
+  const dead = new Set(erased.map(({ agent, token }) => `${agent}\u0000${token}`));
+  const texts = [...new Set(erased.map(({ token }) => token))];
+  const contains = dialectOf(db) === 'postgres' ? 'strpos(tokens, ?) > 0' : 'instr(tokens, ?) > 0';
+  const alive = (list: readonly TokenFor[]) => list.filter(({ agent, token }) => !dead.has(`${agent}\u0000${token}`));
+  const kept = (side: Readonly<Record<string, readonly TokenFor[]>>) =>
+    Object.fromEntries(Object.entries(side).flatMap(([key, list]) => (alive(list).length > 0 ? [[key, alive(list)]] : [])));
+  let changed = 0;
+  for (let i = 0; i < texts.length; i += TOKENS_PER_STATEMENT) {
+    const rows = (await db(HISTORY_TABLE)
+      .whereNotNull('tokens')
+      .andWhere((query) => {
+        for (const text of texts.slice(i, i + TOKENS_PER_STATEMENT)) query.orWhereRaw(contains, [JSON.stringify(text)]);
+      })
+      .select('id', 'tokens')) as { id: string; tokens: string }[];
+    for (const row of rows) {
+      const tokens = JSON.parse(row.tokens) as { to: Record<string, TokenFor[]>; from: Record<string, TokenFor[]> };
+      const next = JSON.stringify({ to: kept(tokens.to), from: kept(tokens.from) });
+      if (next === JSON.stringify({ to: tokens.to, from: tokens.from })) continue;
+      await db(HISTORY_TABLE).where({ id: row.id }).update({ tokens: next });
+      changed++;
+    }
+  }
+  return changed;
 }

@@ -9,7 +9,8 @@
  *   (masking/shared-tokens.ts); never a token that depends on whether a value it sent equals a
  *   stored one;
  * - a change shows only the fields the caller reads: a history entry that changed nothing it
- *   reads does not exist for it (history/store.ts pages by the same rule).
+ *   reads does not exist for it (history/store.ts pages by the same rule);
+ * - an erased value (`{"erased": true}`, runtime/erased.ts) shows as erased to everyone.
  */
 import type { Knex } from 'knex';
 import type { HistoryEntryInfo, RecordValue } from '../api-shapes.ts';
@@ -20,6 +21,7 @@ import { isLinesChange, type EntryChange, type FieldChange, type HistoryEntry } 
 import { bindingKey, bindingsOf, bindingsReadWith } from '../masking/bindings.ts';
 import { maskKey, sharedTokens, type MaskRequest } from '../masking/shared-tokens.ts';
 import { hashValue, maskedText, tokenOf } from '../masking/tables.ts';
+import { isErased } from '../erased.ts';
 
 export { maskedText };
 import type { FieldMeta, MaskBinding, StoredLine, StoredRecord } from '../registry.ts';
@@ -200,7 +202,8 @@ export async function historyAsSeen(db: Knex, caller: Caller, rights: ModelRight
   const own = (tokens: readonly { agent: string; token: string }[] | undefined) => tokens?.find((token) => token.agent === agent)?.token;
   const mask = (holder: Record<string, unknown>, key: string, field: FieldMeta, token: string | undefined) => {
     const value = holder[key];
-    if (value === null || value === undefined) return;
+    // An erased value shows as erased to everyone: no token stands for the marker.
+    if (value === null || value === undefined || isErased(value)) return;
     if (token !== undefined) {
       holder[key] = token;
       return;
@@ -324,13 +327,13 @@ export function inputAsSeen(
         const shown: Record<string, unknown> = {};
         for (const [name, fieldValue] of Object.entries(item)) {
           if (name !== 'id' && !line.readableNames.has(name)) continue;
-          shown[name] = agent && line.maskedNames.has(name) && fieldValue !== null ? (agentTokens?.[`${key}.${index}.${name}`] ?? NOT_KEPT) : fieldValue;
+          shown[name] = agent && line.maskedNames.has(name) && fieldValue !== null && !isErased(fieldValue) ? (agentTokens?.[`${key}.${index}.${name}`] ?? NOT_KEPT) : fieldValue;
         }
         return shown;
       });
     } else if (!fields.has(key)) seen[key] = value;
     else if (!rights.readableNames.has(key)) continue;
-    else if (agent && rights.maskedNames.has(key) && value !== null && value !== undefined) seen[key] = agentTokens?.[key] ?? NOT_KEPT;
+    else if (agent && rights.maskedNames.has(key) && value !== null && value !== undefined && !isErased(value)) seen[key] = agentTokens?.[key] ?? NOT_KEPT;
     else seen[key] = value;
   }
   return seen;

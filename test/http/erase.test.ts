@@ -128,9 +128,9 @@ describe('erasing a party that people, an agent, plans and history touched', () 
   it('shows an agent the marker in history, and refuses the tokens it held', async () => {
     const { rows } = await ok(agent, 'party.history', { id: party });
     expect(rows[0].changes).toEqual({ name: ERASED, email: ERASED, phone: ERASED, notes: ERASED });
-    for (const token of [agentTokens.name, agentTokens.phone]) {
-      const res = await t.command(agent, 'party.search', { token_filter: [{ field: 'name', token }] });
-      expect([400]).toContain(res.status);
+    for (const [field, token] of [['name', agentTokens.name], ['phone', agentTokens.phone]] as const) {
+      const res = await t.command(agent, 'party.search', { token_filter: [{ field, op: 'eq', value: token }] });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid token' } });
       const sent = await t.command(agent, 'party.update', { id: party, name: agentTokens.name });
       expect(sent.status).toBe(400);
       expect(sent.body).toEqual({ error: 'invalid token' });
@@ -242,6 +242,63 @@ describe('erasing a record with lines', () => {
     const update = rows.find((entry: any) => entry.command === 'order.update');
     expect(update.changes.items.changed[0].changes).toEqual({ note: ERASED });
     expect(occurrences([note, earlier])).toEqual([]);
+  });
+});
+
+describe('what an agent sees after an erasure', () => {
+  it("an erased line value in history is the marker, not a token of it, and no token stands for the marker", async () => {
+    const customer = (await ok(admin, 'party.create', { name: 'Marker Customer' })).id;
+    const agent = await agentToken(t, sales, ['order.*'], 'marker-bot');
+    const order = await ok(sales, 'order.create', { number: 'EM-0001', customer, items: [{ description: 'Kept', quantity: 1, unit_price: 100, note: 'Ring twice, Em1' }, { description: 'Gone', quantity: 1, unit_price: 100, note: 'Side door, Em1' }] });
+    await ok(sales, 'order.update', { id: order.id, items: [{ id: order.items[0].id }] });
+    await ok(admin, 'order.erase', { id: order.id });
+    const { rows } = await ok(agent, 'order.history', { id: order.id });
+    const create = rows.find((entry: any) => entry.command === 'order.create');
+    expect(create.changes.items.added.map((line: any) => line.note)).toEqual([ERASED, ERASED]);
+    const update = rows.find((entry: any) => entry.command === 'order.update');
+    expect(update.changes.items.removed.map((line: any) => line.note)).toEqual([ERASED]);
+    const markers = t.inspect((db) => db.prepare(`select count(*) as n from rms_mask_tokens where value like '%erased%'`).get()) as { n: number };
+    expect(Number(markers.n)).toBe(0);
+  });
+
+  it("a value it copied into another record shows a new token there, which it may use; the erased one's token is refused", async () => {
+    const agent = await agentToken(t, sales, ['party.*', 'lead.*'], 'copy-bot');
+    const notes = 'Copied note of Ophelia-8C';
+    const source = (await ok(sales, 'party.create', { name: 'Ophelia Source-8C', notes })).id;
+    const copy = (await ok(sales, 'party.create', { name: 'Copy Target-8C' })).id;
+    const token = (await ok(agent, 'party.get', { id: source })).notes as string;
+    expect(token).toMatch(/^NOTES_\d+$/);
+    // The agent copies the value by its token into another party and a new lead.
+    expect((await ok(agent, 'party.update', { id: copy, notes: token })).notes).toBe(token);
+    const lead = (await ok(agent, 'lead.create', { title: 'Copy lead 8C', notes: token })).id;
+    const erasure = await ok(admin, 'party.erase', { id: source });
+    expect(erasure.bindings).toBeGreaterThanOrEqual(2);
+    // The copies still hold the value (only the erased record forgets it): a new token, not the erased one.
+    const [seenParty, seenLead] = [(await ok(agent, 'party.get', { id: copy })).notes, (await ok(agent, 'lead.get', { id: lead })).notes];
+    expect(seenParty).toMatch(/^NOTES_\d+$/);
+    expect(seenParty).not.toBe(token);
+    expect(seenLead).toBe(seenParty);
+    expect((await ok(agent, 'party.history', { id: copy })).rows[0].changes.notes.to).toBe(seenParty);
+    // The new token works: in a filter and in a write; the old one is refused.
+    expect((await ok(agent, 'party.search', { token_filter: [{ field: 'notes', op: 'eq', value: seenParty }] })).rows.map((row: any) => row.id)).toEqual([copy]);
+    expect((await t.command(agent, 'party.search', { token_filter: [{ field: 'notes', op: 'eq', value: token }] })).body).toEqual({ error: 'invalid token' });
+    expect((await t.command(agent, 'party.update', { id: copy, notes: seenParty, kind: 'company' })).status).toBe(200);
+    expect((await t.command(agent, 'party.update', { id: copy, notes: token })).body).toEqual({ error: 'invalid token' });
+    expect((await ok(admin, 'party.get', { id: copy })).notes).toBe(notes);
+  });
+
+  it("a plan an erasure rejected shows the agent the marker where its token was", async () => {
+    const agent = await agentToken(t, sales, ['party.*'], 'plan-bot');
+    const source = (await ok(sales, 'party.create', { name: 'Plan Source-5P', notes: 'Planned note 5P' })).id;
+    const target = (await ok(sales, 'party.create', { name: 'Plan Target-5P' })).id;
+    const token = (await ok(agent, 'party.get', { id: source })).notes as string;
+    const proposed = await t.command(agent, 'party.update_many', { ids: [target], set: { notes: token }, max_affected: 1 });
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    await ok(admin, 'party.erase', { id: source });
+    const asAgent = (await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, agent)).body.plan;
+    const asPerson = (await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, sales)).body.plan;
+    expect(asPerson).toMatchObject({ status: 'rejected', input: { set: { notes: ERASED } } });
+    expect(asAgent).toMatchObject({ status: 'rejected', input: { set: { notes: ERASED } } });
   });
 });
 
