@@ -12,7 +12,7 @@ import { kindTraits } from '../command-kinds.ts';
 import { historyEntryOf, type ChangeToRecord } from '../history/record-change.ts';
 import { historyInsertOf, writeHistoryEntries } from '../history/store.ts';
 import { writtenTokensOf } from './bulk-input.ts';
-import { historyAsSeen, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
+import { historyAsSeen, NOT_KEPT, recordsAsSeen, type OwnWrite } from '../view/caller-view.ts';
 import { newId } from '../ids.ts';
 import { writeGroupsOf } from '../db/write-groups.ts';
 import { batchAsSeen } from './batch-view.ts';
@@ -86,9 +86,20 @@ export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): P
     tried = { result, own: ctx.caller.kind === 'agent' ? writtenByLineId(done, result) : undefined };
   });
   const { result, own } = tried!;
-  const value = await present(ctx, result, service.db, own, null);
+  const value = await present(ctx, result, service.db, own && notKeptWritten(own, prepared), null);
   await writeAuditEvent(ctx, { outcome: 'executed', prepared: storedForm(prepared), recordId: recordIdOf(result) }, service.db, true);
   return envelope(ctx, result, value);
+}
+
+/**
+ * What an agent wrote in a tried call (a dry run), as it is shown: the tokens it sent stand; those
+ * issued for values it sent in clear went with the rollback, and their numbers will be issued again
+ * for other values, so such a value shows as not kept (as the audit trail shows it), never as a
+ * token that would later stand for another value.
+ */
+function notKeptWritten(own: OwnWrite, prepared: PreparedCall): OwnWrite {
+  const sent = new Set(Object.values(prepared.agentTokens ?? {}));
+  return { values: own.values, tokens: Object.fromEntries(Object.entries(own.tokens).map(([key, token]) => [key, sent.has(token) ? token : NOT_KEPT])) };
 }
 
 /** Runs `work` in a transaction that is then rolled back, whatever it did. */

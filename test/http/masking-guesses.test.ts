@@ -219,8 +219,9 @@ describe('dry runs confirm nothing', () => {
         const tried = await t.request('POST', `/api/${path}?dry_run=true`, input(guess), agent);
         expect(tried.status).toBe(200);
         expect(tried.body.dry_run).toBe(true);
-        expect(tried.body.value.name).toMatch(/^NAME_\d+$/);
-        // Never the shared token of the stored value, whatever the guess.
+        // Never the shared token of the stored value, whatever the guess, nor a token that the
+        // rollback would free for another value: not kept.
+        expect(tried.body.value.name).toBe('[personal value not kept]');
         expect(tried.body.value.name).not.toBe(secretToken);
         expect(storedTokenValues(guess)).toBe(before);
       }
@@ -229,10 +230,16 @@ describe('dry runs confirm nothing', () => {
     expect((await t.command(admin, 'party.get', { id: other })).body.value.name).toBe('Somebody');
   });
 
-  it('a right and a wrong guess get the same next number in a dry run: nothing about the value shows', async () => {
+  it('a right and a wrong guess show alike in a dry run, and no token shown there later stands for another value', async () => {
     const right = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET }, agent);
     const wrong = await t.request('POST', '/api/party/create?dry_run=true', { name: 'Wrong Guess 2' }, agent);
     expect(right.body.value.name).toBe(wrong.body.value.name);
+    expect(right.body.value.name).toBe('[personal value not kept]');
+    // A token the agent sent stands as it is; the real call then issues the token it keeps.
+    const created = await t.command(agent, 'party.create', { name: 'Kept After Dry 3' });
+    expect(created.body.value.name).toMatch(/^NAME_\d+$/);
+    const again = await t.request('POST', '/api/party/update?dry_run=true', { id: created.body.value.id, name: created.body.value.name, notes: 'Tried note 3' }, agent);
+    expect(again.body.value).toMatchObject({ name: created.body.value.name, notes: '[personal value not kept]' });
   });
 
   it('are audited, with the agent\'s clear values not kept', async () => {
