@@ -34,12 +34,12 @@ function join(conditions: readonly SqlFragment[]): SqlFragment {
 
 /**
  * A keyset page of an order by one key (and the id): what follows the row (v, id) is the rows
- * equal on the key with a greater id, then those past v, then (empty values last) those without a
+ * equal on the key with a greater id (a smaller one, ordered by `id desc`), then those past v, then (empty values last) those without a
  * value. Each part is a range an index on (key, id) reads in order from where it starts, so a page
  * costs the same at any depth; one condition with ORs would make the database read from the top.
  */
 export function keysetByOneKey(select: string, list: CompiledList, after: Keyset): SqlFragment {
-  const [{ field: key, desc, value }, { field: id, value: lastId }] = after.keys as [Keyset['keys'][number], Keyset['keys'][number]];
+  const [{ field: key, desc, value }, { field: id, desc: idDesc, value: lastId }] = after.keys as [Keyset['keys'][number], Keyset['keys'][number]];
   const filters = list.where;
   const limit = list.limit;
   let partCount = 0;
@@ -53,8 +53,9 @@ export function keysetByOneKey(select: string, list: CompiledList, after: Keyset
   // Every part in the index's whole order, the key too, NULLS LAST as in the index: where the key
   // is one value (or empty) that orders by id alone, but PostgreSQL matches an index's order only
   // to the order as written (for `IS NULL` it would rather sort every empty row).
-  const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ASC`;
-  const idAfter: SqlFragment = { sql: `${id.sortable} > ?`, bindings: [id.sortValue(lastId)] };
+  // The id in the order's direction: after the row means a greater id, or with `id desc` a smaller one.
+  const order = `${key.sortable} ${desc ? 'DESC' : 'ASC'} NULLS LAST, ${id.sortable} ${idDesc ? 'DESC' : 'ASC'}`;
+  const idAfter: SqlFragment = { sql: `${id.sortable} ${idDesc ? '<' : '>'} ?`, bindings: [id.sortValue(lastId)] };
   const parts: SqlFragment[] = [];
   if (value !== null) {
     const bound = key.sortValue(value);

@@ -2,7 +2,7 @@
  * `list` and `search` (SPEC 4.5): every operator and its empty-value rule, `contains` with
  * wildcards and Unicode case, ordering with empty values last, id tie-breaks, paging and limits.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let srv: TestServer;
@@ -234,6 +234,54 @@ describe('order and paging', () => {
     expect(await list({ order, offset: 3 })).toEqual(all.slice(3));
     expect(await list({ order, offset: 50 })).toEqual([]);
     expect(await list({ order, limit: 1 })).toEqual(all.slice(0, 1));
+  });
+
+  it('keyset pages are the whole ordered list, each row once, for every order: each key either way, the id either way, several keys', async () => {
+    // Twelve leads of their own, with ties and empty values on every key.
+    const tag = 'keyset-matrix';
+    const made = await srv.command(admin, 'lead.create_many', {
+      records: Array.from({ length: 12 }, (_, i) => ({
+        title: `Keyset ${['b', 'a', 'c'][i % 3]}`,
+        lost_reason: tag,
+        probability: i % 4 === 0 ? null : (i % 3) * 10,
+        hot: i % 5 === 0 ? null : i % 2 === 0,
+        close_date: i % 3 === 0 ? null : `2027-0${(i % 2) + 1}-01`,
+      })),
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    await srv.command(admin, 'lead.qualify_many', { ids: made.body.value.ids.slice(0, 5), max_affected: 5 });
+    const filter = [{ field: 'lost_reason', op: 'eq', value: tag }];
+    const ids = async (input: Record<string, unknown>) => {
+      const res = await srv.command(admin, 'lead.list', { filter, ...input });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { value: { id: string }[]; next?: string };
+    };
+    const orders: { field: string; dir?: 'asc' | 'desc' }[][] = [[{ field: 'id', dir: 'desc' }], [{ field: 'id' }]];
+    for (const field of ['stage', 'probability', 'hot', 'close_date', 'title']) {
+      for (const dir of ['asc', 'desc'] as const) {
+        orders.push([{ field, dir }], [{ field, dir }, { field: 'id', dir: 'desc' }], [{ field, dir }, { field: 'id', dir: 'asc' }]);
+      }
+    }
+    orders.push([{ field: 'stage' }, { field: 'probability', dir: 'desc' }, { field: 'id', dir: 'desc' }], [{ field: 'hot', dir: 'desc' }, { field: 'close_date' }]);
+    // The other tests here count the file's own leads: these go once checked.
+    onTestFinished(async () => {
+      expect((await srv.command(admin, 'lead.delete_many', { ids: made.body.value.ids, max_affected: 12 })).status).toBe(200);
+    });
+    for (const order of orders) {
+      const whole = (await ids({ order })).value.map((row) => row.id);
+      expect(whole).toHaveLength(12);
+      for (const limit of [1, 5]) {
+        const walked: string[] = [];
+        let after = '';
+        for (let page = 0; page < 20; page++) {
+          const answer = await ids({ order, limit, after });
+          walked.push(...answer.value.map((row) => row.id));
+          if (!answer.next) break;
+          after = answer.next;
+        }
+        expect(walked, `${JSON.stringify(order)} by ${limit}`).toEqual(whole);
+      }
+    }
   });
 
   it('search returns rows and the total before limit and offset', async () => {
