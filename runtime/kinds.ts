@@ -17,6 +17,8 @@ import {
   TEXT_LIMITS,
   checkedText,
   decimalPlaces,
+  decimalUnits,
+  MAX_DECIMAL_UNITS,
   idOf,
   isHttpUrl,
   lineCount,
@@ -93,14 +95,14 @@ export const kinds = {
       path,
       options,
     ),
-  /** Exact: at most `scale` decimals, and the value × 10^scale a safe integer (how it is stored). */
+  /** Exact: at most `scale` decimals, and the value × 10^scale (how it is stored) at most 15 digits: see MAX_DECIMAL_UNITS. */
   decimal: (path: string, options: DecimalOptions) =>
     ranged(
       z
         .number({ error: message(path, 'must be a number') })
         .refine((value) => Number.isFinite(value), { error: `${path} must be a number` })
         .refine((value) => decimalPlaces(value) <= options.scale, { error: `${path} has at most ${options.scale} decimal places` })
-        .refine((value) => Number.isSafeInteger(Math.round(value * 10 ** options.scale)), { error: `${path} is too large` }),
+        .refine((value) => Math.abs(decimalUnits(value, options.scale)) <= MAX_DECIMAL_UNITS, { error: `${path} is too large` }),
       path,
       options,
     ),

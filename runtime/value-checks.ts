@@ -166,6 +166,32 @@ export function isHttpUrl(value: string): boolean {
 }
 
 /** How many decimals a JSON number is written with (`1.25` → 2, `1e-7` → 7). */
+/**
+ * The most units of 10^-scale a decimal holds: 15 digits in all. A JSON number of 15 significant
+ * digits reads back exactly as written; one of 16 or 17 may not (9007199254740.991 parses as
+ * 9007199254740.99), and the service would store another value than the one sent.
+ */
+export const MAX_DECIMAL_UNITS = 999_999_999_999_999;
+
+/**
+ * A decimal's value in units of 10^-scale, from the digits the number is written with (its
+ * shortest form), not by multiplying: 9007199254740.991 × 1000 in floating point is
+ * 9007199254740990.2, while its digits say 9007199254740991. Digits past `scale` round half away
+ * from zero (a computed value; an input has at most `scale`).
+ */
+export function decimalUnits(value: number, scale: number): number {
+  const [mantissa, exponent] = String(value).split('e') as [string, string | undefined];
+  const negative = mantissa.startsWith('-');
+  const [whole, fraction = ''] = (negative ? mantissa.slice(1) : mantissa).split('.') as [string, string | undefined];
+  const digits = whole + fraction;
+  // Where the point falls in `digits` once moved `scale` (and the exponent) places to the right.
+  const point = whole.length + scale + Number(exponent ?? 0);
+  const kept = point <= 0 ? '0' : digits.length >= point ? digits.slice(0, point) : digits + '0'.repeat(point - digits.length);
+  const dropped = point <= 0 ? `${'0'.repeat(-point)}${digits}` : digits.slice(point);
+  const units = Number(kept) + (dropped !== '' && dropped[0]! >= '5' ? 1 : 0);
+  return negative && units !== 0 ? -units : units;
+}
+
 export function decimalPlaces(value: number): number {
   if (Number.isInteger(value)) return 0;
   const [digits, exponent] = String(value).split('e');
@@ -187,6 +213,8 @@ export function utcInstant(value: string): string | undefined {
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
   const local = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}.${(fraction + '000').slice(0, 3)}Z`);
   if (Number.isNaN(local.getTime()) || local.toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return undefined;
+  // An offset is at most 23:59 either way (RFC 3339; real ones stop at 14:00).
+  if (offset !== 'Z' && (Number(offset!.slice(1, 3)) > 23 || Number(offset!.slice(4, 6)) > 59)) return undefined;
   const shift = offset === 'Z' ? 0 : (offset!.startsWith('-') ? -1 : 1) * (Number(offset!.slice(1, 3)) * 60 + Number(offset!.slice(4, 6)));
   const utc = new Date(local.getTime() - shift * 60_000);
   if (Number.isNaN(utc.getTime())) return undefined;

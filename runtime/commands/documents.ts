@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { HttpError, badRequest } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
+import { decimalUnits, MAX_DECIMAL_UNITS } from '../value-checks.ts';
 import type { ActionSet, FieldDefault, FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
 import type { LinesChange } from '../history/store.ts';
 import type { CommandContext, CompiledLineList, CompiledModel } from './types.ts';
@@ -131,7 +132,33 @@ export function computeAndCheck(model: CompiledModel, record: Readonly<Record<st
   model.logic.compute(document);
   const [failed] = model.logic.failedRules(document);
   if (failed) throw new HttpError(400, `${model.meta.name}: ${failed.message}`, { fields: [...failed.fields] });
-  return fromDocument(model, record.id, document);
+  const computed = fromDocument(model, record.id, document);
+  refuseOutOfRange(model, computed);
+  return computed;
+}
+
+/**
+ * 400 for a computed value its field cannot hold exactly: money and numbers are safe integers, a
+ * decimal at most 15 digits (MAX_DECIMAL_UNITS), as every value written is (kinds.ts). A sum of
+ * large amounts would otherwise be stored rounded, or as a float the API then refuses to filter by.
+ */
+function refuseOutOfRange(model: CompiledModel, computed: { record: Readonly<Record<string, unknown>>; lines: Readonly<LinesOf> }): void {
+  const outOfRange = (field: FieldMeta, value: unknown) => {
+    if (!field.computed || typeof value !== 'number') return false;
+    if (field.kind === 'decimal') return Math.abs(decimalUnits(value, field.scale ?? 0)) > MAX_DECIMAL_UNITS;
+    return (field.kind === 'money' || field.kind === 'number') && !Number.isSafeInteger(Math.round(value));
+  };
+  const TOO_LARGE = 'is too large: the computed value is past what the field holds exactly';
+  const name = model.meta.name;
+  // Lines first, as they are computed first: a line's value past it is why a sum of them is.
+  for (const list of model.lines.values()) {
+    (computed.lines[list.meta.name] ?? []).forEach((line, index) => {
+      for (const field of list.meta.fields) if (outOfRange(field, line[field.name])) throw badRequest(`${name}.${list.meta.name}[${index}].${field.name} ${TOO_LARGE}`);
+    });
+  }
+  for (const field of model.meta.fields) {
+    if (outOfRange(field, computed.record[field.name])) throw new HttpError(400, `${name}.${field.name} ${TOO_LARGE}`, { fields: [field.name] });
+  }
 }
 
 /** The record and lines with their computed fields worked out (rules not checked: `recompute.ts`). */
@@ -165,7 +192,7 @@ function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Reco
 export function normalised(field: FieldMeta, value: unknown): unknown {
   if (!field.computed || value === undefined || value === null) return value ?? null;
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  if (field.kind === 'decimal' && typeof value === 'number') return Math.round(value * 10 ** (field.scale ?? 0)) / 10 ** (field.scale ?? 0);
+  if (field.kind === 'decimal' && typeof value === 'number') return decimalUnits(value, field.scale ?? 0) / 10 ** (field.scale ?? 0);
   if ((field.kind === 'money' || field.kind === 'number') && typeof value === 'number') return Math.round(value);
   return value;
 }

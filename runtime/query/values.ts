@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Dialect } from '../db/connect.ts';
 import { badRequest } from '../errors.ts';
+import { decimalUnits } from '../value-checks.ts';
 import { TEXT_LIMITS, kinds, storableText } from '../kinds.ts';
 import type { FieldKind, FileRef } from '../api-shapes.ts';
 import type { FileColumnReader } from '../registry.ts';
@@ -27,7 +28,7 @@ export const toDb = {
   /** A decimal is stored exactly, as an integer: the value × 10^scale (validation kept it a safe integer). */
   decimal(value: number | null | undefined, scale: number): number | null {
     if (value === null || value === undefined) return null;
-    return Math.round(value * 10 ** scale);
+    return decimalUnits(value, scale);
   },
   /** A multiselect is stored as the JSON array of its options, in their declared order; empty as NULL. */
   multiselect(value: readonly string[] | null | undefined): string | null {

@@ -6,6 +6,7 @@
  * tell apart, so a seed of more is refused before anything is written.
  */
 import { patternRegExp } from '../kinds.ts';
+import { MAX_DECIMAL_UNITS } from '../value-checks.ts';
 import type { FieldMeta, ModelMeta } from '../registry.ts';
 import { DAY_MS, LAST_DAY, MINUTE_MS, dayNumber, dayOf } from './dates.ts';
 import { hasToken } from './field-names.ts';
@@ -116,7 +117,7 @@ function uniqueValueMaker(field: FieldMeta, context: Context): { make: Make; cap
     case 'decimal': {
       const scale = field.scale ?? 2;
       const low = typeof field.min === 'number' ? Math.ceil(field.min) : 1;
-      const high = typeof field.max === 'number' ? Math.floor(field.max) : Math.floor(Number.MAX_SAFE_INTEGER / 10 ** scale);
+      const high = typeof field.max === 'number' ? Math.floor(field.max) : Math.floor(MAX_DECIMAL_UNITS / 10 ** scale);
       return { make: (n) => (low + n - 1 <= high ? low + n - 1 : null), capacity: high - low + 1 };
     }
     case 'date': {

@@ -367,6 +367,9 @@ describe('error texts', () => {
     '<model>.<field> does not match the required pattern': () => order({ number: 'no pattern' }),
     '<model>.<field> must be a number': () => order({ discount_pct: 'ten' }),
     '<model>.<field> has at most <scale> decimal places': () => order({ discount_pct: 1.234 }),
+    '<model>.<field> is too large': () => order({ discount_pct: 1e15 }),
+    '<path> is too large: the computed value is past what the field holds exactly': () =>
+      order({ items: [{ description: 'Huge', quantity: 1, unit_price: Number.MAX_SAFE_INTEGER }, { description: 'One more', quantity: 1, unit_price: 2 }] }),
     '<model>.<field> must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z': () => order({ delivered_at: '2026-11-26 14:30' }),
     '<model>.<field> must be an email address': () => order({ contact_email: 'not an address' }),
     '<model>.<field> must be a URL': () => order({ website: 'ftp://example.org' }),

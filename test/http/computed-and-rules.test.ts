@@ -137,6 +137,27 @@ describe('computed fields', () => {
     }
   });
 
+  it('that would be past what their field holds exactly are refused, naming the field, and nothing is written', async () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const before = orders();
+    const cases: [Record<string, unknown>, string][] = [
+      // Each line fits; their sum does not.
+      [{ items: [item('A', 1, max), item('B', 1, 2)] }, 'order.total is too large: the computed value is past what the field holds exactly'],
+      // A line's own amount does not.
+      [{ items: [item('A', 1000000, max)] }, 'order.items[0].amount is too large: the computed value is past what the field holds exactly'],
+    ];
+    for (const [input, error] of cases) {
+      const res = await t.command(admin, 'order.create', orderInput(input));
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error });
+    }
+    expect(orders()).toBe(before);
+    // An update that would take the total past it likewise, and the order stays as it was.
+    const order = await createOrder({ items: [item('A', 1, max - 10)] });
+    const res = await t.command(admin, 'order.update', { id: order.id, items: [{ id: order.items[0].id }, item('B', 1, 20)] });
+    expect(res.body).toEqual({ error: 'order.total is too large: the computed value is past what the field holds exactly', fields: ['total'] });
+    expect(stored(order.id)!.total).toBe(max - 10);
+  });
+
   it('filter and order like any field', async () => {
     const tag = `total${Date.now()}`;
     const small = await createOrder({ website: `https://${tag}.example.org/s`, items: [item('A', 1, 5)] });

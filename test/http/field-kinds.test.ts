@@ -99,6 +99,8 @@ describe('values in, out and stored', () => {
     ['decimal, scale 6', 'fine', 0.000001, 0.000001, 1],
     ['decimal, scale 6, large', 'fine', 123456789.123456, 123456789.123456, 123456789123456],
     ['decimal, scale 0', 'whole', 42, 42, 42],
+    ['decimal, 15 digits', 'whole', 999999999999999, 999999999999999, 999999999999999],
+    ['datetime at the widest offset', 'at', '2026-11-26T14:30:00+23:59', '2026-11-25T14:31:00.000Z', '2026-11-25T14:31:00.000Z'],
     ['datetime with an offset', 'at', '2026-11-26T14:30:00+01:00', '2026-11-26T13:30:00.000Z', '2026-11-26T13:30:00.000Z'],
     ['datetime without seconds', 'at', '2026-11-26T14:30Z', '2026-11-26T14:30:00.000Z', '2026-11-26T14:30:00.000Z'],
     ['datetime with a fraction', 'at', '2026-11-26T14:30:00.123456-05:30', '2026-11-26T20:00:00.123Z', '2026-11-26T20:00:00.123Z'],
@@ -126,6 +128,12 @@ describe('values in, out and stored', () => {
   it.each([
     [{ amount: 1.005 }, 'specimen.amount has at most 2 decimal places'],
     [{ whole: 1.5 }, 'specimen.whole has at most 0 decimal places'],
+    // Past 15 digits a JSON number may not be read as written (9007199254740.991 reads as …740.99).
+    [{ fine: 1234567890.123456 }, 'specimen.fine is too large'],
+    [{ whole: 1e15 }, 'specimen.whole is too large'],
+    [{ whole: -1e15 }, 'specimen.whole is too large'],
+    [{ at: '2026-11-26T14:30:00+24:00' }, 'specimen.at must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z'],
+    [{ at: '2026-11-26T14:30:00-05:60' }, 'specimen.at must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z'],
     [{ amount: '12.5' }, 'specimen.amount must be a number'],
     [{ amount: -1000.01 }, 'specimen.amount must be at least -1000'],
     [{ amount: 1000.01 }, 'specimen.amount must be at most 1000'],
