@@ -12,6 +12,8 @@ import { PEOPLE_TABLE, TOKENS_TABLE } from './tables.ts';
 import { hashToken, isoNow, tokenKindOf } from './tokens.ts';
 
 export const MISSING_TOKEN = 'missing bearer token';
+/** The one call that takes no token (SPEC 5). */
+export const SIGN_IN_PATH = '/api/auth/login';
 export const INVALID_TOKEN = 'invalid or expired token';
 
 /** `last_used_at` of an agent token is written at most this often, not on every request. */

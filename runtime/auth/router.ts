@@ -24,7 +24,7 @@ import {
 } from './agent-tokens.ts';
 import type { Callers } from '../http/callers.ts';
 import { ADMIN_ROLE } from '../rights.ts';
-import { bearerToken } from './authenticate.ts';
+import { bearerToken, SIGN_IN_PATH } from './authenticate.ts';
 import { limitsInfo, type OwnLimits, type RateLimits } from './rate-limits.ts';
 import { isScopePattern } from './scopes.ts';
 import { MAX_USERNAME_LENGTH } from './people.ts';
@@ -60,7 +60,7 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     return caller;
   }
 
-  router.post('/api/auth/login', async function login(req: Request, res: Response) {
+  router.post(SIGN_IN_PATH, async function login(req: Request, res: Response) {
     // Issue 4: signing in is 404 to an agent token, as creating tokens and approving are.
     if (tokenKindOf(bearerToken(req.get('authorization')) ?? '') === 'agent') throw notFound();
     const body = readBody(req.body, ['username', 'password']);

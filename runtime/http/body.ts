@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { SIGN_IN_PATH } from '../auth/authenticate.ts';
 import type { Callers } from './callers.ts';
 import { BODY_LIMIT_BYTES, BodyRefusal, type BodyRefusalReason } from './refusals.ts';
 
@@ -167,6 +168,8 @@ export function jsonBody(callers: Callers): RequestHandler {
         next();
       },
       (error: unknown) => {
+        // The sign-in is the one call without a token: its body's refusal is told as it is.
+        if (req.method === 'POST' && req.originalUrl.split('?')[0] === SIGN_IN_PATH) return next(error);
         callers.chargeRefusal(req.headers.authorization, res, `${req.method} ${req.path}`).then(() => next(error), next);
       },
     );

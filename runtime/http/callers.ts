@@ -31,7 +31,9 @@ export interface Callers {
   /**
    * A request refused before its caller was resolved (a body that is not JSON, say) costs an agent
    * one request all the same, so that malformed calls cannot flood the service past the agent's
-   * limits: counted (429 when over) when the token is an agent's; nothing happens for anyone else.
+   * limits: counted (429 when over) when the token is an agent's. Without a token that works it
+   * throws the 401 (SPEC 5 and 7: a missing, unknown, expired or revoked token is 401, before
+   * anything else is said of the call); for a person nothing happens.
    */
   chargeRefusal(authorization: string | undefined, res: ServerResponse, what: string): Promise<void>;
   readonly limiter: AgentRateLimiter;
@@ -61,13 +63,9 @@ export function createCallers(db: Knex, limiter: AgentRateLimiter, logError: (er
     clock,
     admit,
     async chargeRefusal(authorization, res, what) {
-      let caller: Caller;
-      try {
-        caller = callerOfRequest(await authenticate(db, authorization), res);
-      } catch (error) {
-        if (error instanceof HttpError && error.status === 401) return; // no agent to charge: the refusal stands as it is
-        throw error;
-      }
+      // A call without a token that works is answered 401, whatever is wrong with its body
+      // (SPEC 5: every call but the sign-in needs one): the 401 is thrown, and stands for the refusal.
+      const caller = callerOfRequest(await authenticate(db, authorization, clock.now()), res);
       // An audited name of bounded length: `what` may carry a path the client chose.
       if (caller.kind === 'agent') await admit(caller, res, what.slice(0, 100), ONE_REQUEST);
     },

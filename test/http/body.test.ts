@@ -81,6 +81,25 @@ async function mcp(headers: Record<string, string>, body: Buffer | undefined, ch
 
 const listTools = () => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
+describe('a call without a token that works is 401, whatever its body (SPEC 5, 7): only the sign-in reads a body without one', () => {
+  const bodies: [string, Record<string, string>, Buffer][] = [
+    ['malformed JSON', { 'content-type': 'application/json' }, Buffer.from('{bad')],
+    ['not JSON', { 'content-type': 'text/plain' }, Buffer.from('{}')],
+    ['too large', { 'content-type': 'application/json' }, Buffer.from(`{"title":"${'x'.repeat(1_100_000)}"}`)],
+  ];
+  const paths = ['/api/lead/get', '/api/lead/get?dry_run=true', '/api/auth/agent-token', '/api/approve/01M8452PGTZ3QHM2AWMARJ1NTB', '/api/nothing/here'];
+  it.each(bodies)('%s: no token, and a token that does not work', async (_case, headers, body) => {
+    for (const path of paths) {
+      expect((await post(path, headers, body)).status, `${path} without a token`).toBe(401);
+      expect((await post(path, { ...headers, authorization: 'Bearer not-a-token' }, body)).status, `${path} with a bad token`).toBe(401);
+    }
+    // With a token that works, the body's refusal is told.
+    expect((await rest('/api/lead/get', headers, body)).status).toBe(_case === 'malformed JSON' ? 400 : _case === 'not JSON' ? 415 : 413);
+    // The sign-in takes no token: its body's refusal is told.
+    expect((await post('/api/auth/login', headers, body)).status).toBe(_case === 'malformed JSON' ? 400 : _case === 'not JSON' ? 415 : 413);
+  });
+});
+
 describe('JSON is UTF-8: another charset is refused, on every route', () => {
   const refused: [string, string, (text: string) => Buffer][] = [
     ['UTF-16LE', 'application/json; charset=utf-16le', utf16le],
