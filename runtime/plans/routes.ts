@@ -10,7 +10,6 @@ import { notFound } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { planId } from '../kinds.ts';
-import { parseOr400 } from '../query/values.ts';
 import { rightsOf } from '../rights.ts';
 import { approvePlan, personMayDecide, planView, rejectPlan, usernames, visiblePlan } from './decide.ts';
 import { listPlans } from './store.ts';
@@ -33,20 +32,20 @@ export function createPlanRouter(service: RecordService, callers: Callers): Rout
 
   router.get('/api/plans/:planId', async function plan(req: Request, res: Response) {
     const caller = await callers.of(req.headers.authorization, res, 'GET /api/plans/:id');
-    const row = await visiblePlan(service, caller, parseOr400(planId, req.params.planId));
+    const row = await visiblePlan(service, caller, planIdOf(req.params.planId));
     const names = await usernames(service, [row.creator_id, row.decided_by]);
     sendJson(res, 200, { plan: (await withPlanFiles(service, caller, [planView(service, caller, row, names)]))[0]! } satisfies PlanAnswer);
   });
 
   router.post('/api/approve/:planId', async function approve(req: Request, res: Response) {
     const person = await personOnly(callers, req, res);
-    const row = await visiblePlan(service, person, parseOr400(planId, req.params.planId));
+    const row = await visiblePlan(service, person, planIdOf(req.params.planId));
     sendJson(res, 200, await approvePlan(service, person, row));
   });
 
   router.post('/api/reject/:planId', async function reject(req: Request, res: Response) {
     const person = await personOnly(callers, req, res);
-    const row = await visiblePlan(service, person, parseOr400(planId, req.params.planId));
+    const row = await visiblePlan(service, person, planIdOf(req.params.planId));
     await rejectPlan(service, person, row);
     sendJson(res, 200, { plan_id: row.id, status: 'rejected' } satisfies RejectAnswer);
   });
@@ -59,4 +58,14 @@ async function personOnly(callers: Callers, req: Request, res: Response): Promis
   const caller = await callers.of(req.headers.authorization, res, `POST ${req.path.replace(/[^/]+$/, ':id')}`);
   if (caller.kind !== 'person') throw notFound();
   return caller;
+}
+
+/**
+ * The plan id of a path. One that cannot be a plan's (too long, NUL in it) names no plan: `404`,
+ * as an unknown plan is (SPEC 7), not a `400` about its form.
+ */
+function planIdOf(raw: unknown): string {
+  const parsed = planId.safeParse(raw);
+  if (!parsed.success) throw notFound();
+  return parsed.data;
 }

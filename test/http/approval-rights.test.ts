@@ -61,3 +61,12 @@ it('hides from an approver a plan that writes a field they may not read, and let
   expect(approved.status).toBe(200);
   expect(approved.body.value).toMatchObject({ state: 'posted', internal_note: 'written by the agent' });
 });
+
+it('answers 404 for a plan id that names no plan, whatever its form: unknown, too long, with NUL (SPEC 7)', async () => {
+  for (const id of ['01M8452PGTZ3QHM2AWMARJ1NTB', 'x'.repeat(65), 'a%00b', 'nope']) {
+    for (const [method, path] of [['GET', `/api/plans/${id}`], ['POST', `/api/approve/${id}`], ['POST', `/api/reject/${id}`]] as const) {
+      const res = await t.request(method, path, undefined, admin);
+      expect({ status: res.status, body: res.body }, `${method} ${path}`).toEqual({ status: 404, body: { error: 'not found' } });
+    }
+  }
+});
