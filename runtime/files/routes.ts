@@ -13,7 +13,10 @@ import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Clock } from '../clock.ts';
 import type { RecordService } from '../commands/types.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, notFound as noSuchCommand } from '../errors.ts';
+import { kindTraits } from '../command-kinds.ts';
+import type { FieldMeta } from '../registry.ts';
+import { rightsOf, type CallerRights } from '../rights.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { auditDownload, readableHolder } from './access.ts';
@@ -46,6 +49,9 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
   router.post(FILES_PATH, async function upload(req: Request, res: Response, next: NextFunction) {
     try {
       const caller = await callers.of(req.headers.authorization, res, 'files.upload', { requests: 1, writes: 1 });
+      // An upload is for a file field: a caller that may write none has no use for one (as a
+      // command it may not use, 404), and an agent's scopes bound what it may store.
+      if (!mayWriteAFile(rightsOf(service.registry, caller), service)) throw noSuchCommand();
       const file = await receiveUpload(req, caller, service.db, storage, limits, clock);
       sendJson(res, 201, file);
     } catch (error) {
@@ -124,4 +130,18 @@ export function byteRange(header: string | undefined, size: number): [number, nu
   const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return [start, end];
+}
+
+/** Whether the caller may run a command that takes fields on a model with a file field it may write (of the record or of its lines). */
+function mayWriteAFile(rights: CallerRights, service: RecordService): boolean {
+  const writesFile = (fields: readonly FieldMeta[], writable: ReadonlySet<string>) => fields.some((field) => field.kind === 'file' && writable.has(field.name));
+  for (const id of rights.commands) {
+    const command = service.registry.commands[id];
+    if (!command || !kindTraits(command.kind).takesFields) continue;
+    const model = rights.models[command.model];
+    if (!model) continue;
+    if (writesFile(model.model.fields, model.writableNames)) return true;
+    if (Object.values(model.lines).some((line) => writesFile(line.list.fields, line.writableNames))) return true;
+  }
+  return false;
 }

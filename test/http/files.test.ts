@@ -183,6 +183,20 @@ describe('upload', () => {
     expect((await upload(undefined, PNG, 'image/png')).status).toBe(401);
   });
 
+  it('is for a caller that may write a file field: one that may only read (a role, an agent scoped to reads) gets 404 and stores nothing', async () => {
+    const count = () => (t.inspect((db) => db.prepare('select count(*) as n from rms_files').get()) as { n: number }).n;
+    const before = count();
+    const reader = await agentToken(t, admin, ['dossier.get', 'dossier.list'], 'reader-bot');
+    for (const token of [viewer, reader]) {
+      const res = await upload(token, PNG, 'image/png');
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: 'not found' } });
+    }
+    expect(count()).toBe(before);
+    // An agent scoped to a command that takes a file field may.
+    const writer = await agentToken(t, admin, ['dossier.update'], 'writer-bot');
+    expect((await upload(writer, PNG, 'image/png')).status).toBe(201);
+  });
+
   const names: { sent: string; kept: string }[] = [
     { sent: '../../../etc/passwd', kept: 'passwd' },
     { sent: '..\\..\\windows\\system32\\evil.dll', kept: 'evil.dll' },
