@@ -148,22 +148,8 @@ export function ranged<T extends z.ZodType<number | string>>(schema: T, path: st
   return checked as T;
 }
 
-/** An email address: something@somewhere.tld, no spaces, at most 254 characters (what mail systems take). */
-export const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/u;
-export const MAX_EMAIL_LENGTH = 254;
-
-/** A phone number as people write it: digits, spaces and `+-()`, with 6 to 20 digits. */
-export const PHONE = /^[0-9 +\-()]+$/;
-
-export function isHttpUrl(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
+// The forms of email, phone and URL values, checked alike by the web app: declared with the API's shapes.
+export { EMAIL, MAX_EMAIL_LENGTH, PHONE, isHttpUrl } from './shapes/values.ts';
 
 /** How many decimals a JSON number is written with (`1.25` → 2, `1e-7` → 7). */
 /**

@@ -20,6 +20,34 @@ export interface FileRef {
   readonly sha256: string;
 }
 
+/**
+ * An email address: a local part of the characters addresses use (no leading, trailing or double
+ * dot, no angle brackets or `mailto:`), `@`, and a domain of at least two labels (letters, digits,
+ * inner hyphens). At most MAX_EMAIL_LENGTH characters. The server and the web app check with it.
+ */
+export const EMAIL = /^(?!\.)(?!.*\.\.)[\p{L}\p{N}!#$%&'*+/=?^_`{|}~.-]+(?<!\.)@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?$/u;
+export const MAX_EMAIL_LENGTH = 254;
+
+/** A phone number as people write it: digits, spaces and `+-()` (the digits counted apart: 6 to 20). */
+export const PHONE = /^[0-9 +\-()]+$/;
+
+/**
+ * A URL field's value: `http://host…` or `https://host…` as written, without spaces, backslashes
+ * or control characters (which parsing would drop, or turn into slashes, so that what is stored
+ * would not be what a browser opens), a user name or password, or port 0.
+ */
+export function isHttpUrl(value: string): boolean {
+  // WHATWG's URL, which Node and browsers have: declared below, since the module definitions'
+  // program (tsconfig.modules.json) has neither's types.
+  if (!/^https?:\/\/[^/?#]/i.test(value) || /[\s\\\u0000-\u001f\u007f]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '' && url.port !== '0';
+  } catch {
+    return false;
+  }
+}
+
 /** A field's value when a record is created without it: a constant, or the day or instant of the write. */
 export type FieldDefault = { readonly value: unknown } | 'today' | 'now';
 
@@ -51,3 +79,5 @@ export interface OrderKey {
 /** A record as commands answer it: its `id` and the fields the caller reads (personal ones masked for agents). */
 export type RecordValue = { readonly id: string } & Readonly<Record<string, unknown>>;
 
+/** The part of WHATWG's URL that `isHttpUrl` reads. */
+declare const URL: new (input: string) => { readonly protocol: string; readonly hostname: string; readonly username: string; readonly password: string; readonly port: string };

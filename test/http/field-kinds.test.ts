@@ -146,6 +146,9 @@ describe('values in, out and stored', () => {
     [{ email: `${'a'.repeat(30)}@example.org` }, 'specimen.email must be at most 40 characters'],
     [{ site: 'ftp://example.org' }, 'specimen.site must be a URL'],
     [{ site: 'javascript:alert(1)' }, 'specimen.site must be a URL'],
+    // Forms URL parsing would read as another URL than the one written, or that carry a password.
+    ...['http:example.org', 'http:/example.org', 'http:///example.org', 'https://x.org:0', 'https://user:pw@x.org', 'https://x.org/\\evil'].map((site) => [{ site }, 'specimen.site must be a URL'] as const),
+    ...['ann<ann@x.org>', 'mailto:ann@x.org', '.ann@x.org', 'ann.@x.org', 'ann@-x.org', 'a..b@x.org'].map((email) => [{ email }, 'specimen.email must be an email address'] as const),
     [{ site: 'example.org' }, 'specimen.site must be a URL'],
     [{ phone: '12345' }, 'specimen.phone must be a phone number'],
     [{ phone: '+1 555 CALL NOW' }, 'specimen.phone must be a phone number'],

@@ -14,6 +14,8 @@ import {
   parseInteger,
 } from './format.ts';
 import { sameValue } from './changes.ts';
+// As the server checks an email address, a URL and a phone number, so that its words come before sending.
+import { EMAIL, isHttpUrl, PHONE } from '../../../runtime/api-shapes.ts';
 import { filesOf } from './files.ts';
 import type { FieldInfo, FileRef } from './types.ts';
 
@@ -51,20 +53,6 @@ export function isEditable(field: FieldInfo): boolean {
 }
 
 export type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
-
-/** As the server checks an email address, a URL and a phone number (runtime/kinds.ts), so that its words come before sending. */
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/u;
-const PHONE = /^[0-9 +\-()]+$/;
-
-function isHttpUrl(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** A draft as the JSON value to send (null for empty), or why it cannot be sent; then the field's own checks (`checkValue`). */
 export function fromDraft(field: FieldInfo, draft: Draft | undefined): Parsed {
