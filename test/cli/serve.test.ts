@@ -9,11 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postJson } from '../helpers/cli.ts';
-import { FIXTURE_CLI } from '../helpers/fixtures.ts';
+import { FIXTURE_CLI, ROOT } from '../helpers/fixtures.ts';
 import { envWithoutServeVariables } from '../helpers/serve-env.ts';
 
 /** The real CLI, serving the fixture modules (test/helpers/fixtures.ts). */
 const CLI = FIXTURE_CLI;
+/** This checkout's CLI, serving the demo modules from a folder that is no project. */
+const DEMO_CLI = join(ROOT, 'bin/rmsgen.js');
 const dir = mkdtempSync(join(tmpdir(), 'rmsgen-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,8 +26,8 @@ interface Served {
   readonly exited: Promise<number | null>;
 }
 
-function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+function serve(args: string[], env: Record<string, string> = {}, cli = CLI): Promise<Served> {
+  const child = spawn(process.execPath, [cli, 'serve', ...args], {
     cwd: dir,
     env: { ...envWithoutServeVariables(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -166,7 +168,9 @@ describe('rmsgen serve: files', () => {
   it('starts with --files, --max-upload and --agent-file-bytes-per-day from flags or the environment, and refuses values it cannot read, changing nothing', async () => {
     const db = `sqlite:${join(dir, 'files.sqlite')}`;
     const store = join(dir, 'uploads');
-    const served = await serve(['--port', '0', '--db', db, '--no-request-log', '--files', `disk:${store}`, '--agent-file-bytes-per-day', '10MB'], { RMS_ADMIN_PASSWORD: 'cli-test-password', RMS_MAX_UPLOAD: '1KB' });
+    // The demo's CLI: an upload is for a caller that may write a file field, and only the demo's
+    // order has one (the fixture modules have none).
+    const served = await serve(['--port', '0', '--db', db, '--no-request-log', '--files', `disk:${store}`, '--agent-file-bytes-per-day', '10MB'], { RMS_ADMIN_PASSWORD: 'cli-test-password', RMS_MAX_UPLOAD: '1KB' }, DEMO_CLI);
     const login = await fetch(`${served.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'cli-test-password' }) });
     const { token } = (await login.json()) as { token: string };
     const upload = (bytes: number) => fetch(`${served.url}/api/files`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'x'.repeat(bytes) });

@@ -174,7 +174,8 @@ describe('NUL characters are refused in sign-in, agent tokens, plan paths and au
     for (const token of [admin, agent]) {
       if (method === 'POST' && token === agent) continue; // deciding is a person's: 404 to agents before any id
       const res = await request(method, `${path}${planId}%00`, undefined, token);
-      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'plan id must not contain NUL characters' } });
+      // An id that cannot be a plan's names no plan: 404, as an unknown plan (SPEC 7).
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: 'not found' } });
     }
     expect(t.inspect((db) => (db.prepare('select status from rms_plans where id = ?').get(planId) as { status: string }).status)).toBe('pending');
   });
@@ -246,7 +247,7 @@ describe('ids longer than their columns are refused first, and audited', () => {
     ['POST', '/api/reject/'],
   ])('%s %s<plan id over 64 characters>', async (method, path) => {
     const res = await request(method, `${path}${LONG_ID}`, undefined, admin);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'plan id must be at most 64 characters' } });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: 'not found' } });
   });
 
   it('an agent token id over its 26 characters, to revoke', async () => {
