@@ -429,7 +429,8 @@ describe('the webhook commands', () => {
   it('audit a refused call without the secrets it carried, whatever their shape or key', async () => {
     const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
     const webhook = await createWebhook({});
-    const before = t.inspect((db) => db.prepare('select count(*) as n from rms_audit').get()) as { n: number };
+    const refusedCount = () => Number((t.inspect((db) => db.prepare("select count(*) as n from rms_audit where command in ('webhook.create', 'webhook.update') and outcome = 'refused'").get()) as { n: number }).n);
+    const before = refusedCount();
     const refusals: [string, Record<string, unknown>][] = [
       ['create', { url: receiver.url, as_role: 'admin', secrets: secret }],
       ['create', { url: receiver.url, as_role: 'admin', secrets: { new: secret } }],
@@ -441,10 +442,10 @@ describe('the webhook commands', () => {
       ['update', { id: webhook.id, notes: `the key is ${secret}` }],
     ];
     for (const [command, input] of refusals) expect((await hook(command, input)).status, JSON.stringify(Object.keys(input))).toBe(400);
-    const rows = t.inspect((db) => db.prepare('select command, outcome, input from rms_audit order by rowid').all()) as { command: string; outcome: string; input: string }[];
-    expect(rows.slice(before.n).map((row) => [row.command, row.outcome])).toEqual(refusals.map(([command]) => [`webhook.${command}`, 'refused']));
+    expect(refusedCount()).toBe(before + refusals.length);
+    const rows = t.inspect((db) => db.prepare("select input from rms_audit where command like 'webhook.%'").all()) as { input: string | null }[];
     for (const row of rows) expect(row.input ?? '').not.toContain(secret.slice(6, 20));
-    expect(rows.at(-1)!.input).toContain('[secret]');
+    expect(rows.filter((row) => (row.input ?? '').includes('the key is [secret]'))).toHaveLength(1);
   });
 
   it('are only for admin: 404 for other people and for agents, and only admin’s /api/meta lists them', async () => {
