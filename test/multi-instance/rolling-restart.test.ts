@@ -13,7 +13,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -40,6 +40,7 @@ interface Instance {
 let database: TestDatabase | undefined;
 let haproxy: ChildProcess | undefined;
 let frontPort = 0;
+let haproxyLog = '';
 const instances = new Map<string, Instance>();
 
 function freePort(): Promise<number> {
@@ -85,11 +86,53 @@ function haproxyConfig(ports: { front: number; a: number; b: number }, socket: s
   const doc = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
   const example = /```haproxy\n([\s\S]*?)```/.exec(doc)?.[1];
   if (!example) throw new Error('docs/operations.md has no ```haproxy example');
-  return `${example
+  // Its log (to standard output, one line per request) tells how a failed request ended.
+  const global = `global\n  stats socket ${socket} mode 600 level admin\n  log stdout format raw local0\n\n`;
+  return `${global}${example
     .replace('bind :80', `bind 127.0.0.1:${ports.front}`)
     .replace('10.0.0.11:3000', `127.0.0.1:${ports.a}`)
     .replace('10.0.0.12:3000', `127.0.0.1:${ports.b}`)
-    .replace('inter 1s', 'inter 250ms')}\nglobal\n  stats socket ${socket} mode 600 level admin\n`;
+    .replace('inter 1s', 'inter 250ms')
+    .replace('defaults\n', 'defaults\n  log global\n  option httplog\n')}`;
+}
+
+/**
+ * A backend that answers the first request on each connection (keeping it open) and closes the
+ * connection, answering nothing, when a second request comes on it: what an instance looks like to
+ * the balancer when it closes an idle kept-alive connection (draining, or its keep-alive timeout)
+ * just as the balancer sends a request on it.
+ */
+function closingBackend(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let buffered = '';
+    let answered = 0;
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        buffered = buffered.slice(end + 4 + length);
+        if (answered++ > 0) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}');
+      }
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const close = () => new Promise<void>((done) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => done());
+      });
+      resolve({ port: (server.address() as { port: number }).port, close });
+    });
+  });
 }
 
 /** A server's state as HAProxy sees it (`UP`, `DOWN`, …), through its admin socket. */
@@ -165,6 +208,44 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+describe.skipIf(!HAPROXY)('the documented HAProxy configuration and an instance closing an idle connection', () => {
+  it('never passes the close on to a client: each request gets its own connection to an instance', async () => {
+    const backends = [await closingBackend(), await closingBackend()];
+    const front = await freePort();
+    const socket = join(dir, 'closing.sock');
+    const config = join(dir, 'closing.cfg');
+    writeFileSync(config, haproxyConfig({ front, a: backends[0]!.port, b: backends[1]!.port }, socket));
+    const proxy = spawn(HAPROXY!, ['-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    proxy.stdout!.on('data', (chunk) => (log += chunk));
+    proxy.stderr!.on('data', (chunk) => (log += chunk));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await until('HAProxy sees both backends up', async () => existsSync(socket) && (await serverState(socket, 'a')) === 'UP' && (await serverState(socket, 'b')) === 'UP');
+      const outcomes: string[] = [];
+      for (let n = 0; n < 12; n++) {
+        const answer = await new Promise<string>((resolve) => {
+          const req = request(`http://127.0.0.1:${front}/api/lead/create`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': 2 } }, (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve(`${res.statusCode} ${body}`));
+          });
+          req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+          req.end('{}');
+        });
+        outcomes.push(answer);
+      }
+      expect(outcomes, log).toEqual(Array.from({ length: 12 }, () => '200 {"ok":true}'));
+    } finally {
+      agent.destroy();
+      const exited = new Promise((resolve) => proxy.once('exit', resolve));
+      proxy.kill('SIGTERM');
+      await exited;
+      for (const backend of backends) await backend.close();
+    }
+  });
+});
+
 describe.skipIf(SKIP_NOTE !== '')(`a rolling restart of two instances behind HAProxy${SKIP_NOTE}`, () => {
   const socket = join(dir, 'haproxy.sock');
   let ports: { front: number; a: number; b: number };
@@ -180,6 +261,8 @@ describe.skipIf(SKIP_NOTE !== '')(`a rolling restart of two instances behind HAP
     const check = spawnSync(HAPROXY!, ['-c', '-f', config], { encoding: 'utf8' });
     expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
     haproxy = spawn(HAPROXY!, ['-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    haproxy.stdout!.on('data', (chunk) => (haproxyLog += chunk));
+    haproxy.stderr!.on('data', (chunk) => (haproxyLog += chunk));
     await until('HAProxy sees both instances up', async () => existsSync(socket) && (await serverState(socket, 'a')) === 'UP' && (await serverState(socket, 'b')) === 'UP');
   });
 
@@ -241,7 +324,9 @@ describe.skipIf(SKIP_NOTE !== '')(`a rolling restart of two instances behind HAP
     running = false;
     await Promise.all(workers);
 
-    expect(failures).toEqual([]);
+    // HAProxy's log lines for requests that did not end normally (termination state other than ----), to say where a failure came from.
+    const unusual = haproxyLog.split('\n').filter((line) => / [A-Za-z-]{4} \d/.test(line) && !/ ---- \d/.test(line));
+    expect(failures, unusual.join('\n')).toEqual([]);
     expect(requests).toBeGreaterThan(100);
     const client = new pg.Client({ connectionString: database!.url });
     await client.connect();
