@@ -511,6 +511,12 @@ const LINES_CHANGE: Json = {
       type: 'array',
       items: { type: 'object', properties: { id: { type: 'string' }, changes: { type: 'object', additionalProperties: FIELD_CHANGE } }, required: ['id', 'changes'] },
     },
+    order: {
+      type: 'object',
+      description: "The lines' ids in their order before and after, when the change moved lines or removed one from before a kept one.",
+      properties: { from: { type: 'array', items: { type: 'string' } }, to: { type: 'array', items: { type: 'string' } } },
+      required: ['from', 'to'],
+    },
   },
   required: ['added', 'removed', 'changed'],
 };
@@ -539,7 +545,7 @@ function historyEntry(model: ModelIR): Json {
         type: 'object',
         description:
           'Each changed field you may read: {from, to}, null for empty; personal values as masking tokens; {erased: true} where personal values were erased.' +
-          (model.lines.length > 0 ? ' A line list: {added, removed, changed}, whole lines added and removed, and the changed fields of the others.' : ''),
+          (model.lines.length > 0 ? ' A line list: {added, removed, changed, order?}, whole lines added and removed, the changed fields of the others, and the line ids before and after when lines moved.' : ''),
         ...(model.lines.length > 0 ? { properties: Object.fromEntries(model.lines.map((list) => [list.name, LINES_CHANGE])) } : {}),
         additionalProperties: FIELD_CHANGE,
       },

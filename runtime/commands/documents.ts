@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
 import { decimalUnits, MAX_DECIMAL_UNITS } from '../value-checks.ts';
 import type { ActionSet, FieldDefault, FieldMeta, StoredLine, StoredRecord } from '../registry.ts';
-import type { LinesChange } from '../history/store.ts';
+import type { LinesChange, LinesOrder } from '../history/store.ts';
 import type { CommandContext, CompiledLineList, CompiledModel } from './types.ts';
 
 /** Lines by list name, each list in order. */
@@ -216,7 +216,7 @@ export function linesWrite(list: CompiledLineList, before: readonly StoredLine[]
   return write;
 }
 
-/** What a write did to a line list, for history: whole lines added and removed, the changed fields of the others. */
+/** What a write did to a line list, for history: whole lines added and removed, the changed fields of the others, the order when it is not implied (`LinesChange`). */
 export function linesChange(list: CompiledLineList, before: readonly StoredLine[], after: readonly StoredLine[]): LinesChange | undefined {
   const old = new Map(before.map((line) => [line.id, line]));
   const kept = new Set(after.map((line) => line.id));
@@ -230,8 +230,20 @@ export function linesChange(list: CompiledLineList, before: readonly StoredLine[
     for (const field of list.meta.fields) if (!sameValue(was[field.name], line[field.name])) changes[field.name] = { from: was[field.name] ?? null, to: line[field.name] ?? null };
     if (Object.keys(changes).length > 0) changed.push({ id: line.id, changes });
   }
-  if (added.length === 0 && removed.length === 0 && changed.length === 0) return undefined;
-  return { added, removed, changed };
+  const order = linesOrder(before, after, old);
+  if (added.length === 0 && removed.length === 0 && changed.length === 0 && !order) return undefined;
+  return { added, removed, changed, ...(order ? { order } : {}) };
+}
+
+/**
+ * The order before and after, when putting the lines back from `after` (added ones left out,
+ * removed ones at the end, as `linesBefore` does without an order) would not give `before`'s.
+ */
+function linesOrder(before: readonly StoredLine[], after: readonly StoredLine[], old: ReadonlyMap<string, StoredLine>): LinesOrder | undefined {
+  const kept = new Set(after.map((line) => line.id));
+  const putBack = [...after.filter((line) => old.has(line.id)), ...before.filter((line) => !kept.has(line.id))];
+  if (putBack.every((line, index) => line.id === before[index]!.id)) return undefined;
+  return { from: before.map((line) => line.id), to: after.map((line) => line.id) };
 }
 
 /** Stores what `linesWrite` worked out. */
@@ -299,14 +311,16 @@ export function recordNotFound(ctx: CommandContext, id: string) {
 
 /**
  * A line list as it was before a change, from the change and the lines now (what a revert puts
- * back): lines it added go, lines it removed come back (at the end), lines it changed get their
- * `from` values. 409 when any of it changed since.
+ * back): lines it added go, lines it removed come back, lines it changed get their `from` values,
+ * all in the change's `order.from` (without one: kept lines as they are, removed ones at the
+ * end). 409 when any of it changed since, their order too.
  */
 export function linesBefore(change: LinesChange, now: readonly StoredLine[], conflict: HttpError): Record<string, unknown>[] {
   const byId = new Map(now.map((line) => [line.id, line]));
   const added = new Set(change.added.map((line) => line.id));
   for (const line of change.added) if (!byId.has(line.id)) throw conflict;
   for (const line of change.removed) if (byId.has(line.id)) throw conflict;
+  if (change.order && (change.order.to.length !== now.length || change.order.to.some((id, index) => now[index]!.id !== id))) throw conflict;
   const from = new Map(change.changed.map(({ id, changes }) => [id, changes]));
   for (const [id, changes] of from) {
     const line = byId.get(id);
@@ -319,5 +333,8 @@ export function linesBefore(change: LinesChange, now: readonly StoredLine[], con
       if (!changes) return { id: line.id };
       return { id: line.id, ...Object.fromEntries(Object.entries(changes).map(([field, { from: value }]) => [field, value])) };
     });
-  return [...kept, ...change.removed.map((line) => ({ ...line }))];
+  const putBack = [...kept, ...change.removed.map((line) => ({ ...line }))];
+  if (!change.order) return putBack;
+  const byPlace = new Map(putBack.map((line) => [line.id as string, line]));
+  return change.order.from.map((id) => byPlace.get(id)!);
 }

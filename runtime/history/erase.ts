@@ -103,6 +103,7 @@ function erasedLines(change: LinesChange, keys: ReadonlySet<string>, values: Era
         }),
       ),
     })),
+    ...(change.order ? { order: change.order } : {}),
   };
   return changed ? erased : undefined;
 }

@@ -153,5 +153,5 @@ function withKeptLineFields(
     id,
     changes: Object.fromEntries(inOrder(Object.entries(changes), ([field]) => field, order.fields)),
   }));
-  return { added: change?.added ?? [], removed: change?.removed ?? [], changed };
+  return { added: change?.added ?? [], removed: change?.removed ?? [], changed, ...(change?.order ? { order: change.order } : {}) };
 }

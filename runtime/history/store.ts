@@ -35,11 +35,23 @@ export interface FieldChange {
   readonly to: unknown;
 }
 
-/** What a change did to a line list, in JSON values: whole lines added and removed, the changed fields of the others. */
+/**
+ * What a change did to a line list, in JSON values: whole lines added and removed, the changed
+ * fields of the others, and `order` (the lines' ids before and after) when the change put lines in
+ * another order than adding at the end and leaving out would: a line moved, or one removed from
+ * before another kept one. Without it a revert could not put the lines back where they were.
+ */
 export interface LinesChange {
   readonly added: readonly StoredLine[];
   readonly removed: readonly StoredLine[];
   readonly changed: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChange>> }[];
+  readonly order?: LinesOrder;
+}
+
+/** A line list's line ids in their order before and after a change. */
+export interface LinesOrder {
+  readonly from: readonly string[];
+  readonly to: readonly string[];
 }
 
 /**

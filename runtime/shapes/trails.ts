@@ -58,11 +58,16 @@ export interface ErasureInfo {
   readonly bindings: number;
 }
 
-/** What a change did to a line list: whole lines added and removed, and the fields changed of the others. */
+/**
+ * What a change did to a line list: whole lines added and removed, the fields changed of the
+ * others, and the lines' ids in their order before and after when the change moved lines (or
+ * removed one from before a kept one).
+ */
 export interface LinesChangeInfo {
   readonly added: readonly RecordValue[];
   readonly removed: readonly RecordValue[];
   readonly changed: readonly { readonly id: string; readonly changes: Readonly<Record<string, FieldChangeInfo>> }[];
+  readonly order?: { readonly from: readonly string[]; readonly to: readonly string[] };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -250,6 +250,7 @@ export async function historyAsSeen(db: Knex, caller: Caller, rights: ModelRight
             }),
           ),
         })),
+        ...(change.order ? { order: change.order } : {}),
       };
     }
     return { entry, changes: out };
@@ -279,8 +280,8 @@ function visibleChanges(rights: ModelRights, changes: Readonly<Record<string, En
     const changed = change.changed
       .map(({ id, changes: lineChanges }) => ({ id, changes: Object.fromEntries(Object.entries(lineChanges).filter(([field]) => line.readableNames.has(field))) }))
       .filter(({ changes: lineChanges }) => Object.keys(lineChanges).length > 0);
-    if (change.added.length + change.removed.length + changed.length === 0) continue;
-    visible[name] = { added: change.added.map(project), removed: change.removed.map(project), changed };
+    if (change.added.length + change.removed.length + changed.length === 0 && !change.order) continue;
+    visible[name] = { added: change.added.map(project), removed: change.removed.map(project), changed, ...(change.order ? { order: change.order } : {}) };
   }
   return visible;
 }

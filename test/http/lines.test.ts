@@ -332,6 +332,71 @@ describe('history and revert', () => {
     expect(entry.changes.items.added).toEqual([two]);
   });
 
+  it('records a change of the lines\' order alone, and revert puts them back in their order', async () => {
+    const order = await createOrder([line('One', 1, 100), line('Two', 2, 100), line('Three', 3, 100)]);
+    const [one, two, three] = order.items as Lines;
+    const moved = await t.command(admin, 'order.update', { id: order.id, items: [{ id: three.id }, { id: one.id }, { id: two.id }] });
+    expect(moved.body.value.items.map((item: Line) => item.id)).toEqual([three.id, one.id, two.id]);
+    const [change] = (await t.command(admin, 'order.history', { id: order.id })).body.value.rows;
+    expect(change).toMatchObject({ command: 'order.update', changes: { items: { added: [], removed: [], changed: [], order: { from: [one.id, two.id, three.id], to: [three.id, one.id, two.id] } } } });
+    expect(Object.keys(change.changes)).toEqual(['items']);
+    const reverted = await t.command(admin, 'order.revert', { id: order.id, change_id: change.change_id });
+    expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
+    expect(reverted.body.value.items).toEqual([one, two, three]);
+    expect(storedLines(order.id).map((row) => [row.id, row.position])).toEqual([[one.id, 0], [two.id, 1], [three.id, 2]]);
+    const [entry] = (await t.command(admin, 'order.history', { id: order.id })).body.value.rows;
+    expect(entry).toMatchObject({ reverts: change.change_id, changes: { items: { added: [], removed: [], changed: [], order: { from: [three.id, one.id, two.id], to: [one.id, two.id, three.id] } } } });
+  });
+
+  it('revert puts a line removed from between others back in its place, and a moved and changed line back with its values', async () => {
+    const order = await createOrder([line('One', 1, 100), line('Two', 2, 100), line('Three', 3, 100)]);
+    const [one, two, three] = order.items as Lines;
+    await t.command(admin, 'order.update', { id: order.id, items: [{ id: three.id, quantity: 4 }, { id: one.id }] });
+    const [change] = (await t.command(admin, 'order.history', { id: order.id })).body.value.rows;
+    expect(change.changes.items).toEqual({
+      added: [],
+      removed: [two],
+      changed: [{ id: three.id, changes: { quantity: { from: 3, to: 4 }, amount: { from: 300, to: 400 } } }],
+      order: { from: [one.id, two.id, three.id], to: [three.id, one.id] },
+    });
+    const reverted = await t.command(admin, 'order.revert', { id: order.id, change_id: change.change_id });
+    expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
+    expect(reverted.body.value.items).toEqual([one, two, three]);
+    expect(storedLines(order.id).map((row) => row.id)).toEqual([one.id, two.id, three.id]);
+  });
+
+  it('records no order where adding at the end and leaving out the last lines say it all', async () => {
+    const order = await createOrder([line('One', 1, 100), line('Two', 2, 100), line('Three', 3, 100)]);
+    const [one, two] = order.items as Lines;
+    await t.command(admin, 'order.update', { id: order.id, items: [{ id: one.id }, { id: two.id }, line('Four', 1, 1)] });
+    const [change] = (await t.command(admin, 'order.history', { id: order.id })).body.value.rows;
+    expect(Object.keys(change.changes.items)).toEqual(['added', 'removed', 'changed']);
+    const same = await t.command(admin, 'order.update', { id: order.id, items: [{ id: one.id }, { id: two.id }, { id: change.changes.items.added[0].id }] });
+    expect(same.status).toBe(200);
+    expect((await t.command(admin, 'order.history', { id: order.id })).body.value.total).toBe(2);
+  });
+
+  it('refuses with 409 to revert a move when the lines were moved again since, changing nothing', async () => {
+    const order = await createOrder([line('One', 1, 100), line('Two', 2, 100)]);
+    const [one, two] = order.items as Lines;
+    await t.command(admin, 'order.update', { id: order.id, items: [{ id: two.id }, { id: one.id }] });
+    const [change] = (await t.command(admin, 'order.history', { id: order.id })).body.value.rows;
+    await t.command(admin, 'order.update', { id: order.id, items: [{ id: one.id }, { id: two.id }] });
+    const before = storedLines(order.id);
+    const res = await t.command(admin, 'order.revert', { id: order.id, change_id: change.change_id });
+    expect(res).toMatchObject({ status: 409, body: { error: `order ${order.id} changed since change ${change.change_id}` } });
+    expect(storedLines(order.id)).toEqual(before);
+  });
+
+  it('shows an agent the order of lines it reads, as line ids', async () => {
+    const order = await createOrder([line('One', 1, 100), line('Two', 2, 100)]);
+    const [one, two] = order.items as Lines;
+    await t.command(admin, 'order.update', { id: order.id, items: [{ id: two.id }, { id: one.id }] });
+    const bot = await agentToken(t, admin, ['order.*']);
+    const [change] = (await t.command(bot, 'order.history', { id: order.id })).body.value.rows;
+    expect(change.changes.items.order).toEqual({ from: [one.id, two.id], to: [two.id, one.id] });
+  });
+
   it.each([
     ['a line it changed changed again', (order: Record<string, any>) => ({ items: [{ id: order.items[0].id, quantity: 9 }, { id: order.items[1].id }] })],
     ['a line it added was removed', (order: Record<string, any>) => ({ items: [{ id: order.items[0].id }] })],

@@ -172,6 +172,28 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
     await shot('l02-order-page');
   });
 
+  it('saves a line moved in the form, and shows the move in the history, which a revert puts back', async () => {
+    const order = await makeOrder('AB-1009', [
+      ['Widget', 2, 1250],
+      ['Bolt', 1, 300],
+      ['Nut', 4, 10],
+    ]);
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit order' }).waitFor();
+    await line(3).getByRole('button', { name: 'Move line 3 up' }).click();
+    await poll(() => lineInput(2, 'Description').inputValue()).toBe('Nut');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /AB-1009/ }).waitFor();
+    const entry = page.locator('.history-entry').first();
+    await poll(() => lineChanges(entry.locator('.lines-change'))).toEqual(['order “Widget”, “Nut”, “Bolt” (was “Widget”, “Bolt”, “Nut”)']);
+    expect(await entry.locator('.lines-change-head').innerText()).toBe('Items reordered');
+    await expectNoSidewaysScroll(page);
+    await shot('l02b-history-line-moved');
+    await entry.getByRole('button', { name: 'Revert' }).click();
+    await page.getByRole('dialog', { name: 'Revert this change?' }).getByRole('button', { name: 'Revert' }).click();
+    await poll(async () => (await ok(adminToken, 'order.get', { id: order.id })).items.map((item: any) => item.description)).toEqual(['Widget', 'Bolt', 'Nut']);
+  });
+
   it('shows a line’s problem beside that line, and a rule’s beside the field it names', async () => {
     const order = await makeOrder('AB-1002', [
       ['Widget', 2, 1250],

@@ -99,4 +99,11 @@ describe('a list’s change in history, plans and reverts', () => {
     });
   });
 
+  it('undoing a change that moved lines puts back their order; a change of order alone is shown', () => {
+    const moved = { added: [], removed: [], changed: [], order: { from: ['L1', 'L2'], to: ['L2', 'L1'] } };
+    expect(undoneLines(moved)).toEqual({ added: [], removed: [], changed: [], order: { from: ['L2', 'L1'], to: ['L1', 'L2'] } });
+    expect(shownLineChanges(order, { ...entry, changes: { items: moved } }).map((change) => change.name)).toEqual(['items']);
+    expect(revertLists(order, { ...entry, changes: { items: moved } })).toEqual(['items']);
+  });
+
 });

@@ -57,6 +57,17 @@ export function lineName(list: LineListInfo | undefined, line: Readonly<Record<s
   return position !== undefined && position >= 0 ? `line ${position + 1}` : 'a line';
 }
 
+/** A list's order after a change, then before it: each line by its name (or its place before). */
+function LinesOrder({ list, order, lines }: { list: LineListInfo | undefined; order: NonNullable<LinesChangeInfo['order']>; lines: readonly Readonly<Record<string, unknown>>[] }) {
+  const byId = new Map(lines.map((line) => [line.id, line]));
+  const named = (ids: readonly string[]) => ids.map((id) => lineName(list, byId.get(id), order.from.indexOf(id) >= 0 ? order.from.indexOf(id) : ids.indexOf(id))).join(', ');
+  return (
+    <span>
+      {named(order.to)} <span class="muted">(was {named(order.from)})</span>
+    </span>
+  );
+}
+
 /** A whole line on one row: each field it has, `Label: value`, formatted as the record page formats it. */
 function LineSummary({ list, line, title }: { list: LineListInfo | undefined; line: Readonly<Record<string, unknown>>; title: TitleLookup }) {
   const fields = list ? list.fields.filter((field) => field.name in line) : [];
@@ -99,7 +110,7 @@ export function LinesChangeList({
     <div class="lines-change">
       <p class="lines-change-head">
         <strong>{label}</strong>
-        <span class="muted small">{` ${[change.added.length > 0 ? `${change.added.length} added` : '', change.removed.length > 0 ? `${change.removed.length} removed` : '', change.changed.length > 0 ? `${change.changed.length} changed` : ''].filter(Boolean).join(', ')}`}</span>
+        <span class="muted small">{` ${[change.added.length > 0 ? `${change.added.length} added` : '', change.removed.length > 0 ? `${change.removed.length} removed` : '', change.changed.length > 0 ? `${change.changed.length} changed` : '', change.order ? 'reordered' : ''].filter(Boolean).join(', ')}`}</span>
       </p>
       <ul class="lines-change-list">
         {change.added.map((line, index) => (
@@ -112,6 +123,11 @@ export function LinesChangeList({
             <span class="tag tag-removed">removed</span> <LineSummary list={list} line={line} title={title} />
           </li>
         ))}
+        {change.order && (
+          <li class="line-moved" key="order">
+            <span class="tag tag-changed">order</span> <LinesOrder list={list} order={change.order} lines={all} />
+          </li>
+        )}
         {change.changed.map((line) => {
           const position = current?.findIndex((candidate) => candidate.id === line.id) ?? -1;
           return (

@@ -53,12 +53,13 @@ export function shownLineChanges(model: ModelInfo, entry: HistoryEntryInfo): Sho
     .map(([name, change]) => ({ name, list: model.lines.find((list) => list.name === name), change }));
 }
 
-/** What undoing a list's change does: removes the lines it added, adds back those it removed, puts back what it changed. */
+/** What undoing a list's change does: removes the lines it added, adds back those it removed, puts back what it changed and the order. */
 export function undoneLines(change: LinesChangeInfo): LinesChangeInfo {
   return {
     added: change.removed,
     removed: change.added,
     changed: change.changed.map((line) => ({ id: line.id, changes: Object.fromEntries(Object.entries(line.changes).map(([name, field]) => [name, { from: field.to, to: field.from }])) })),
+    ...(change.order ? { order: { from: change.order.to, to: change.order.from } } : {}),
   };
 }
 

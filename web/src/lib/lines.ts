@@ -177,7 +177,7 @@ export function diffLines(list: LineListInfo, current: unknown, proposed: unknow
 
 /** Whether a list's change does anything. */
 export function changesLines(change: LinesChangeInfo): boolean {
-  return change.added.length > 0 || change.removed.length > 0 || change.changed.length > 0;
+  return change.added.length > 0 || change.removed.length > 0 || change.changed.length > 0 || change.order !== undefined;
 }
 
 /** A history entry's or a plan's change of a line list, told from a field's change by its shape. */
