@@ -12,6 +12,7 @@ import { BodyRefusal, refusalOf } from '../../runtime/http/refusals.ts';
 import { SUPPORTED_REVISIONS } from '../../runtime/mcp/revisions.ts';
 import type { OpenApiDocument } from '../../runtime/registry.ts';
 import { OPENAPI_COMPONENT_NAMES } from '../../runtime/view/caller-openapi.ts';
+import { dryRunMayBeHeld } from '../../runtime/view/caller-schemas.ts';
 import { allModels, forFieldKind, type CommandIR, type FieldIR, type FieldKindTable, type ModelIR, type ProjectIR } from '../ir.ts';
 import { projectSource, type Emitter } from './context.ts';
 import { commandInputSchema, proposable, recordSchema, resultEnvelope, toolTitle, withoutDialect } from './tools.ts';
@@ -213,7 +214,7 @@ function operation(model: ModelIR, command: CommandIR): Json {
   const held = proposable(model, command);
   const request = command.kind === 'list' || command.kind === 'search' ? ref('schemas', OPENAPI_COMPONENT_NAMES.listInput(model.name)) : withoutDialect(commandInputSchema(model, command));
   const envelope = resultEnvelope(model, command, ref('schemas', OPENAPI_COMPONENT_NAMES.record(model.name)));
-  const answer = held ? { anyOf: [envelope, ref('schemas', OPENAPI_COMPONENT_NAMES.dryRunApprovalRequired)] } : envelope;
+  const answer = dryRunMayBeHeld(command, model.actions) ? { anyOf: [envelope, ref('schemas', OPENAPI_COMPONENT_NAMES.dryRunApprovalRequired)] } : envelope;
   const example = requestExample(model, command);
   return {
     operationId: command.id,

@@ -14,6 +14,7 @@ import type { Caller } from '../caller.ts';
 import { notFound } from '../errors.ts';
 import { insertPlan } from '../plans/store.ts';
 import { rightsOf } from '../rights.ts';
+import { kindTraits } from '../command-kinds.ts';
 import { prepareCall } from './prepare.ts';
 import { writtenTokensOf } from './bulk-input.ts';
 import { rolledBack, runCommand, tryCommand, type Proposal } from './run.ts';
@@ -60,14 +61,16 @@ export async function executeCommand(
 /**
  * What `executeCommand` would answer, without changing anything: the same checks, then the
  * command run in a transaction that is rolled back. An agent's call that needs approval answers
- * that it would be proposed (and makes no plan). Audited as a dry run, with its outcome.
+ * that it would be proposed (and makes no plan), except a bulk command's, which answers its
+ * records' changes as its input's `dry_run: true` does: the two ways of asking are one. Audited
+ * as a dry run, with its outcome.
  */
 export async function dryRunCommand(service: RecordService, caller: Caller, commandId: string, rawInput: unknown): Promise<DryRunAnswer> {
   const ctx = resolveCommand(service, caller, commandId);
   let prepared: PreparedCall | undefined;
   try {
     prepared = await prepareCall(ctx, rawInput);
-    if (caller.kind === 'agent' && prepared.needsApproval) {
+    if (caller.kind === 'agent' && prepared.needsApproval && kindTraits(ctx.command.meta.kind).result !== 'batch') {
       await tryInTransaction(ctx, prepared);
       await writeAuditEvent(ctx, { outcome: 'proposed', prepared: storedForm(prepared), planId: null }, service.db, true);
       return { dry_run: true, approval_required: true };

@@ -86,19 +86,18 @@ export async function tryCommand(ctx: CommandContext, prepared: PreparedCall): P
     tried = { result, own: ctx.caller.kind === 'agent' ? writtenByLineId(done, result) : undefined };
   });
   const { result, own } = tried!;
-  const value = await present(ctx, result, service.db, own && notKeptWritten(own, prepared), null);
+  const value = await present(ctx, result, service.db, own, null, new Set(Object.values(prepared.agentTokens ?? {})));
   await writeAuditEvent(ctx, { outcome: 'executed', prepared: storedForm(prepared), recordId: recordIdOf(result) }, service.db, true);
   return envelope(ctx, result, value);
 }
 
 /**
- * What an agent wrote in a tried call (a dry run), as it is shown: the tokens it sent stand; those
- * issued for values it sent in clear went with the rollback, and their numbers will be issued again
- * for other values, so such a value shows as not kept (as the audit trail shows it), never as a
- * token that would later stand for another value.
+ * What an agent wrote in a tried call (a dry run), as it is shown: the tokens it sent (`sent`)
+ * stand; those issued for values it sent in clear went with the rollback, and their numbers will be
+ * issued again for other values, so such a value shows as not kept (as the audit trail shows it),
+ * never as a token that would later stand for another value.
  */
-function notKeptWritten(own: OwnWrite, prepared: PreparedCall): OwnWrite {
-  const sent = new Set(Object.values(prepared.agentTokens ?? {}));
+function notKeptWritten(own: OwnWrite, sent: ReadonlySet<string>): OwnWrite {
   return { values: own.values, tokens: Object.fromEntries(Object.entries(own.tokens).map(([key, token]) => [key, sent.has(token) ? token : NOT_KEPT])) };
 }
 
@@ -160,12 +159,16 @@ function envelope(ctx: CommandContext, result: RunResult, value: unknown): Comma
   return { denied: ctx.fields.denied, value, ...(next !== undefined ? { next } : {}) };
 }
 
-/** The command's `value`, as the caller sees it. */
-async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined, batchId: string | null | undefined): Promise<unknown> {
+/**
+ * The command's `value`, as the caller sees it. `triedWith`: for a dry run, the tokens the agent
+ * sent (any other token of what it wrote was issued in the rolled-back transaction: `notKeptWritten`).
+ */
+async function present(ctx: CommandContext, result: RunResult, db: Knex, own: OwnWrite | undefined, batchId: string | null | undefined, triedWith?: ReadonlySet<string>): Promise<unknown> {
   const { caller, fields } = ctx;
+  const shown = (write: OwnWrite) => (triedWith ? notKeptWritten(write, triedWith) : write);
   switch (result.shape) {
     case 'record':
-      return ((await recordsAsSeen(db, caller, fields, [result.record], own)) as RecordValue[])[0];
+      return ((await recordsAsSeen(db, caller, fields, [result.record], own && shown(own))) as RecordValue[])[0];
     case 'list':
       return recordsAsSeen(db, caller, fields, result.records);
     case 'search':
@@ -176,7 +179,7 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return { id: result.recordId };
     case 'batch':
       // An agent sees the values it gave by the tokens it knows them by, record by record.
-      return batchAsSeen(db, caller, fields, result.items, batchId ?? null, own && result.items.map((item) => writtenByLineId(item.prepared, item.result)));
+      return batchAsSeen(db, caller, fields, result.items, batchId ?? null, own && result.items.map((item) => shown(writtenByLineId(item.prepared, item.result))));
     case 'erased':
       return result.erased;
   }

@@ -12,7 +12,7 @@
  */
 import type { CommandMeta, FieldMeta, JsonSchema, OpenApiDocument, Registry } from '../registry.ts';
 import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
-import { fitInputSchema, fitRecord, isSchema, mayBeHeldForApproval, usableWith } from './caller-schemas.ts';
+import { dryRunMayBeHeld, fitInputSchema, fitRecord, isSchema, mayBeHeldForApproval, usableWith } from './caller-schemas.ts';
 import { WEBHOOK_SCHEMAS, WEBHOOK_TAG, webhookPaths } from '../webhooks/openapi.ts';
 
 /** Names of the document's component schemas, which the generator writes and this fits. */
@@ -138,7 +138,7 @@ function fitOperation(command: CommandMeta, fields: ModelRights, kind: CallerKin
     requestBody: { ...objectAt(requestBody), content: { 'application/json': fittedMedia } },
     responses: {
       // A person's call is never held: no plan answer, nor a dry run's `approval_required`.
-      '200': withPlanBranch(objectAt(success), held),
+      '200': withPlanBranch(objectAt(success), kind === 'agent' && dryRunMayBeHeld(command, fields.model.actions)),
       ...(held ? { '202': { $ref: '#/components/responses/ApprovalRequired' } } : {}),
       ...refusals,
     },

@@ -12,7 +12,7 @@
  *   the kind: a personal email is `CONTACT_EMAIL_1`, no address), and an input takes a token
  *   where it takes a value.
  */
-import { noModelCommand } from '../command-kinds.ts';
+import { kindTraits, noModelCommand, type CommandKind } from '../command-kinds.ts';
 import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
 import type { CommandMeta, FieldMeta, JsonSchema } from '../registry.ts';
 
@@ -22,6 +22,15 @@ import type { CommandMeta, FieldMeta, JsonSchema } from '../registry.ts';
  */
 export function mayBeHeldForApproval(command: { readonly kind: string; readonly needsApproval: boolean }, modelActions: readonly { readonly needsApproval: boolean }[]): boolean {
   return command.needsApproval || (command.kind === 'update' && modelActions.some((action) => action.needsApproval));
+}
+
+/**
+ * Whether an agent's dry run of the command may answer `{"dry_run": true, "approval_required":
+ * true}`: a call that may be held, unless a bulk command, whose dry run answers its records'
+ * changes either way (commands/pipeline.ts).
+ */
+export function dryRunMayBeHeld(command: { readonly kind: CommandKind; readonly needsApproval: boolean }, modelActions: readonly { readonly needsApproval: boolean }[]): boolean {
+  return mayBeHeldForApproval(command, modelActions) && kindTraits(command.kind).result !== 'batch';
 }
 
 /** The caller's rights on the command's model when it may use the command; undefined when it may not. */

@@ -242,6 +242,25 @@ describe('dry runs confirm nothing', () => {
     expect(again.body.value).toMatchObject({ name: created.body.value.name, notes: '[personal value not kept]' });
   });
 
+  it('of bulk commands show values sent in clear as not kept, never a token a later write is given', async () => {
+    const created = await t.command(agent, 'party.create', { name: 'Bulk Kept 4' });
+    const known = created.body.value.name as string;
+    const tries = [
+      await t.request('POST', '/api/party/create_many', { records: [{ name: 'Bulk Tried 4' }, { name: known }], dry_run: true }, agent),
+      await t.request('POST', '/api/party/create_many?dry_run=true', { records: [{ name: 'Bulk Tried 5' }] }, agent),
+      await t.request('POST', '/api/party/update_many', { ids: [created.body.value.id], set: { notes: 'Bulk note 4' }, max_affected: 1, dry_run: true }, agent),
+    ];
+    for (const tried of tries) expect(tried.status, JSON.stringify(tried.body)).toBe(200);
+    expect(tries[0]!.body.value.changes.map((change: any) => change.changes.name.to)).toEqual(['[personal value not kept]', known]);
+    expect(tries[1]!.body.value.changes[0].changes.name.to).toBe('[personal value not kept]');
+    expect(tries[2]!.body.value.changes[0].changes.notes).toEqual({ from: null, to: '[personal value not kept]' });
+    // The next tokens issued stand for the values of real writes, and no dry run showed them.
+    const later = await t.command(agent, 'party.create', { name: 'Bulk Later 4', notes: 'Bulk later note 4' });
+    const shown = JSON.stringify(tries.map((tried) => tried.body));
+    expect(shown).not.toContain(`"${later.body.value.name}"`);
+    expect(shown).not.toContain(`"${later.body.value.notes}"`);
+  });
+
   it('are audited, with the agent\'s clear values not kept', async () => {
     const tried = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, email: 'guess@example.com' }, agent);
     expect(tried.status).toBe(200);
