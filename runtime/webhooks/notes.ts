@@ -19,7 +19,15 @@ export function backoffMs(attempts: number, random: number, firstMs: number = FI
   return Math.round(base * (0.5 + random / 2));
 }
 
-export type Outcome = { status: number | null; error: string | null };
+/**
+ * An attempt's answer, or `notWanted`: the subscription no longer takes the event (its models,
+ * commands or role changed since it was written), so the delivery goes without being sent, as if
+ * it had never been made (subscriptions.ts, `wantsEvent`).
+ */
+export type Outcome = { readonly status: number | null; readonly error: string | null; readonly notWanted?: true };
+
+/** The outcome of a delivery the subscription no longer takes. */
+export const NOT_WANTED: Outcome = { status: null, error: null, notWanted: true };
 
 /** An outcome to note, with the name its delivery was claimed under. */
 export interface Noted {
@@ -66,7 +74,14 @@ export function createDeliveryNotes(options: { readonly db: Knex; readonly clock
    * while the worker that sent it still holds its lease: a lease that ran out, or whose lock went,
    * is another's now.
    */
-  async function noteAll(group: readonly Noted[]): Promise<void> {
+  async function noteAll(all: readonly Noted[]): Promise<void> {
+    const dropped = all.filter(({ outcome }) => outcome.notWanted);
+    if (dropped.length > 0) {
+      const which = dropped.map(() => '(id = ? and leased_by = ?)').join(' or ');
+      await db.raw(`delete from ${DELIVERIES_TABLE} where ${which}`, dropped.flatMap(({ claimant, delivery }) => [delivery.id, claimant]));
+    }
+    const group = all.filter(({ outcome }) => !outcome.notWanted);
+    if (group.length === 0) return;
     const bindings: Knex.RawBinding[] = [];
     for (const { claimant, delivery, outcome } of group) {
       const row = noteOf(delivery, outcome);

@@ -25,12 +25,17 @@ export function visibleChanges(rights: ModelRights, changes: readonly string[]):
 /**
  * Whether the subscription is sent the event: its models and commands, and its role reads the
  * model and at least one changed field (a change of nothing it reads does not exist for it, as in
- * a record's history).
+ * a record's history). Asked when the event is written, and again when a delivery is sent, of the
+ * subscription as it is then. `view`: the role's view of the event's model, when the caller has it.
  */
-export function wantsEvent(registry: Registry, webhook: Webhook, event: { readonly model: string; readonly command: string; readonly changes: readonly string[] }): boolean {
+export function wantsEvent(
+  registry: Registry,
+  webhook: Webhook,
+  event: { readonly model: string; readonly command: string; readonly changes: readonly string[] },
+  view: RoleView = roleViewOf(registry, webhook.asRole, event.model),
+): boolean {
   if (webhook.models && !webhook.models.includes(event.model)) return false;
   const command = event.command.slice(event.command.lastIndexOf('.') + 1);
   if (webhook.commands && !webhook.commands.includes(command)) return false;
-  const view = roleViewOf(registry, webhook.asRole, event.model);
   return view !== null && visibleChanges(view.rights, event.changes).length > 0;
 }

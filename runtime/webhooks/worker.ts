@@ -25,11 +25,11 @@ import type { RecordService } from '../commands/types.ts';
 import { newId } from '../ids.ts';
 import type { StoredRecord } from '../registry.ts';
 import { recordsAsSeen } from '../view/caller-view.ts';
-import { createDeliveryNotes, FIRST_BACKOFF_MS, RETRY_FOR_MS, type Noted, type Outcome } from './notes.ts';
+import { createDeliveryNotes, FIRST_BACKOFF_MS, NOT_WANTED, RETRY_FOR_MS, type Noted, type Outcome } from './notes.ts';
 import { createWebhookPoster } from './post.ts';
 import { signatureHeader } from './secrets.ts';
 import { webhookOf, type DeliveryRow, type Webhook } from './store.ts';
-import { roleViewOf, visibleChanges, type RoleView } from './subscriptions.ts';
+import { roleViewOf, visibleChanges, wantsEvent, type RoleView } from './subscriptions.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 import { holdWorkerLock, LIVE_WORKERS_SQL } from './worker-lock.ts';
 
@@ -161,7 +161,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
           const webhook = webhooks.get(delivery.webhook_id);
           // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
           if (!event || !webhook) return;
-          const outcome = await attempt(webhook, event);
+          const outcome = stillWanted(webhook, event) ? await attempt(webhook, event) : NOT_WANTED;
           if (postgres) await notes.add(claimant, delivery, outcome);
           else stragglers!.add({ claimant, delivery, outcome });
         } catch (error) {
@@ -197,6 +197,12 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     } catch (error) {
       return { status: null, error: (error as Error).message };
     }
+  }
+
+  /** Whether the subscription, as it is now (`webhook.update` may have changed it), still takes the event. */
+  function stillWanted(webhook: Webhook, event: EventRow): boolean {
+    const changes = JSON.parse(event.changes) as string[];
+    return wantsEvent(service.registry, webhook, { model: event.model, command: event.command, changes }, roleView(webhook.asRole, event.model));
   }
 
   /** The event as the subscription's role sees it (view/caller-view.ts). */

@@ -292,6 +292,30 @@ describe('delivery', () => {
     expect(second!.json.record.id).toBe(party.body.value.id);
   });
 
+  it('drops, unsent, a waiting delivery the webhook no longer takes: a change of nothing its new role reads, a model it left out', async () => {
+    const webhook = await createWebhook({ as_role: 'admin', models: ['party', 'lead'] });
+    receiver.answer = () => 503;
+    const party = await t.command(admin, 'party.create', { name: 'Dropped role' });
+    await t.command(admin, 'party.update', { id: party.body.value.id, tax_id: 'DR-1' });
+    const lead = await t.command(admin, 'lead.create', { title: 'Dropped model' });
+    await receiver.waitFor(2);
+    await allNoted(webhook.id);
+    const waiting = (await hook('deliveries', { id: webhook.id })).body.value.rows as { event_id: string; status: string }[];
+    expect(waiting).toHaveLength(3);
+    // Sales reads no tax_id; and parties only from now on.
+    expect((await hook('update', { id: webhook.id, as_role: 'sales', models: ['party'] })).status).toBe(200);
+    receiver.answer = () => 204;
+    receiver.received.length = 0;
+    clock.advance(60_000);
+    await receiver.waitFor(1);
+    await expect.poll(async () => (await hook('deliveries', { id: webhook.id })).body.value.total, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.received.map((request) => [request.json.type, request.json.changes])).toEqual([['party.create', expect.not.arrayContaining(['tax_id'])]]);
+    const [left] = (await hook('deliveries', { id: webhook.id })).body.value.rows;
+    expect(left).toMatchObject({ status: 'delivered' });
+    expect(lead.status).toBe(200);
+  });
+
   it('does not send a change of nothing the role reads', async () => {
     const party = await t.command(admin, 'party.create', { name: 'Quiet' });
     const webhook = await createWebhook({ as_role: 'sales', models: ['party'] });
