@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import type { PlanAnswer, PlansAnswer, RejectAnswer } from '../api-shapes.ts';
 import type { PersonCaller } from '../caller.ts';
 import type { RecordService } from '../commands/types.ts';
-import { notFound } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import type { Callers } from '../http/callers.ts';
 import { sendJson } from '../http/send.ts';
 import { planId } from '../kinds.ts';
@@ -53,10 +53,17 @@ export function createPlanRouter(service: RecordService, callers: Callers): Rout
   return router;
 }
 
-/** The signed-in person; approving is a person's act: to an agent these endpoints do not exist. */
+/**
+ * The signed-in person; approving is a person's act: to an agent these endpoints do not exist. A
+ * decision is never tried: `?dry_run`, which command routes take, is refused rather than ignored,
+ * so that a client trying one does not approve for real (to try the plan's command, a person
+ * calls it with `?dry_run=true`).
+ */
 async function personOnly(callers: Callers, req: Request, res: Response): Promise<PersonCaller> {
-  const caller = await callers.of(req.headers.authorization, res, `POST ${req.path.replace(/[^/]+$/, ':id')}`);
+  const route = `POST ${req.path.replace(/[^/]+$/, ':id')}`;
+  const caller = await callers.of(req.headers.authorization, res, route);
   if (caller.kind !== 'person') throw notFound();
+  if (req.query.dry_run !== undefined) throw badRequest(`${route.replace(':id', '<plan_id>')} takes no dry_run: a plan is approved or rejected for real`);
   return caller;
 }
 

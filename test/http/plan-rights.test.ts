@@ -85,6 +85,20 @@ describe('a governed update resolves to its action: deciding it needs the action
     expect(stored.state).toBe('posted');
   });
 
+  it.each(['approve', 'reject'])('refuses ?dry_run on %s rather than deciding for real, and the plan stays pending', async (decision) => {
+    const invoiceId = await newInvoice(`INV-D${decision.length}`);
+    const proposed = await t.command(agent, 'invoice.update', { id: invoiceId, state: 'posted' });
+    const planId = proposed.body.plan_id as string;
+    for (const query of ['?dry_run=true', '?dry_run=false', '?dry_run=']) {
+      const tried = await t.request('POST', `/api/${decision}/${planId}${query}`, undefined, admin);
+      expect({ status: tried.status, body: tried.body }).toEqual({ status: 400, body: { error: `POST /api/${decision}/<plan_id> takes no dry_run: a plan is approved or rejected for real` } });
+    }
+    expect((await t.request('GET', `/api/plans/${planId}`, undefined, admin)).body.plan.status).toBe('pending');
+    expect((t.inspect((db) => db.prepare('select state from invoice where id = ?').get(invoiceId)) as { state: string }).state).toBe('draft');
+    // An agent still finds no such endpoint.
+    expect((await t.request('POST', `/api/${decision}/${planId}?dry_run=true`, undefined, agent)).status).toBe(404);
+  });
+
   it('hides an MCP update→pay plan the same way', async () => {
     const invoiceId = await newInvoice('INV-M1');
     expect((await t.command(admin, 'invoice.post', { id: invoiceId })).status).toBe(200);
