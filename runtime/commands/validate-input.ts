@@ -141,13 +141,15 @@ async function selectedNow(ctx: CommandContext, list: CompiledList, max: number)
 
 /** An agent's filters on its masked fields: the tokens they name, resolved (400 `invalid token` for one it was not issued). */
 async function maskedFilters(ctx: CommandContext, input: ListInput): Promise<MaskedFilters | undefined> {
-  if (ctx.caller.kind !== 'agent' || ctx.fields.masked.length === 0) return undefined;
+  if (ctx.caller.kind !== 'agent') return undefined;
+  const maskedLineNames = new Set(Object.entries(ctx.fields.lines).flatMap(([list, rights]) => rights.masked.map((field) => `${list}.${field.name}`)));
+  if (ctx.fields.masked.length === 0 && maskedLineNames.size === 0) return undefined;
   const tokens = new Map<string, IssuedToken>();
   for (const [field, token] of maskedFilterTokens(input, ctx.fields.maskedNames)) {
     const label = ctx.command.model.personal.get(field)!;
     tokens.set(maskedTokenKey(field, token), await findIssuedToken(ctx.service.db, ctx.caller.tokenId, label, token));
   }
-  return { agentTokenId: ctx.caller.tokenId, maskedNames: ctx.fields.maskedNames, tokens };
+  return { agentTokenId: ctx.caller.tokenId, maskedNames: ctx.fields.maskedNames, maskedLineNames, tokens };
 }
 
 /** Text kinds: an empty string means empty (null), as a form with a cleared input sends it. */

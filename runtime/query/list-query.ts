@@ -20,7 +20,7 @@ import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
 import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
 import { containsCondition, plannedWhere, searchIndexSql } from './contains.ts';
 import { keysetByOneKey, keysetCondition, whereClause } from './keyset.ts';
-import { maskedCondition, maskedFieldError, type MaskedFilters } from './token-filter.ts';
+import { maskedCondition, maskedFieldError, maskedLineFieldError, type MaskedFilters } from './token-filter.ts';
 
 export { maskedFilterTokens, maskedTokenKey, type MaskedFilters } from './token-filter.ts';
 export { containsPlanning, plannedWhere } from './contains.ts';
@@ -103,7 +103,7 @@ export function compileList(
 
   const where: SqlFragment[] = [];
   for (const condition of input.filter ?? []) {
-    const line = lineCondition(query, lineClearNames, condition);
+    const line = lineCondition(query, lineClearNames, condition, masked);
     if (line) {
       where.push(line);
       continue;
@@ -115,6 +115,7 @@ export function compileList(
   }
   for (const condition of input.token_filter ?? []) {
     const path = `${query.model}.${condition.field}`;
+    if (masked?.maskedLineNames.has(condition.field)) throw badRequest(`${path}: token_filter takes fields of the record, not of its lines`);
     if (!masked?.maskedNames.has(condition.field)) {
       if (condition.field === 'id' || clearNames.has(condition.field)) throw badRequest(`${path} is not masked for you: filter it with filter`);
       throw badRequest(`unknown field ${path}`);
@@ -148,13 +149,19 @@ export function compileList(
  * A condition on a line field (`{"field": "items.description", …}`): the records with at least
  * one line that meets it. Undefined when the condition names no line list's field.
  */
-function lineCondition(query: ModelQuery, lineClearNames: ReadonlyMap<string, ReadonlySet<string>>, condition: { field: string; op: FilterOperator; value?: unknown }): SqlFragment | undefined {
+function lineCondition(
+  query: ModelQuery,
+  lineClearNames: ReadonlyMap<string, ReadonlySet<string>>,
+  condition: { field: string; op: FilterOperator; value?: unknown },
+  masked: MaskedFilters | undefined,
+): SqlFragment | undefined {
   const dot = condition.field.indexOf('.');
   if (dot < 0) return undefined;
   const [listName, fieldName] = [condition.field.slice(0, dot), condition.field.slice(dot + 1)];
   const list = query.lines.get(listName);
   if (!list) return undefined;
   const field = lineClearNames.get(listName)?.has(fieldName) ? list.fields.get(fieldName) : undefined;
+  if (!field && masked?.maskedLineNames.has(condition.field)) throw maskedLineFieldError(`${query.model}.${condition.field}`);
   if (!field) throw badRequest(`unknown field ${query.model}.${condition.field}`);
   const inner = compileCondition(query.dialect, field, condition.op, condition.value, 'value' in condition);
   return { sql: `${sqlIdentifier(query.table)}."id" IN (SELECT "owner" FROM ${sqlIdentifier(list.table)} WHERE ${inner.sql})`, bindings: inner.bindings };

@@ -18,6 +18,8 @@ export interface MaskedFilters {
   readonly agentTokenId: string;
   /** Fields masked for the agent. */
   readonly maskedNames: ReadonlySet<string>;
+  /** Line fields masked for the agent, as `<list>.<field>`: refused in filters, saying why. */
+  readonly maskedLineNames: ReadonlySet<string>;
   /** The tokens the filter names, as the agent was issued them, by `maskedTokenKey(field, token)`. */
   readonly tokens: ReadonlyMap<string, IssuedToken>;
 }
@@ -49,6 +51,14 @@ export function maskedFieldError(path: string) {
     `unknown field ${path}: it is personal data, masked for you, so it cannot be filtered or ordered by its value; ` +
       'to find records by it, use token_filter with eq or in and a masking token you were given',
   );
+}
+
+/**
+ * The refusal of a line field masked for the agent in a filter: as for a field of the record, with
+ * the reason; token_filter does not reach into lines either (a line's tokens are bound per line).
+ */
+export function maskedLineFieldError(path: string) {
+  return badRequest(`unknown field ${path}: it is personal data, masked for you, so it cannot be filtered by its value, nor by its tokens (token_filter takes fields of the record, not of its lines)`);
 }
 
 /** `eq`/`in` with masking tokens on a field masked for the agent (see `MaskedFilters`). */

@@ -222,12 +222,24 @@ describe('filters on line fields', () => {
     expect(await t.command(token, 'order.list', { filter: [condition] })).toMatchObject({ status: 400, body: { error } });
   });
 
-  it('an agent filters on the line fields it reads in clear, not on masked ones', async () => {
+  it('an agent filters on the line fields it reads in clear; a masked one is refused saying why, a hidden one is no field', async () => {
     const agent = await agentToken(t, admin, ['order.*'], 'line filter bot');
     const found = await t.command(agent, 'order.list', { filter: [{ field: 'items.description', op: 'contains', value: `${tag} fountain` }] });
     expect(found.body.value.map((row: { id: string }) => row.id)).toEqual([dear.id]);
-    expect(await t.command(agent, 'order.list', { filter: [{ field: 'items.note', op: 'is_null' }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.note' } });
-    expect(await t.command(agent, 'order.list', { filter: [{ field: 'items.amount', op: 'gt', value: 1 }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.amount' } });
+    const masked =
+      'unknown field order.items.note: it is personal data, masked for you, so it cannot be filtered by its value, nor by its tokens (token_filter takes fields of the record, not of its lines)';
+    for (const command of ['order.list', 'order.search']) {
+      expect(await t.command(agent, command, { filter: [{ field: 'items.note', op: 'is_null' }] })).toMatchObject({ status: 400, body: { error: masked } });
+      expect(await t.command(agent, command, { filter: [{ field: 'items.note', op: 'eq', value: 'x' }] })).toMatchObject({ status: 400, body: { error: masked } });
+      expect(await t.command(agent, command, { filter: [{ field: 'items.amount', op: 'gt', value: 1 }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.amount' } });
+    }
+    expect(await t.command(agent, 'order.search', { token_filter: [{ field: 'items.note', op: 'eq', value: 'NOTE_1' }] })).toMatchObject({
+      status: 400,
+      body: { error: 'order.items.note: token_filter takes fields of the record, not of its lines' },
+    });
+    expect(await t.command(agent, 'order.search', { token_filter: [{ field: 'items.colour', op: 'eq', value: 'NOTE_1' }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.colour' } });
+    // A person who may not read the field is told it is no field, as before.
+    expect(await t.command(accountant, 'order.search', { token_filter: [{ field: 'items.note', op: 'eq', value: 'NOTE_1' }] })).toMatchObject({ status: 400 });
   });
 });
 
