@@ -144,10 +144,16 @@ export const kinds = {
    */
   file: (path: string, options: FileOptions = {}) => {
     const wrong = options.multiple ? 'must be a list of file ids' : 'must be the id of an uploaded file';
-    const one = z.union([z.string(), z.looseObject({ id: z.string() })], { error: message(path, wrong) }).transform((value) => (typeof value === 'string' ? value : value.id)).pipe(idOf(path, wrong));
-    if (!options.multiple) return one;
+    // An empty id names no file: the field is not missing, its value is wrong (and inside a list, so is null).
+    const id = (error: string | ReturnType<typeof message>) =>
+      z
+        .union([z.string(), z.looseObject({ id: z.string() })], { error })
+        .transform((value) => (typeof value === 'string' ? value : value.id))
+        .refine((value) => value !== '', { error: `${path} ${wrong}` })
+        .pipe(idOf(path, wrong));
+    if (!options.multiple) return id(message(path, wrong));
     return z
-      .array(one, { error: message(path, wrong) })
+      .array(id(`${path} ${wrong}`), { error: message(path, wrong) })
       .max(MAX_FILES_PER_FIELD, { error: `${path} holds at most ${MAX_FILES_PER_FIELD} files` })
       .superRefine((ids, ctx) => {
         const twice = ids.find((id, i) => ids.indexOf(id) !== i);

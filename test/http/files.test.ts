@@ -587,6 +587,17 @@ describe('attach refusals', () => {
     await refusal(clerk, { signed_contract: [pdf.id] }, 'dossier.signed_contract must be the id of an uploaded file');
     await refusal(clerk, { attachments: [pdf.id, pdf.id] }, `dossier.attachments lists file ${pdf.id} twice`);
   });
+
+  it.each([
+    [{ attachments: [null] }, 'dossier.attachments must be a list of file ids'],
+    [{ attachments: [''] }, 'dossier.attachments must be a list of file ids'],
+    [{ attachments: [{ id: '' }] }, 'dossier.attachments must be a list of file ids'],
+    [{ attachments: [7] }, 'dossier.attachments must be a list of file ids'],
+    [{ signed_contract: '' }, 'dossier.signed_contract must be the id of an uploaded file'],
+    [{ signed_contract: { id: '' } }, 'dossier.signed_contract must be the id of an uploaded file'],
+  ])('an empty or missing id among the values is a wrong value, not a missing field: %j', async (input, error) => {
+    await refusal(clerk, input, error);
+  });
 });
 
 describe('writes, history and revert', () => {
