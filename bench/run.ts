@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildServeOutputs } from '../bin/compile.ts';
-import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createNewLeads, createOrders, login, orderBody, post, type SeededLeads } from './api.ts';
+import { agentToken, closeConnections, createCustomer, createLeads, createManyLeads, createNewLeads, createOrders, login, orderBody, post as postAnswer, type SeededLeads } from './api.ts';
 import { installDirectus, startDirectus } from './directus.ts';
 import { createModelProject, type ModelProject } from './model-project.ts';
 import { runOrderScaleBench } from './order-scale.ts';
@@ -422,7 +422,7 @@ async function addDirectusTarget(dialect: Dialect, targets: Record<string, WrkTa
     const directus = await startDirectus(dialect, database.url, join(workDir, `directus-${dialect}`));
     cleanups.push(directus.server.stop);
     const headers = { authorization: `Bearer ${directus.token}` };
-    const check = await post(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, headers);
+    const check = await postAnswer(`${directus.server.url}/items/lead`, { title: 'Bench lead check', notes: 'Call back' }, headers);
     closeConnections();
     if (check.status !== 200 || (check.json as { data?: { title?: unknown } }).data?.title !== 'Bench lead check') {
       throw new Error(`its POST /items/lead answered ${check.status}`);
@@ -547,6 +547,13 @@ async function prepareTargets(
 
   const id = ids[1]!;
   const value = (answer: { json: unknown }) => (answer.json as { value?: Record<string, unknown> }).value;
+  // The checks' answers other than 200, to say what came back when a check fails.
+  const refused: string[] = [];
+  const post: typeof postAnswer = async (url, body, headers) => {
+    const answer = await postAnswer(url, body, headers);
+    if (answer.status !== 200) refused.push(`${new URL(url).pathname}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`);
+    return answer;
+  };
   const checks: [string, Promise<boolean>][] = [
     ['bare node:http', post(`${servers.bareHttp.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
     ['bare Express', post(`${servers.bareExpress.url}/api/lead/get`, { id }).then((a) => a.status === 200 && value(a)?.id === id)],
@@ -596,7 +603,7 @@ async function prepareTargets(
     ],
   ];
   for (const [name, check] of checks) {
-    if (!(await check)) throw new Error(`${dialect}: ${name} does not answer as expected; not measuring it`);
+    if (!(await check)) throw new Error(`${dialect}: ${name} does not answer as expected; not measuring it${refused.length > 0 ? ` (answers other than 200: ${refused.join('; ')})` : ''}`);
   }
   closeConnections();
   return targets;
@@ -608,7 +615,7 @@ async function prepareTargets(
  */
 async function measureToolLists(url: string, personToken: string, agent: string): Promise<ToolListSizes> {
   const size = async (token: string) => {
-    const answer = await post(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' });
+    const answer = await postAnswer(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' });
     const result = (answer.json as { result?: { tools?: unknown[] } }).result;
     if (answer.status !== 200 || !Array.isArray(result?.tools)) throw new Error(`tools/list answered ${answer.status}; not measuring it`);
     return { tools: result.tools.length, bytes: Buffer.byteLength(JSON.stringify(result)) };

@@ -406,6 +406,10 @@ describe('error texts', () => {
     'unknown key <key>': () => list({ foo: 1 }),
     'unknown field <model>.<field>: it is personal data, masked for you, so it cannot be filtered or ordered by its value; to find records by it, use token_filter with eq or in and a masking token you were given': () =>
       t.command(agent, 'party.list', { filter: [{ field: 'name', op: 'eq', value: 'Ada' }] }),
+    'unknown field <model>.<list>.<field>: it is personal data, masked for you, so it cannot be filtered by its value, nor by its tokens (token_filter takes fields of the record, not of its lines)': async () =>
+      t.command(await agentToken(admin, ['order.*']), 'order.list', { filter: [{ field: 'items.note', op: 'eq', value: 'x' }] }),
+    '<model>.<list>.<field>: token_filter takes fields of the record, not of its lines': async () =>
+      t.command(await agentToken(admin, ['order.*']), 'order.search', { token_filter: [{ field: 'items.note', op: 'eq', value: 'NOTE_1' }] }),
     'token_filter must be an array': () => list({ token_filter: {} }),
     '<model>.<field> is not masked for you: filter it with filter': () => list({ token_filter: [{ field: 'title', op: 'eq', value: 'TITLE_1' }] }),
     '<model>.<field>: token_filter takes eq or in': () => t.command(agent, 'party.list', { token_filter: [{ field: 'name', op: 'ne', value: 'NAME_1' }] }),
@@ -517,6 +521,11 @@ describe('error texts', () => {
       expect(proposed.status).toBe(202);
       expect((await t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
       return t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin);
+    },
+    'POST /api/<decision>/<plan_id> takes no dry_run: a plan is approved or rejected for real': async () => {
+      const proposed = await t.command(agent, 'lead.delete', { id: lead.id });
+      expect(proposed.status).toBe(202);
+      return t.request('POST', `/api/approve/${proposed.body.plan_id}?dry_run=true`, undefined, admin);
     },
     'change_id must be at most 64 characters': () => t.command(admin, 'lead.revert', { id: lead.id, change_id: 'c'.repeat(65) }),
     'change_id must not contain NUL characters': () => t.command(admin, 'lead.revert', { id: lead.id, change_id: 'c\u0000' }),
