@@ -7,9 +7,10 @@
  * The checks in front of the transport are the ones where the SDK's behaviour differs from ours
  * or comes too late (after reading the body, before authentication):
  *
- *   Host and Origin (403) → method (405) → Accept (406) → Content-Type (415) → bearer token (401)
- *   → body (413, 415, 400 parse error) → MCP-Protocol-Version (400) → batch (400) → agent's rate
- *   limits (429; refused bodies and revisions count too) → transport
+ *   Host and Origin (403) → method (405) → bearer token (401, before anything is said of the
+ *   request, as on REST) → Accept (406) and Content-Type (415) → body (413, 415, 400 parse error)
+ *   → MCP-Protocol-Version (400) → batch (400) → agent's rate limits (429; every refused POST
+ *   counts, as on REST) → transport
  *
  * Refusals that REST shares (the body, the token, the rate limits, a bug) are answered as
  * http/refusals.ts decides for both, with its JSON-RPC error.
@@ -19,7 +20,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/index.ts';
 import { callCost, type RateCost } from '../auth/rate-limits.ts';
-import type { Caller } from '../caller.ts';
+import type { AgentCaller, Caller } from '../caller.ts';
 import { HttpError } from '../errors.ts';
 import { contentTypeRefusal, readJsonBody } from '../http/body.ts';
 import { setRefusalHeaders } from '../http/error-handler.ts';
@@ -63,6 +64,18 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     }
   };
 
+  /** Charges an agent's POST; false when its rate limits refused it (the 429 is answered). */
+  async function admitted(caller: AgentCaller, res: ServerResponse, cost: RateCost): Promise<boolean> {
+    try {
+      await options.callers.admit(caller, res, 'POST /mcp', cost);
+      return true;
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 429) throw error;
+      answerRefusal(res, refusalOf(error, service.logError));
+      return false;
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const verdict = checkOrigin(req.headers.origin, req.headers.host);
     if (verdict === 'host-refused') return refuse(res, 403, -32000, 'Forbidden: Host not allowed');
@@ -74,18 +87,19 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
       // them there is none (the transport spec's answer). No DELETE: there are no sessions.
       return refuse(res, 405, -32000, 'Method Not Allowed: use POST', { Allow: 'POST' });
     }
-    if (!acceptsJsonAndEventStream(req.headers.accept)) {
-      return refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
-    }
-    const typeRefusal = contentTypeRefusal(req.headers['content-type']);
-    if (typeRefusal !== undefined) return answerRefusal(res, refusalOf(new BodyRefusal(typeRefusal), service.logError));
-
     let caller: Caller;
     try {
       caller = callerOfRequest(await authenticate(service.db, req.headers.authorization, options.callers.clock.now()), res);
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 401) throw error;
       return answerRefusal(res, refusalOf(error, service.logError));
+    }
+    const acceptRefused = !acceptsJsonAndEventStream(req.headers.accept);
+    const typeRefusal = contentTypeRefusal(req.headers['content-type']);
+    if (acceptRefused || typeRefusal !== undefined) {
+      if (caller.kind === 'agent' && !(await admitted(caller, res, ONE_REQUEST))) return;
+      if (acceptRefused) return refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return answerRefusal(res, refusalOf(new BodyRefusal(typeRefusal!), service.logError));
     }
 
     let body: unknown;
@@ -101,12 +115,7 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     if (caller.kind === 'agent') {
       // Every POST costs an agent, refused ones too (a body that is not JSON, a revision we do not speak).
       const cost = refused !== undefined || revisionRefusal !== undefined ? ONE_REQUEST : costOf(body, deps);
-      try {
-        await options.callers.admit(caller, res, 'POST /mcp', cost);
-      } catch (error) {
-        if (!(error instanceof HttpError) || error.status !== 429) throw error;
-        return answerRefusal(res, refusalOf(error, service.logError));
-      }
+      if (!(await admitted(caller, res, cost))) return;
     }
     if (refused !== undefined) return answerRefusal(res, refusalOf(refused, service.logError));
     if (revisionRefusal) return refuse(res, 400, revisionRefusal.code, revisionRefusal.message);

@@ -167,6 +167,34 @@ describe('refusals before the transport', () => {
     expect((await mcp(listTools(), { headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
   });
 
+  it('401 before a wrong Accept or Content-Type is said, as on REST', async () => {
+    for (const token of [null, 'not-a-token']) {
+      for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }, { 'content-type': 'application/json; charset=utf-16' }]) {
+        const res = await mcp(listTools(), { token, headers });
+        expectJsonRpcError(res, 401, -32000);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    }
+  });
+
+  it('charges an agent for a request refused for its Accept or Content-Type, with the rate headers, up to 429', async () => {
+    const issued = await fetch(`${t.url}/api/auth/agent-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ scopes: ['lead.get'], label: 'refused bodies', limits: { requests_per_minute: 3 } }),
+    });
+    const bot = ((await issued.json()) as { token: string }).token;
+    const remaining: (string | null)[] = [];
+    for (const headers of [{ 'content-type': 'text/plain' }, { accept: 'application/json' }, { 'content-type': 'application/json; charset=utf-16' }]) {
+      const res = await mcp(listTools(), { token: bot, headers });
+      expect(res.status).toBe(headers.accept ? 406 : 415);
+      remaining.push(res.headers.get('ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expectJsonRpcError(await mcp(listTools(), { token: bot, headers: { 'content-type': 'text/plain' } }), 429, -32000);
+    expectJsonRpcError(await mcp(listTools(), { token: bot }), 429, -32000);
+  });
+
   it('413 for a body over 1 MB, 400 parse error for malformed JSON', async () => {
     const huge = { ...listTools(), params: { pad: 'x'.repeat(1024 * 1024) } };
     expectJsonRpcError(await mcp(huge), 413, -32000);
