@@ -24,7 +24,7 @@ export const auditModel: ModelMeta = {
   table: { name: AUDIT_TABLE, columns: [], indexes: [] },
   titleField: 'command',
   fields: [
-    field('at', 'text', 'At'),
+    field('at', 'datetime', 'At'),
     field('actor', 'select', 'Actor', ['person', 'agent']),
     field('user_id', 'text', 'Person id'),
     field('username', 'text', 'Person'),

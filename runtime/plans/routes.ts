@@ -63,7 +63,7 @@ async function personOnly(callers: Callers, req: Request, res: Response): Promis
   const route = `POST ${req.path.replace(/[^/]+$/, ':id')}`;
   const caller = await callers.of(req.headers.authorization, res, route);
   if (caller.kind !== 'person') throw notFound();
-  if (req.query.dry_run !== undefined) throw badRequest(`${route.replace(':id', '<plan_id>')} takes no dry_run: a plan is approved or rejected for real`);
+  if (req.query.dry_run !== undefined) throw badRequest(`POST ${req.path} takes no dry_run: a plan is approved or rejected for real`);
   return caller;
 }
 

@@ -57,3 +57,31 @@ it('refuses a keyset cursor, which the trail does not page by', async () => {
   expect(res.status).toBe(400);
   expect(res.body).toEqual({ error: 'unknown key after' });
 });
+
+it('filters on when as on a datetime: the same instant with any offset, in time order; a value that is no instant refused', async () => {
+  const lead = (await t.command(admin, 'lead.create', { title: 'Audited when' })).body.value.id as string;
+  const [row] = (await audit([{ field: 'record_id', op: 'eq', value: lead }])) as unknown as { at: string }[];
+  const at = new Date(row!.at);
+  const later = new Date(at.getTime() + 1);
+  // The same instants written with an offset of +01:00.
+  const plusOne = (instant: Date) => `${new Date(instant.getTime() + 3_600_000).toISOString().slice(0, 23)}+01:00`;
+  for (const [filter, found] of [
+    [{ field: 'at', op: 'gte', value: row!.at }, 1],
+    [{ field: 'at', op: 'gte', value: plusOne(at) }, 1],
+    [{ field: 'at', op: 'eq', value: plusOne(at) }, 1],
+    [{ field: 'at', op: 'gte', value: plusOne(later) }, 0],
+    [{ field: 'at', op: 'lt', value: plusOne(later) }, 1],
+  ] as const) {
+    expect((await audit([{ field: 'record_id', op: 'eq', value: lead }, filter])).length, JSON.stringify(filter)).toBe(found);
+  }
+  for (const [filter, error] of [
+    [{ field: 'at', op: 'gte', value: 'notadate' }, 'audit.at must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z'],
+    [{ field: 'at', op: 'gte', value: '2026-11-28' }, 'audit.at must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z'],
+    [{ field: 'at', op: 'gte', value: '2026-02-30T00:00:00Z' }, 'audit.at must be a date and time in ISO 8601 with an offset, such as 2026-11-26T14:30:00Z'],
+  ] as const) {
+    const res = await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify([filter]))}`, undefined, admin);
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
+  }
+  const contains = await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify([{ field: 'at', op: 'contains', value: '2026' }]))}`, undefined, admin);
+  expect(contains.status).toBe(400);
+});

@@ -91,7 +91,7 @@ describe('a governed update resolves to its action: deciding it needs the action
     const planId = proposed.body.plan_id as string;
     for (const query of ['?dry_run=true', '?dry_run=false', '?dry_run=']) {
       const tried = await t.request('POST', `/api/${decision}/${planId}${query}`, undefined, admin);
-      expect({ status: tried.status, body: tried.body }).toEqual({ status: 400, body: { error: `POST /api/${decision}/<plan_id> takes no dry_run: a plan is approved or rejected for real` } });
+      expect({ status: tried.status, body: tried.body }).toEqual({ status: 400, body: { error: `POST /api/${decision}/${planId} takes no dry_run: a plan is approved or rejected for real` } });
     }
     expect((await t.request('GET', `/api/plans/${planId}`, undefined, admin)).body.plan.status).toBe('pending');
     expect((t.inspect((db) => db.prepare('select state from invoice where id = ?').get(invoiceId)) as { state: string }).state).toBe('draft');

@@ -169,7 +169,7 @@ describe('refusals before the transport', () => {
 
   it('401 before a wrong Accept or Content-Type is said, as on REST', async () => {
     for (const token of [null, 'not-a-token']) {
-      for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }, { 'content-type': 'application/json; charset=utf-16' }]) {
+      for (const headers of [{ accept: 'text/html' }, { 'content-type': 'text/plain' }, { 'content-type': 'application/json; charset=utf-16' }] as Record<string, string>[]) {
         const res = await mcp(listTools(), { token, headers });
         expectJsonRpcError(res, 401, -32000);
         expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -185,7 +185,7 @@ describe('refusals before the transport', () => {
     });
     const bot = ((await issued.json()) as { token: string }).token;
     const remaining: (string | null)[] = [];
-    for (const headers of [{ 'content-type': 'text/plain' }, { accept: 'application/json' }, { 'content-type': 'application/json; charset=utf-16' }]) {
+    for (const headers of [{ 'content-type': 'text/plain' }, { accept: 'application/json' }, { 'content-type': 'application/json; charset=utf-16' }] as Record<string, string>[]) {
       const res = await mcp(listTools(), { token: bot, headers });
       expect(res.status).toBe(headers.accept ? 406 : 415);
       remaining.push(res.headers.get('ratelimit-remaining'));
