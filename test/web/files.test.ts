@@ -215,8 +215,10 @@ async function expectPreviews(target: Page, name: string, width: number): Promis
   expect(src).toMatch(/^blob:/);
   // The frame holds the PDF (its document typed application/pdf, not one of the page's), and
   // Chromium shows it in its PDF viewer (headless too: the screenshots show the page's text).
+  // The iframe element comes before its frame has navigated to the blob (a loaded machine shows it).
+  await poll(async () => target.frames().some((candidate) => candidate.url() === src)).toBe(true);
   const blobFrame = target.frames().find((candidate) => candidate.url() === src);
-  expect(await blobFrame!.evaluate(() => document.contentType)).toBe('application/pdf');
+  await poll(() => blobFrame!.evaluate(() => document.contentType)).toBe('application/pdf');
   await poll(async () => blobFrame!.childFrames().map((viewer) => viewer.url().startsWith(`${PDF_VIEWER}/`))).toEqual([true]);
   await blobFrame!.childFrames()[0]!.waitForLoadState('load');
   // Loaded: the viewer's progress bar at 100 (its toolbar shows the page count then).
