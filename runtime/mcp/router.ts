@@ -119,6 +119,10 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     }
     if (refused !== undefined) return answerRefusal(res, refusalOf(refused, service.logError));
     if (revisionRefusal) return refuse(res, 400, revisionRefusal.code, revisionRefusal.message);
+    // JSON that parsed but is no JSON-RPC message: an invalid request (-32600), not a parse error.
+    if (!(Array.isArray(body) ? body.every(isJsonRpcMessage) : isJsonRpcMessage(body))) {
+      return refuse(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
+    }
     const malformed = requestWithBadParams(body);
     if (malformed) {
       // The transport's schema would call this a parse error; it is a request with invalid params.
@@ -232,6 +236,23 @@ function requestWithBadParams(body: unknown): { id: string | number; method: str
   const { id, method, params } = body as { id?: unknown; method?: unknown; params?: unknown };
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number') || params === undefined) return undefined;
   return typeof params === 'object' && params !== null && !Array.isArray(params) ? undefined : { id, method };
+}
+
+/**
+ * A JSON-RPC 2.0 message as MCP has them: a request (an id, a string or an integer), a
+ * notification (no id), or a response to the server (`result` or `error`), with no other keys.
+ */
+function isJsonRpcMessage(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const { jsonrpc, id, method, ...rest } = message as Record<string, unknown>;
+  if (jsonrpc !== '2.0') return false;
+  const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+  if (typeof method === 'string') {
+    const { params, ...others } = rest;
+    return Object.keys(others).length === 0 && (id === undefined || validId) && (params === undefined || (typeof params === 'object' && params !== null));
+  }
+  const keys = Object.keys(rest);
+  return validId && keys.length === 1 && (keys[0] === 'result' || keys[0] === 'error');
 }
 
 function isInitialize(message: unknown): message is { method: 'initialize'; params?: { protocolVersion?: unknown } } {

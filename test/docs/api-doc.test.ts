@@ -662,6 +662,7 @@ describe('error texts', () => {
       'Not Acceptable: Client must accept both application/json and text/event-stream': () => mcp(agent, { accept: 'application/json' }),
       'Unsupported Media Type: Content-Type must be application/json': () => mcp(agent, { contentType: 'text/plain' }),
       'Unsupported Media Type: Content-Type charset must be utf-8': () => mcp(agent, { contentType: 'application/json; charset=utf-16' }),
+      'Invalid Request: not a JSON-RPC 2.0 request, notification or response': () => mcp(agent, { body: { jsonrpc: '1.0', id: 1, method: 'ping' } }),
       'rate limit exceeded': async () => {
         // As over REST: of four calls in a row at least two share a window.
         let res: Response | undefined;

@@ -72,9 +72,9 @@ describe('direct answers are the SDK path answers', () => {
     expect(answer.json).toEqual({ jsonrpc: '2.0', id: 'abc', error: { code: -32602, message: 'Unknown tool: nope__get' } });
   });
 
-  it('a message with a key JSON-RPC does not have goes through the SDK, which refuses it', async () => {
+  it('a message with a key JSON-RPC does not have is an invalid request', async () => {
     const answer = await post(agent, { jsonrpc: '2.0', id: 1, method: 'tools/list', extra: true });
     expect(answer.status).toBe(400);
-    expect(answer.json.error.code).toBe(-32700);
+    expect(answer.json.error.code).toBe(-32600);
   });
 });

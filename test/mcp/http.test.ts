@@ -201,6 +201,27 @@ describe('refusals before the transport', () => {
     expectJsonRpcError(await mcp('{"jsonrpc": "2.0", '), 400, -32700);
   });
 
+  it('400 invalid request (-32600), not a parse error, for JSON that is no JSON-RPC message', async () => {
+    for (const body of [
+      { jsonrpc: '1.0', id: 5, method: 'ping' },
+      { jsonrpc: '2.0', id: 6 },
+      { id: 5, method: 'ping' },
+      'hello',
+      42,
+      null,
+      { jsonrpc: '2.0', id: null, method: 'ping' },
+      { jsonrpc: '2.0', id: { a: 1 }, method: 'ping' },
+      { jsonrpc: '2.0', id: true, method: 'ping' },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+      { jsonrpc: '2.0', id: 7, result: {}, error: {} },
+    ]) {
+      expectJsonRpcError(await mcp(JSON.stringify(body)), 400, -32600);
+    }
+    // A notification, a request with params, and a response to the server still pass.
+    expect((await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    expect((await mcp({ jsonrpc: '2.0', id: 'x', method: 'ping', params: {} })).status).toBe(200);
+  });
+
   it('400 for an MCP-Protocol-Version it does not speak; the supported ones pass', async () => {
     for (const version of ['2024-11-05', '2025-01-01', 'latest']) {
       const res = await mcp(listTools(), { headers: { 'mcp-protocol-version': version } });
