@@ -78,7 +78,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Read one invoice by id. Returns the invoice.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -108,16 +108,16 @@ export const invoiceTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        number: { type: 'string', minLength: 1 },
-        party: { type: 'string', minLength: 1, description: 'Id of a party, from party__search.' },
+        number: { type: 'string', minLength: 1, maxLength: 500 },
+        party: { type: 'string', minLength: 1, maxLength: 64, description: 'Id of a party, from party__search.' },
         lead: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'null' }],
           description: 'Id of a lead, from lead__search.',
         },
         amount: { type: 'integer', description: 'Minor units: 950.00 EUR is 95000.' },
         issue_date: { type: 'string', format: 'date' },
         due_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
-        internal_note: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        internal_note: { anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }] },
       },
       required: ['number', 'party', 'amount', 'issue_date'],
       additionalProperties: false,
@@ -132,11 +132,11 @@ export const invoiceTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
-        number: { type: 'string', minLength: 1 },
-        party: { type: 'string', minLength: 1, description: 'Id of a party, from party__search.' },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        number: { type: 'string', minLength: 1, maxLength: 500 },
+        party: { type: 'string', minLength: 1, maxLength: 64, description: 'Id of a party, from party__search.' },
         lead: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'null' }],
           description: 'Id of a lead, from lead__search.',
         },
         amount: { type: 'integer', description: 'Minor units: 950.00 EUR is 95000.' },
@@ -147,7 +147,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           enum: ['draft', 'posted', 'paid', 'cancelled'],
           description: 'Changing it runs the matching action (invoice__post, invoice__pay, invoice__cancel).',
         },
-        internal_note: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        internal_note: { anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }] },
       },
       required: ['id'],
       additionalProperties: false,
@@ -161,7 +161,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Delete an invoice (agents can only propose this). Returns {id}. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -174,7 +174,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Post a draft invoice. Returns the invoice. Moves state from draft to posted. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -187,7 +187,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Mark a posted invoice as paid. Returns the invoice. Moves state from posted to paid. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -200,7 +200,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Cancel a draft or posted invoice. Returns the invoice. Moves state from draft or posted to cancelled.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -214,7 +214,7 @@ export const invoiceTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
         limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'All when omitted.' },
         offset: { type: 'integer', minimum: 0 },
       },
@@ -230,7 +230,10 @@ export const invoiceTools: readonly ToolMeta[] = [
     description: 'Put back the fields one update of an invoice changed (agents can only propose this). Returns the invoice. Give a change_id from invoice__history; only changes made by update can be reverted, and only while none of their fields changed since. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 }, change_id: { type: 'string', minLength: 1 } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        change_id: { type: 'string', minLength: 1, maxLength: 64 },
+      },
       required: ['id', 'change_id'],
       additionalProperties: false,
     },
@@ -288,7 +291,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -330,7 +333,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -349,7 +352,12 @@ export const invoiceTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        batch_id: { type: 'string', minLength: 1, description: 'Of the invoice__update_many to put back.' },
+        batch_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'Of the invoice__update_many to put back.',
+          maxLength: 64,
+        },
         dry_run: { type: 'boolean' },
       },
       required: ['batch_id'],
@@ -387,7 +395,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -429,7 +437,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -471,7 +479,7 @@ export const invoiceTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },

@@ -100,7 +100,7 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Read one lead by id. Returns the lead. Personal fields (notes) come back as tokens like NOTES_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -130,9 +130,9 @@ export const leadTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        title: { type: 'string', minLength: 1 },
+        title: { type: 'string', minLength: 1, maxLength: 10000 },
         party: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'null' }],
           description: 'Id of a party, from party__search.',
         },
         expected_revenue: {
@@ -143,10 +143,10 @@ export const leadTools: readonly ToolMeta[] = [
         close_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
         hot: { type: ['boolean', 'null'] },
         notes: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }],
           description: 'Personal: may be a token like NOTES_1 you were given.',
         },
-        lost_reason: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        lost_reason: { anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }] },
       },
       required: ['title'],
       additionalProperties: false,
@@ -161,10 +161,10 @@ export const leadTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
-        title: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        title: { type: 'string', minLength: 1, maxLength: 10000 },
         party: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'null' }],
           description: 'Id of a party, from party__search.',
         },
         stage: {
@@ -180,10 +180,10 @@ export const leadTools: readonly ToolMeta[] = [
         close_date: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
         hot: { type: ['boolean', 'null'] },
         notes: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }],
           description: 'Personal: may be a token like NOTES_1 you were given.',
         },
-        lost_reason: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        lost_reason: { anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }] },
       },
       required: ['id'],
       additionalProperties: false,
@@ -197,7 +197,7 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Delete a lead (agents can only propose this). Returns {id}. Refused while a record refers to it (invoice.lead). An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -210,7 +210,7 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Mark a new lead as qualified. Returns the lead. Moves stage from new to qualified. Personal fields (notes) come back as tokens like NOTES_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -223,7 +223,7 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Mark a qualified lead as won. Returns the lead. Moves stage from qualified to won. Personal fields (notes) come back as tokens like NOTES_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -236,7 +236,10 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Mark a lead as lost, giving the reason. Returns the lead. Moves stage from new or qualified to lost. Also give: lost_reason. Personal fields (notes) come back as tokens like NOTES_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 }, lost_reason: { type: 'string', minLength: 1 } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        lost_reason: { type: 'string', minLength: 1, maxLength: 10000 },
+      },
       required: ['id', 'lost_reason'],
       additionalProperties: false,
     },
@@ -250,7 +253,7 @@ export const leadTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
         limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'All when omitted.' },
         offset: { type: 'integer', minimum: 0 },
       },
@@ -266,7 +269,10 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Put back the fields one update of a lead changed (agents can only propose this). Returns the lead. Give a change_id from lead__history; only changes made by update can be reverted, and only while none of their fields changed since. Personal fields (notes) come back as tokens like NOTES_1. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 }, change_id: { type: 'string', minLength: 1 } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        change_id: { type: 'string', minLength: 1, maxLength: 64 },
+      },
       required: ['id', 'change_id'],
       additionalProperties: false,
     },
@@ -335,7 +341,7 @@ export const leadTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -388,7 +394,7 @@ export const leadTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -407,7 +413,7 @@ export const leadTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        batch_id: { type: 'string', minLength: 1, description: 'Of the lead__update_many to put back.' },
+        batch_id: { type: 'string', minLength: 1, description: 'Of the lead__update_many to put back.', maxLength: 64 },
         dry_run: { type: 'boolean' },
       },
       required: ['batch_id'],
@@ -456,7 +462,7 @@ export const leadTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -509,7 +515,7 @@ export const leadTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -562,7 +568,7 @@ export const leadTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -581,7 +587,7 @@ export const leadTools: readonly ToolMeta[] = [
     description: 'Forget the personal data of a lead: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings}: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },

@@ -72,7 +72,7 @@ export const partyTools: readonly ToolMeta[] = [
     description: 'Read one party by id. Returns the party. Personal fields (name, email, phone, notes) come back as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -102,19 +102,24 @@ export const partyTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        name: { type: 'string', minLength: 1, description: 'Personal: may be a token like NAME_1 you were given.' },
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 10000,
+          description: 'Personal: may be a token like NAME_1 you were given.',
+        },
         email: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like EMAIL_1 you were given.',
         },
         phone: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like PHONE_1 you were given.',
         },
         kind: { anyOf: [{ type: 'string', enum: ['person', 'company'] }, { type: 'null' }] },
-        tax_id: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        tax_id: { anyOf: [{ type: 'string', minLength: 1, maxLength: 500 }, { type: 'null' }] },
         notes: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }],
           description: 'Personal: may be a token like NOTES_1 you were given.',
         },
       },
@@ -131,20 +136,25 @@ export const partyTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
-        name: { type: 'string', minLength: 1, description: 'Personal: may be a token like NAME_1 you were given.' },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 10000,
+          description: 'Personal: may be a token like NAME_1 you were given.',
+        },
         email: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like EMAIL_1 you were given.',
         },
         phone: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like PHONE_1 you were given.',
         },
         kind: { anyOf: [{ type: 'string', enum: ['person', 'company'] }, { type: 'null' }] },
-        tax_id: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        tax_id: { anyOf: [{ type: 'string', minLength: 1, maxLength: 500 }, { type: 'null' }] },
         notes: {
-          anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, maxLength: 1000000 }, { type: 'null' }],
           description: 'Personal: may be a token like NOTES_1 you were given.',
         },
       },
@@ -160,7 +170,7 @@ export const partyTools: readonly ToolMeta[] = [
     description: 'Delete a party (agents can only propose this). Returns {id}. Refused while a record refers to it (lead.party, invoice.party, order.customer). An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -174,7 +184,7 @@ export const partyTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
         limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'All when omitted.' },
         offset: { type: 'integer', minimum: 0 },
       },
@@ -190,7 +200,10 @@ export const partyTools: readonly ToolMeta[] = [
     description: 'Put back the fields one update of a party changed (agents can only propose this). Returns the party. Give a change_id from party__history; only changes made by update can be reverted, and only while none of their fields changed since. Personal fields (name, email, phone, notes) come back as tokens like NAME_1, EMAIL_1, PHONE_1, NOTES_1. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 }, change_id: { type: 'string', minLength: 1 } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        change_id: { type: 'string', minLength: 1, maxLength: 64 },
+      },
       required: ['id', 'change_id'],
       additionalProperties: false,
     },
@@ -245,7 +258,7 @@ export const partyTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -284,7 +297,7 @@ export const partyTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -303,7 +316,12 @@ export const partyTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        batch_id: { type: 'string', minLength: 1, description: 'Of the party__update_many to put back.' },
+        batch_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'Of the party__update_many to put back.',
+          maxLength: 64,
+        },
         dry_run: { type: 'boolean' },
       },
       required: ['batch_id'],
@@ -318,7 +336,7 @@ export const partyTools: readonly ToolMeta[] = [
     description: 'Forget the personal data of a party: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings}: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },

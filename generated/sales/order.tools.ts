@@ -121,7 +121,7 @@ export const orderTools: readonly ToolMeta[] = [
     description: 'Read one order by id. Returns the order. Personal fields (contact_email) come back as tokens like CONTACT_EMAIL_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -151,18 +151,18 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        number: { type: 'string', minLength: 1, pattern: '^(?:[A-Z]{2}-[0-9]{4,})$' },
-        customer: { type: 'string', minLength: 1, description: 'Id of a party, from party__search.' },
+        number: { type: 'string', minLength: 1, maxLength: 500, pattern: '^(?:[A-Z]{2}-[0-9]{4,})$' },
+        customer: { type: 'string', minLength: 1, maxLength: 64, description: 'Id of a party, from party__search.' },
         ordered_on: {
           anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }],
           description: 'When absent: today (the server\'s UTC day).',
         },
         deliver_by: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
         contact_email: {
-          anyOf: [{ type: 'string', minLength: 1, format: 'email' }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, format: 'email', maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like CONTACT_EMAIL_1 you were given.',
         },
-        website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri' }, { type: 'null' }] },
+        website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri', maxLength: 10000 }, { type: 'null' }] },
         discount_pct: { type: ['number', 'null'], multipleOf: 0.01, minimum: 0, maximum: 100, default: 0 },
         tags: {
           anyOf: [
@@ -183,8 +183,8 @@ export const orderTools: readonly ToolMeta[] = [
               type: 'array',
               items: {
                 anyOf: [
-                  { type: 'string' },
-                  { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                  { type: 'string', maxLength: 64 },
+                  { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] },
                 ],
               },
             },
@@ -203,7 +203,7 @@ export const orderTools: readonly ToolMeta[] = [
               quantity: { type: 'number', multipleOf: 0.001, minimum: 0.001 },
               unit_price: { type: 'integer', minimum: 0, description: 'Minor units: 950.00 EUR is 95000.' },
               note: {
-                anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+                anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
                 description: 'Personal: may be a token like NOTE_1 you were given.',
               },
             },
@@ -226,16 +226,16 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
-        number: { type: 'string', minLength: 1, pattern: '^(?:[A-Z]{2}-[0-9]{4,})$' },
-        customer: { type: 'string', minLength: 1, description: 'Id of a party, from party__search.' },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        number: { type: 'string', minLength: 1, maxLength: 500, pattern: '^(?:[A-Z]{2}-[0-9]{4,})$' },
+        customer: { type: 'string', minLength: 1, maxLength: 64, description: 'Id of a party, from party__search.' },
         ordered_on: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
         deliver_by: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] },
         contact_email: {
-          anyOf: [{ type: 'string', minLength: 1, format: 'email' }, { type: 'null' }],
+          anyOf: [{ type: 'string', minLength: 1, format: 'email', maxLength: 10000 }, { type: 'null' }],
           description: 'Personal: may be a token like CONTACT_EMAIL_1 you were given.',
         },
-        website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri' }, { type: 'null' }] },
+        website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri', maxLength: 10000 }, { type: 'null' }] },
         discount_pct: { type: ['number', 'null'], multipleOf: 0.01, minimum: 0, maximum: 100 },
         tags: {
           anyOf: [
@@ -261,8 +261,8 @@ export const orderTools: readonly ToolMeta[] = [
               type: 'array',
               items: {
                 anyOf: [
-                  { type: 'string' },
-                  { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                  { type: 'string', maxLength: 64 },
+                  { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] },
                 ],
               },
             },
@@ -281,12 +281,13 @@ export const orderTools: readonly ToolMeta[] = [
                 type: 'string',
                 minLength: 1,
                 description: 'Id of a line kept (from get); without it the line is added.',
+                maxLength: 64,
               },
               description: { type: 'string', minLength: 1, maxLength: 200 },
               quantity: { type: 'number', multipleOf: 0.001, minimum: 0.001 },
               unit_price: { type: 'integer', minimum: 0, description: 'Minor units: 950.00 EUR is 95000.' },
               note: {
-                anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+                anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
                 description: 'Personal: may be a token like NOTE_1 you were given.',
               },
             },
@@ -307,7 +308,7 @@ export const orderTools: readonly ToolMeta[] = [
     description: 'Delete an order (agents can only propose this). Returns {id}. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -320,7 +321,7 @@ export const orderTools: readonly ToolMeta[] = [
     description: 'Confirm the order. Returns the order. Moves status from draft to confirmed. Personal fields (contact_email) come back as tokens like CONTACT_EMAIL_1.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },
@@ -334,8 +335,8 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
-        reason: { type: 'string', minLength: 1, description: 'Kept with the action in the history.' },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        reason: { type: 'string', minLength: 1, maxLength: 10000, description: 'Kept with the action in the history.' },
       },
       required: ['id', 'reason'],
       additionalProperties: false,
@@ -350,7 +351,7 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
         delivered_at: { type: 'string', format: 'date-time', description: 'Comes back in UTC.' },
       },
       required: ['id'],
@@ -366,7 +367,7 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: { type: 'string', minLength: 1 },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
         limit: { type: 'integer', minimum: 1, maximum: 5000, description: 'All when omitted.' },
         offset: { type: 'integer', minimum: 0 },
       },
@@ -382,7 +383,10 @@ export const orderTools: readonly ToolMeta[] = [
     description: 'Put back the fields one update of an order changed (agents can only propose this). Returns the order. Give a change_id from order__history; only changes made by update can be reverted, and only while none of their fields changed since. Personal fields (contact_email) come back as tokens like CONTACT_EMAIL_1. An agent\'s call waits for a person\'s approval: it returns approval_required and a plan_id.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 }, change_id: { type: 'string', minLength: 1 } },
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        change_id: { type: 'string', minLength: 1, maxLength: 64 },
+      },
       required: ['id', 'change_id'],
       additionalProperties: false,
     },
@@ -462,7 +466,7 @@ export const orderTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -526,7 +530,7 @@ export const orderTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -545,7 +549,12 @@ export const orderTools: readonly ToolMeta[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        batch_id: { type: 'string', minLength: 1, description: 'Of the order__update_many to put back.' },
+        batch_id: {
+          type: 'string',
+          minLength: 1,
+          description: 'Of the order__update_many to put back.',
+          maxLength: 64,
+        },
         dry_run: { type: 'boolean' },
       },
       required: ['batch_id'],
@@ -605,7 +614,7 @@ export const orderTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -669,7 +678,7 @@ export const orderTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -733,7 +742,7 @@ export const orderTools: readonly ToolMeta[] = [
           minItems: 1,
           maxItems: 10000,
           type: 'array',
-          items: { type: 'string', minLength: 1 },
+          items: { type: 'string', minLength: 1, maxLength: 64 },
           description: 'A filter or ids is required, not both.',
         },
         max_affected: { type: 'integer', minimum: 1, maximum: 10000, description: 'More selected refuses the call.' },
@@ -752,7 +761,7 @@ export const orderTools: readonly ToolMeta[] = [
     description: 'Forget the personal data of an order: its personal fields become empty, and their values leave its history, the audit trail, plans and masking (admin only). Returns {id, fields, history_entries, audit_rows, plans, plans_rejected, mask_tokens, bindings}: the fields emptied and how many rows had the values taken out. Cannot be undone; records that refer to it keep their refs.',
     inputSchema: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1 } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
       required: ['id'],
       additionalProperties: false,
     },

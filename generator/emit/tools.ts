@@ -11,6 +11,7 @@ import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { acceptSentence } from './schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { minorUnitsExample } from '../../runtime/words.ts';
+import { MAX_ID_LENGTH, TEXT_LIMITS } from '../../runtime/value-checks.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { buildInput, buildLine, commandInput, type CommandInput, type InputProperty } from './inputs.ts';
@@ -114,9 +115,11 @@ const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
 /**
  * What the input schema of a field says besides its type (which zod's own JSON Schema gives):
  * the kind's form and the module's checks, as JSON Schema keywords (dates' bounds, which JSON
- * Schema cannot say, are in the description).
+ * Schema cannot say, are in the description). A text's `maxLength` is the least of the module's
+ * `length` and what its column stores (`indexedMaxLength`: a text in an index; else the kind's
+ * limit, runtime/value-checks.ts), both of which the server checks; a ref's, an id's.
  */
-function checksOf(field: FieldIR): Json {
+function checksOf(field: FieldIR, indexedMaxLength?: number): Json {
   const { type: _type, enum: _enum, items: _items, ...form } = forFieldKind(RECORD_SCHEMAS, field);
   switch (field.kind) {
     case 'number':
@@ -127,9 +130,13 @@ function checksOf(field: FieldIR): Json {
     case 'longtext':
     case 'email':
     case 'url':
-    case 'phone':
+    case 'phone': {
+      const stored = indexedMaxLength ?? TEXT_LIMITS[field.kind === 'longtext' ? 'longtext' : 'text'];
       // JSON Schema's pattern matches anywhere; the module's must match the whole value.
-      return { ...form, maxLength: field.length, ...(field.pattern === undefined ? {} : { pattern: `^(?:${field.pattern})$` }) };
+      return { ...form, maxLength: Math.min(field.length ?? stored, stored), ...(field.pattern === undefined ? {} : { pattern: `^(?:${field.pattern})$` }) };
+    }
+    case 'ref':
+      return { ...form, maxLength: MAX_ID_LENGTH };
     default:
       return form;
   }
@@ -226,9 +233,11 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
   const { $schema: _schema, ...item } = line;
   const properties = (item.properties ?? {}) as Record<string, Json>;
   describeProperty(properties.id, audience === 'openapi' ? 'Id of a line the list keeps (from get); without it the line is added.' : 'Id of a line kept (from get); without it the line is added.');
+  idLength(properties.id);
   for (const lineField of property.lines) {
     const target = properties[lineField.name];
-    if (target) properties[lineField.name] = described(refined(target, checksOf(lineField.field)), fieldDescription(model, lineField.field, command, audience));
+    if (target) properties[lineField.name] = described(refined(target, checksOf(lineField.field, lineField.maxLength)), fieldDescription(model, lineField.field, command, audience));
+    if (lineField.field.kind === 'file') idLength(properties[lineField.name]);
   }
   const list: LineListIR = property.list;
   // An update's line with an id gives only the fields it changes: what a line needs is a new line's.
@@ -332,6 +341,7 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   }
   if (input.kind === 'history') {
     describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}; a deleted one's too.`));
+    idLength(properties.id);
     describeProperty(properties.limit, say(`Entries to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}, newest first; all when omitted.`, 'All when omitted.'));
     describeProperty(properties.offset, say('Entries to skip.'));
     return schema;
@@ -367,6 +377,7 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     else if (filter) (properties.filter as { items: { properties: Json } }).items.properties.field = filter.items.properties.field;
     describeProperty(properties.filter, say(`Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`, `As ${model.name}__list takes it; a filter or ids is required.`));
     describeProperty(properties.ids, say('Record ids to change; a filter or ids is required, not both.', 'A filter or ids is required, not both.'));
+    idLength(properties.ids);
     describeProperty(
       properties.max_affected,
       say(`The most records the call may change; more selected refuses the call (409). An agent's token caps it (${agentCap}).`, 'More selected refuses the call.'),
@@ -395,28 +406,37 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   }
   if (input.kind === 'revertBatch') {
     describeProperty(properties.batch_id, say(`The batch_id of the ${model.name}__update_many to put back.`, `Of the ${model.name}__update_many to put back.`));
+    idLength(properties.batch_id);
     describeProperty(properties.dry_run, dryRun);
     return schema;
   }
   if (input.kind === 'revert') {
     describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}.`));
     describeProperty(properties.change_id, say(`The change_id of the update to put back, from ${model.name}__history.`));
+    idLength(properties.id);
+    idLength(properties.change_id);
     return schema;
   }
   for (const property of input.properties) {
     const target = properties[property.name];
     if (!target) continue;
-    if (property.kind === 'id') describeProperty(target, say(`Id of the ${inSentence(model.label)}.`));
+    if (property.kind === 'id') {
+      describeProperty(target, say(`Id of the ${inSentence(model.label)}.`));
+      idLength(target);
+    }
     else if (property.kind === 'lines') properties[property.name] = linesProperty(model, command, property, target, audience);
-    else properties[property.name] = described(refined(target, inputKeywords(property.field, command)), inputDescription(model, property, command, audience));
+    else {
+      properties[property.name] = described(refined(target, inputKeywords(property.field, command, property.maxLength)), inputDescription(model, property, command, audience));
+      if (property.field.kind === 'file') idLength(properties[property.name]);
+    }
   }
   return schema;
 }
 
 /** The keywords of a field's input schema: its form and checks, and on create its constant default. */
-function inputKeywords(field: FieldIR, command: CommandIR): Json {
+function inputKeywords(field: FieldIR, command: CommandIR, indexedMaxLength?: number): Json {
   const value = command.kind === 'create' && typeof field.default === 'object' ? field.default.value : undefined;
-  return { ...checksOf(field), default: value };
+  return { ...checksOf(field, indexedMaxLength), default: value };
 }
 
 function inputDescription(model: ModelIR, property: Extract<InputProperty, { kind: 'field' }>, command: CommandIR, audience: Audience): string | undefined {
@@ -442,6 +462,18 @@ function withoutIdProperty(schema: Json): Json {
 }
 
 /** Sets a property's description; none when `description` is undefined. */
+/**
+ * An id's schema (a string, an array of them, a file as `{id}`, either or null) with the most
+ * characters the server takes in one (`MAX_ID_LENGTH`).
+ */
+function idLength(property: Json | undefined): void {
+  if (!property) return;
+  if (property.type === 'string') property.maxLength = MAX_ID_LENGTH;
+  if (property.type === 'array') idLength(property.items as Json | undefined);
+  if (property.type === 'object') idLength((property.properties as Record<string, Json> | undefined)?.id);
+  for (const branch of (property.anyOf as Json[] | undefined) ?? []) idLength(branch);
+}
+
 function describeProperty(property: Json | undefined, description: string | undefined): void {
   if (!property) return;
   if (description === undefined) delete property.description;
