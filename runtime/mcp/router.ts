@@ -8,7 +8,8 @@
  * or comes too late (after reading the body, before authentication):
  *
  *   Host and Origin (403) → method (405) → bearer token (401, before anything is said of the
- *   request, as on REST) → Accept (406) and Content-Type (415) → body (413, 415, 400 parse error)
+ *   request, as on REST) → Accept (406), Content-Type (415) and `?dry_run` (400: a call here is
+ *   never tried) → body (413, 415, 400 parse error)
  *   → MCP-Protocol-Version (400) → batch (400) → agent's rate limits (429; every refused POST
  *   counts, as on REST) → transport
  *
@@ -96,10 +97,13 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     }
     const acceptRefused = !acceptsJsonAndEventStream(req.headers.accept);
     const typeRefusal = contentTypeRefusal(req.headers['content-type']);
-    if (acceptRefused || typeRefusal !== undefined) {
+    // Command routes take ?dry_run; here it would be ignored and the call run for real.
+    const triedDryRun = /[?&]dry_run(?:[=&]|$)/.test(req.url ?? '');
+    if (acceptRefused || typeRefusal !== undefined || triedDryRun) {
       if (caller.kind === 'agent' && !(await admitted(caller, res, ONE_REQUEST))) return;
       if (acceptRefused) return refuse(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
-      return answerRefusal(res, refusalOf(new BodyRefusal(typeRefusal!), service.logError));
+      if (typeRefusal !== undefined) return answerRefusal(res, refusalOf(new BodyRefusal(typeRefusal), service.logError));
+      return refuse(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: /mcp takes no dry_run; a bulk tool takes "dry_run": true in its arguments');
     }
 
     let body: unknown;

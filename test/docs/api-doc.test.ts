@@ -663,6 +663,12 @@ describe('error texts', () => {
       'Unsupported Media Type: Content-Type must be application/json': () => mcp(agent, { contentType: 'text/plain' }),
       'Unsupported Media Type: Content-Type charset must be utf-8': () => mcp(agent, { contentType: 'application/json; charset=utf-16' }),
       'Invalid Request: not a JSON-RPC 2.0 request, notification or response': () => mcp(agent, { body: { jsonrpc: '1.0', id: 1, method: 'ping' } }),
+      'Invalid Request: /mcp takes no dry_run; a bulk tool takes "dry_run": true in its arguments': () =>
+        fetch(`${t.url}/mcp?dry_run=true`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${agent}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        }),
       'rate limit exceeded': async () => {
         // As over REST: of four calls in a row at least two share a window.
         let res: Response | undefined;

@@ -195,6 +195,17 @@ describe('refusals before the transport', () => {
     expectJsonRpcError(await mcp(listTools(), { token: bot }), 429, -32000);
   });
 
+  it('refuses ?dry_run rather than running the call for real', async () => {
+    for (const query of ['?dry_run=true', '?dry_run', '?x=1&dry_run=false']) {
+      const res = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'lead__create', arguments: { title: `Not created ${query}` } } }, { path: `/mcp${query}` });
+      expectJsonRpcError(res, 400, -32600);
+      expect(res.json.error.message).toBe('Invalid Request: /mcp takes no dry_run; a bulk tool takes "dry_run": true in its arguments');
+    }
+    const found = await t.command(admin, 'lead.search', { filter: [{ field: 'title', op: 'contains', value: 'Not created' }] });
+    expect(found.body.value.total).toBe(0);
+    expect((await mcp(listTools(), { path: '/mcp?dry_runs=1' })).status).toBe(200);
+  });
+
   it('413 for a body over 1 MB, 400 parse error for malformed JSON', async () => {
     const huge = { ...listTools(), params: { pad: 'x'.repeat(1024 * 1024) } };
     expectJsonRpcError(await mcp(huge), 413, -32000);
