@@ -252,8 +252,9 @@ function isJsonRpcMessage(message: unknown): boolean {
   if (jsonrpc !== '2.0') return false;
   const validId = typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
   if (typeof method === 'string') {
-    const { params, ...others } = rest;
-    return Object.keys(others).length === 0 && (id === undefined || validId) && (params === undefined || (typeof params === 'object' && params !== null));
+    // `params` of another form than an object is a request with invalid params (-32602: `requestWithBadParams`).
+    const { params: _params, ...others } = rest;
+    return Object.keys(others).length === 0 && (id === undefined || validId);
   }
   const keys = Object.keys(rest);
   return validId && keys.length === 1 && (keys[0] === 'result' || keys[0] === 'error');
