@@ -161,7 +161,11 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
           const webhook = webhooks.get(delivery.webhook_id);
           // Its subscription deleted meanwhile: nothing to send, nowhere to note it.
           if (!event || !webhook) return;
-          const outcome = stillWanted(webhook, event) ? await attempt(webhook, event) : NOT_WANTED;
+          // Asked of the subscription as it is now: `webhook.update` may have changed it since the event was written.
+          const changes = JSON.parse(event.changes) as string[];
+          const view = roleView(webhook.asRole, event.model);
+          const wanted = view !== null && wantsEvent(service.registry, webhook, { model: event.model, command: event.command, changes }, view);
+          const outcome = wanted ? await attempt(webhook, event, view, changes) : NOT_WANTED;
           if (postgres) await notes.add(claimant, delivery, outcome);
           else stragglers!.add({ claimant, delivery, outcome });
         } catch (error) {
@@ -180,9 +184,9 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     }
   }
 
-  async function attempt(webhook: Webhook, event: EventRow): Promise<Outcome> {
+  async function attempt(webhook: Webhook, event: EventRow, view: NonNullable<RoleView>, changes: readonly string[]): Promise<Outcome> {
     try {
-      const body = JSON.stringify(await payloadOf(webhook, event));
+      const body = JSON.stringify(await payloadOf(event, view, changes));
       const timestamp = Math.floor(clock.now() / 1000);
       const headers = {
         'content-type': 'application/json',
@@ -199,17 +203,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     }
   }
 
-  /** Whether the subscription, as it is now (`webhook.update` may have changed it), still takes the event. */
-  function stillWanted(webhook: Webhook, event: EventRow): boolean {
-    const changes = JSON.parse(event.changes) as string[];
-    return wantsEvent(service.registry, webhook, { model: event.model, command: event.command, changes }, roleView(webhook.asRole, event.model));
-  }
-
-  /** The event as the subscription's role sees it (view/caller-view.ts). */
-  async function payloadOf(webhook: Webhook, event: EventRow): Promise<Record<string, unknown>> {
-    const view = roleView(webhook.asRole, event.model);
-    // The webhook's role changed since the event was written (webhook.update): nothing of it may leave.
-    if (!view) throw new Error(`as_role ${webhook.asRole} may not read ${event.model} records`);
+  /** The event as the subscription's role sees it (view/caller-view.ts); `changes`: the event's changed names. */
+  async function payloadOf(event: EventRow, view: NonNullable<RoleView>, changes: readonly string[]): Promise<Record<string, unknown>> {
     const stored = event.record === null ? null : (JSON.parse(event.record) as StoredRecord);
     const record = stored ? (await recordsAsSeen(db, view.caller, view.rights, [stored]))[0]! : null;
     return {
@@ -218,7 +213,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       at: event.at,
       record_id: event.record_id,
       actor: JSON.parse(event.actor) as unknown,
-      changes: visibleChanges(view.rights, JSON.parse(event.changes) as string[]),
+      changes: visibleChanges(view.rights, changes),
       record,
     };
   }
