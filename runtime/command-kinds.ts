@@ -210,6 +210,16 @@ export function kindTraits(kind: CommandKind): CommandKindTraits {
   return COMMAND_KINDS[kind];
 }
 
+/**
+ * Whether a dry run of the kind answers what it would change even for an agent whose call would be
+ * held as a plan: the bulk kinds, whose dry run is how an agent sees what its plan would list
+ * (`?dry_run=true` and the input's `"dry_run": true` alike). Other held calls answer that they would
+ * be proposed.
+ */
+export function dryRunShowsChanges(kind: CommandKind): boolean {
+  return COMMAND_KINDS[kind].result === 'batch';
+}
+
 /** The kinds every model has a command of, named after the kind. */
 export type EveryModelKind = { [K in CommandKind]: (typeof COMMAND_KINDS)[K]['everyModel'] extends true ? K : never }[CommandKind];
 

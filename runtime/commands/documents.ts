@@ -230,18 +230,18 @@ export function linesChange(list: CompiledLineList, before: readonly StoredLine[
     for (const field of list.meta.fields) if (!sameValue(was[field.name], line[field.name])) changes[field.name] = { from: was[field.name] ?? null, to: line[field.name] ?? null };
     if (Object.keys(changes).length > 0) changed.push({ id: line.id, changes });
   }
-  const order = linesOrder(before, after, old);
+  const order = linesOrder(before, after, after.filter((line) => old.has(line.id)), removed);
   if (added.length === 0 && removed.length === 0 && changed.length === 0 && !order) return undefined;
   return { added, removed, changed, ...(order ? { order } : {}) };
 }
 
 /**
- * The order before and after, when putting the lines back from `after` (added ones left out,
- * removed ones at the end, as `linesBefore` does without an order) would not give `before`'s.
+ * The order before and after, when putting the lines back from the lines kept (in their order
+ * after) and those removed (at the end), as `linesBefore` does without an order, would not give
+ * `before`'s.
  */
-function linesOrder(before: readonly StoredLine[], after: readonly StoredLine[], old: ReadonlyMap<string, StoredLine>): LinesOrder | undefined {
-  const kept = new Set(after.map((line) => line.id));
-  const putBack = [...after.filter((line) => old.has(line.id)), ...before.filter((line) => !kept.has(line.id))];
+function linesOrder(before: readonly StoredLine[], after: readonly StoredLine[], keptAfter: readonly StoredLine[], removed: readonly StoredLine[]): LinesOrder | undefined {
+  const putBack = [...keptAfter, ...removed];
   if (putBack.every((line, index) => line.id === before[index]!.id)) return undefined;
   return { from: before.map((line) => line.id), to: after.map((line) => line.id) };
 }

@@ -14,7 +14,7 @@ import type { Caller } from '../caller.ts';
 import { notFound } from '../errors.ts';
 import { insertPlan } from '../plans/store.ts';
 import { rightsOf } from '../rights.ts';
-import { kindTraits } from '../command-kinds.ts';
+import { dryRunShowsChanges } from '../command-kinds.ts';
 import { prepareCall } from './prepare.ts';
 import { writtenTokensOf } from './bulk-input.ts';
 import { rolledBack, runCommand, tryCommand, type Proposal } from './run.ts';
@@ -70,7 +70,7 @@ export async function dryRunCommand(service: RecordService, caller: Caller, comm
   let prepared: PreparedCall | undefined;
   try {
     prepared = await prepareCall(ctx, rawInput);
-    if (caller.kind === 'agent' && prepared.needsApproval && kindTraits(ctx.command.meta.kind).result !== 'batch') {
+    if (caller.kind === 'agent' && prepared.needsApproval && !dryRunShowsChanges(ctx.command.meta.kind)) {
       await tryInTransaction(ctx, prepared);
       await writeAuditEvent(ctx, { outcome: 'proposed', prepared: storedForm(prepared), planId: null }, service.db, true);
       return { dry_run: true, approval_required: true };

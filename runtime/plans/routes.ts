@@ -60,8 +60,7 @@ export function createPlanRouter(service: RecordService, callers: Callers): Rout
  * calls it with `?dry_run=true`).
  */
 async function personOnly(callers: Callers, req: Request, res: Response): Promise<PersonCaller> {
-  const route = `POST ${req.path.replace(/[^/]+$/, ':id')}`;
-  const caller = await callers.of(req.headers.authorization, res, route);
+  const caller = await callers.of(req.headers.authorization, res, `POST ${req.path.replace(/[^/]+$/, ':id')}`);
   if (caller.kind !== 'person') throw notFound();
   if (req.query.dry_run !== undefined) throw badRequest(`POST ${req.path} takes no dry_run: a plan is approved or rejected for real`);
   return caller;

@@ -12,7 +12,7 @@
  *   the kind: a personal email is `CONTACT_EMAIL_1`, no address), and an input takes a token
  *   where it takes a value.
  */
-import { kindTraits, noModelCommand, type CommandKind } from '../command-kinds.ts';
+import { dryRunShowsChanges, noModelCommand, type CommandKind } from '../command-kinds.ts';
 import type { CallerRights, FieldRights, ModelRights } from '../rights.ts';
 import type { CommandMeta, FieldMeta, JsonSchema } from '../registry.ts';
 
@@ -26,11 +26,10 @@ export function mayBeHeldForApproval(command: { readonly kind: string; readonly 
 
 /**
  * Whether an agent's dry run of the command may answer `{"dry_run": true, "approval_required":
- * true}`: a call that may be held, unless a bulk command, whose dry run answers its records'
- * changes either way (commands/pipeline.ts).
+ * true}`: a call that may be held, unless its dry run answers its changes either way.
  */
 export function dryRunMayBeHeld(command: { readonly kind: CommandKind; readonly needsApproval: boolean }, modelActions: readonly { readonly needsApproval: boolean }[]): boolean {
-  return mayBeHeldForApproval(command, modelActions) && kindTraits(command.kind).result !== 'batch';
+  return mayBeHeldForApproval(command, modelActions) && !dryRunShowsChanges(command.kind);
 }
 
 /** The caller's rights on the command's model when it may use the command; undefined when it may not. */
