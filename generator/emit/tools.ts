@@ -480,11 +480,16 @@ function describeProperty(property: Json | undefined, description: string | unde
   else property.description = description;
 }
 
-/** The description every caller who reads all the model's fields gets (the runtime words it again for others, from the model's metadata). */
+/**
+ * The description an agent that reads all the model's fields gets, its personal fields as tokens
+ * (the runtime words it again for other callers, people among them, from the model's metadata).
+ */
 function toolDescription(model: ModelIR, command: CommandIR): string {
   // Actions' inputs as the metadata has them: a name, whether required, whether a field.
   const described = (action: ActionIR) => ({ ...action, inputs: action.inputs.map(({ input, field }) => ({ name: input.name, required: input.required, field })) });
-  return describeTool({ ...model, actions: model.actions.map(described) }, { ...command, action: command.action && described(command.action) }, () => true);
+  const personal = new Set(model.fields.filter((field) => field.personal).map((field) => field.name));
+  const everything = { reads: () => true, masks: (_model: string, field: string) => personal.has(field) };
+  return describeTool({ ...model, actions: model.actions.map(described) }, { ...command, action: command.action && described(command.action) }, everything);
 }
 
 const ENVELOPE_DENIED: Json = { type: 'array', items: { type: 'string' }, description: 'Fields withheld from you, as <model>.<field>.' };

@@ -46,17 +46,26 @@ export interface DescribedCommand {
   readonly action?: DescribedAction | undefined;
 }
 
+/** The fields a description may name, as one caller (or the generator's reader of everything) sees them. */
+export interface FieldView {
+  /** Whether the caller reads the field: a model's, or a line's as `<lines>.<field>`. */
+  reads(model: string, field: string): boolean;
+  /** Whether it reads the field only as masking tokens (an agent, a personal field). */
+  masks(model: string, field: string): boolean;
+}
+
 /**
  * Worded for a model, which reads every tool's description in every conversation: what the tool
  * returns (the `value` of the `{denied, value}` every result is, as the server's instructions say:
  * extension.ts), and what its input schema cannot say (required lines, rules, actions, approval).
  * Each tool names its own personal fields and whether an agent's call waits for a person.
  */
-export function describeTool(model: DescribedModel, command: DescribedCommand, reads: (model: string, field: string) => boolean): string {
+export function describeTool(model: DescribedModel, command: DescribedCommand, view: FieldView): string {
+  const { reads } = view;
   const phrase = inSentence(model.label);
   const parts = [`${command.description}.`];
   const readable = model.fields.filter((field) => reads(model.name, field.name));
-  const personal = readable.filter((field) => field.personal);
+  const masked = readable.filter((field) => view.masks(model.name, field.name));
   const governed = readable.filter((field) => field.governed);
   const returnsRecords = command.kind !== 'delete' && command.kind !== 'erase';
   switch (command.kind) {
@@ -126,8 +135,8 @@ export function describeTool(model: DescribedModel, command: DescribedCommand, r
   if (command.kind === 'delete' && referrers.length > 0) {
     parts.push(`Refused while a record refers to it (${referrers.map((ref) => `${ref.model}.${ref.field}`).join(', ')}).`);
   }
-  if (returnsRecords && personal.length > 0) {
-    parts.push(`Personal fields (${personal.map((field) => field.name).join(', ')}) come back as tokens like ${personal.map((field) => `${field.maskLabel}_1`).join(', ')}.`);
+  if (returnsRecords && masked.length > 0) {
+    parts.push(`Personal fields (${masked.map((field) => field.name).join(', ')}) come back as tokens like ${masked.map((field) => `${field.maskLabel}_1`).join(', ')}.`);
   }
   if (command.needsApproval) {
     parts.push("An agent's call waits for a person's approval: it returns approval_required and a plan_id.");

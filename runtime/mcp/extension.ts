@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller } from '../caller.ts';
 import type { Registry } from '../registry.ts';
 import type { DirectRoute, ServerExtension } from '../extension.ts';
 import { sendError } from '../http/error-handler.ts';
@@ -90,11 +91,13 @@ function loadedOnFirstRequest(load: () => Promise<McpEndpoint>, isClosing: () =>
 export const mcpExtension: ServerExtension = createMcpExtension();
 
 /**
- * What a model needs to know before its first call (sent once, at `initialize`, to every caller).
- * Its examples are the service's own, taken from fields every caller may read, so that they name
- * nothing withheld from anyone; a service without personal or money fields is told nothing of them.
+ * What a model needs to know before its first call (sent once, at `initialize`), one for each kind
+ * of caller: an agent reads personal fields as tokens and may have to wait for a person's approval;
+ * a person reads them in clear and never waits. Its examples are the service's own, taken from
+ * fields every caller may read, so that they name nothing withheld from anyone; a service without
+ * personal or money fields is told nothing of them.
  */
-export function instructionsFor(registry: Registry): string {
+export function instructionsFor(registry: Registry): Readonly<Record<Caller['kind'], string>> {
   const modules = registry.modules.map((module) => `${module.label} (${module.models.join(', ')})`).join('; ');
   const fields = registry.modules
     .flatMap((module) => module.models)
@@ -103,16 +106,18 @@ export function instructionsFor(registry: Registry): string {
   const personal = fields.find(({ field }) => field.personal && field.maskLabel !== undefined);
   const currencies = new Set(fields.filter(({ field }) => field.kind === 'money').map(({ field }) => field.currency));
   const required = fields.find(({ field }) => field.required);
-  return [
-    `Business records of ${modules}.`,
-    'Each tool <model>__<command> runs one command with your rights; you see only the tools you may use.',
-    `Results are {denied, value}: ${
-      personal
-        ? `personal fields come back as tokens like ${personal.field.maskLabel}_1 (send a token back in the same field to store the real value it stands for); `
-        : ''
-    }fields you may not read are absent and named in denied.`,
-    ...(currencies.size > 0 ? [`Money fields hold integers in minor units: ${minorUnitsExample(currencies.size === 1 ? [...currencies][0] : undefined)}.`] : []),
-    'A command that needs a person\'s approval changes nothing: it returns {"status": "approval_required", "plan_id"} and a person approves the plan.',
-    `Refused input comes back as a tool error with the reason, e.g. "${required ? `${required.model}.${required.field.name} is required` : 'id is required'}".`,
-  ].join(' ');
+  const words = (kind: Caller['kind']) =>
+    [
+      `Business records of ${modules}.`,
+      'Each tool <model>__<command> runs one command with your rights; you see only the tools you may use.',
+      `Results are {denied, value}: ${
+        personal && kind === 'agent'
+          ? `personal fields come back as tokens like ${personal.field.maskLabel}_1 (send a token back in the same field to store the real value it stands for); `
+          : ''
+      }fields you may not read are absent and named in denied.`,
+      ...(currencies.size > 0 ? [`Money fields hold integers in minor units: ${minorUnitsExample(currencies.size === 1 ? [...currencies][0] : undefined)}.`] : []),
+      ...(kind === 'agent' ? ['A command that needs a person\'s approval changes nothing: it returns {"status": "approval_required", "plan_id"} and a person approves the plan.'] : []),
+      `Refused input comes back as a tool error with the reason, e.g. "${required ? `${required.model}.${required.field.name} is required` : 'id is required'}".`,
+    ].join(' ');
+  return { agent: words('agent'), person: words('person') };
 }

@@ -30,7 +30,8 @@ export interface ToolServerDeps {
   readonly service: RecordService;
   readonly catalogue: ToolCatalogue;
   readonly info: Implementation;
-  readonly instructions: string;
+  /** Sent at `initialize`, worded for the kind of caller (extension.ts). */
+  readonly instructions: Readonly<Record<Caller['kind'], string>>;
   /**
    * The SDK's `Server` builds a fresh Ajv instance unless given one, which would cost more than
    * the rest of a request; ours never validates anything with it (no elicitation), so one is shared.
@@ -68,7 +69,7 @@ export function createToolServer(deps: ToolServerDeps, caller: Caller): Server {
   const { info, instructions } = deps;
   const server = new Server(info, {
     capabilities: CAPABILITIES,
-    instructions,
+    instructions: instructions[caller.kind],
     jsonSchemaValidator: deps.validator,
   });
   // Our three methods are answered here rather than through `setRequestHandler`, whose schema
@@ -97,7 +98,7 @@ export async function answerRequest(deps: ToolServerDeps, caller: Caller, reques
         protocolVersion: negotiateRevision(params.protocolVersion),
         capabilities: CAPABILITIES,
         serverInfo: info,
-        instructions,
+        instructions: instructions[caller.kind],
       } satisfies InitializeResult;
     }
     case 'tools/list':

@@ -94,8 +94,9 @@ function buildList(registry: Registry, entries: readonly CatalogueEntry[], right
 
 /**
  * The tool's description for this caller: the generated one when the caller reads every field it
- * could name (the model's, and those of other models referring to it); else worded again without
- * the fields the caller may not read.
+ * could name (the model's, and those of other models referring to it) and reads the personal ones
+ * as tokens, as an agent does; else worded again for what it reads, and how (a person reads
+ * personal fields in clear).
  */
 function describedFor(registry: Registry, entry: CatalogueEntry, rights: CallerRights): string {
   const model = registry.models[entry.command.model]!;
@@ -105,8 +106,9 @@ function describedFor(registry: Registry, entry: CatalogueEntry, rights: CallerR
     const modelRights = rights.models[modelName];
     return lineField === undefined ? modelRights?.readableNames.has(field) === true : modelRights?.lines[list!]?.readableNames.has(lineField) === true;
   };
+  const masks = (modelName: string, field: string) => rights.models[modelName]?.maskedNames.has(field) === true;
   const named = [...model.fields.map((field) => [model.name, field.name] as const), ...model.referencedBy.map((ref) => [ref.model, ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}`] as const)];
-  if (named.every(([modelName, field]) => reads(modelName, field))) return entry.meta.description;
-  return describeTool(model, entry.command, reads);
+  const asGenerated = named.every(([modelName, field]) => reads(modelName, field)) && model.fields.every((field) => field.personal === masks(model.name, field.name));
+  if (asGenerated) return entry.meta.description;
+  return describeTool(model, entry.command, { reads, masks });
 }
-

@@ -11,7 +11,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Registry } from '../../runtime/registry.ts';
 import { buildLettings, removeModuleTrees } from '../helpers/lettings.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 import { connectClient, type ConnectedClient } from '../helpers/mcp-client.ts';
 
 let registry: Registry;
@@ -52,14 +52,36 @@ function textOf(result: CallToolResult): string {
 
 describe('worded from the service’s own models', () => {
   it('the instructions give examples from its own fields: a required field, its personal token, its currency', async () => {
+    const agent = await connectClient(t, await agentToken(t, admin, ['*.*']));
+    try {
+      const instructions = agent.client.getInstructions() ?? '';
+      expect(instructions).not.toMatch(/\blead\b|NAME_1\b(?<!FULL_NAME_1)/);
+      expect(instructions).toContain('Business records of Lettings (property, unit, tenant, lease).');
+      expect(instructions).toContain('personal fields come back as tokens like FULL_NAME_1');
+      expect(instructions).toContain('Money fields hold integers in minor units: 950.00 EUR is 95000.');
+      expect(instructions).toContain('A command that needs a person\'s approval changes nothing');
+      expect(instructions).toContain('Refused input comes back as a tool error with the reason, e.g. "property.name is required".');
+      // The example is true: that is what the service answers.
+      await expect(t.command(admin, 'property.create', {})).resolves.toMatchObject({ status: 400, body: { error: 'property.name is required' } });
+      // Each tool that returns a tenant says how its personal fields come back to the agent.
+      const tenantGet = (await agent.client.listTools()).tools.find((tool) => tool.name === 'tenant__get')!;
+      expect(tenantGet.description).toBe('Read one tenant by id. Returns the tenant. Personal fields (full_name, email, phone) come back as tokens like FULL_NAME_1, EMAIL_1, PHONE_1.');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a person is not told of tokens or approvals: personal fields come to people in clear, and nothing of theirs waits', async () => {
     const instructions = mcp.client.getInstructions() ?? '';
-    expect(instructions).not.toMatch(/\blead\b|NAME_1\b(?<!FULL_NAME_1)/);
     expect(instructions).toContain('Business records of Lettings (property, unit, tenant, lease).');
-    expect(instructions).toContain('personal fields come back as tokens like FULL_NAME_1');
+    expect(instructions).toContain('Results are {denied, value}: fields you may not read are absent and named in denied.');
     expect(instructions).toContain('Money fields hold integers in minor units: 950.00 EUR is 95000.');
-    expect(instructions).toContain('Refused input comes back as a tool error with the reason, e.g. "property.name is required".');
-    // The example is true: that is what the service answers.
-    await expect(t.command(admin, 'property.create', {})).resolves.toMatchObject({ status: 400, body: { error: 'property.name is required' } });
+    expect(instructions).not.toMatch(/token|approval/);
+    for (const name of ['tenant__get', 'tenant__list', 'tenant__create', 'lease__get']) expect(tools.get(name)!.description, name).not.toMatch(/token/);
+    // What the tool said is what it does: the admin reads the name in clear.
+    const tenant = await t.command(admin, 'tenant.create', { full_name: 'Cleo Dunn' });
+    const read = await mcp.client.callTool({ name: 'tenant__get', arguments: { id: tenant.body.value.id } });
+    expect(JSON.parse(textOf(read as CallToolResult)).value.full_name).toBe('Cleo Dunn');
   });
 
   it('no tool names the demo’s models', () => {
