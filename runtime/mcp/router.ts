@@ -65,14 +65,17 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     }
   };
 
-  /** Charges an agent's POST; false when its rate limits refused it (the 429 is answered). */
-  async function admitted(caller: AgentCaller, res: ServerResponse, cost: RateCost): Promise<boolean> {
+  /**
+   * Charges an agent's POST; false when its rate limits refused it (the 429 is answered, with the
+   * id of the request it refused when the body is one request whose id can be read).
+   */
+  async function admitted(caller: AgentCaller, res: ServerResponse, cost: RateCost, body?: unknown): Promise<boolean> {
     try {
       await options.callers.admit(caller, res, 'POST /mcp', cost);
       return true;
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 429) throw error;
-      answerRefusal(res, refusalOf(error, service.logError));
+      answerRefusal(res, refusalOf(error, service.logError), rpcIdOf(body));
       return false;
     }
   }
@@ -119,7 +122,7 @@ export function createMcpEndpoint(deps: ToolServerDeps, options: McpEndpointOpti
     if (caller.kind === 'agent') {
       // Every POST costs an agent, refused ones too (a body that is not JSON, a revision we do not speak).
       const cost = refused !== undefined || revisionRefusal !== undefined ? ONE_REQUEST : costOf(body, deps);
-      if (!(await admitted(caller, res, cost))) return;
+      if (!(await admitted(caller, res, cost, refused === undefined ? body : undefined))) return;
     }
     if (refused !== undefined) return answerRefusal(res, refusalOf(refused, service.logError));
     if (revisionRefusal) return refuse(res, 400, revisionRefusal.code, revisionRefusal.message);
@@ -290,8 +293,18 @@ function refuse(res: ServerResponse, status: number, code: number, message: stri
   answerRefusal(res, { status, body: {}, rpc: { code, message }, headers });
 }
 
-/** A refusal as MCP answers it: the status and headers REST would send, the JSON-RPC error for its body (refusals.ts). */
-function answerRefusal(res: ServerResponse, refusal: Refusal): void {
+/**
+ * A refusal as MCP answers it: the status and headers REST would send, the JSON-RPC error for its
+ * body (refusals.ts), and the refused request's id when known (JSON-RPC 2.0: null only when it
+ * could not be read).
+ */
+function answerRefusal(res: ServerResponse, refusal: Refusal, id: string | number | null = null): void {
   setRefusalHeaders(res, refusal);
-  sendJson(res, refusal.status, { jsonrpc: '2.0', error: refusal.rpc, id: null });
+  sendJson(res, refusal.status, { jsonrpc: '2.0', error: refusal.rpc, id });
+}
+
+/** The id of a body that is one JSON-RPC request (not a batch, not a notification); else null. */
+function rpcIdOf(body: unknown): string | number | null {
+  if (!isJsonRpcMessage(body) || typeof (body as { method?: unknown }).method !== 'string') return null;
+  return (body as { id?: string | number }).id ?? null;
 }

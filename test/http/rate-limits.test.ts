@@ -111,7 +111,23 @@ describe('requests per minute', () => {
       expect(res.headers.get('ratelimit-limit')).toBe('4');
       expect(res.headers.get('ratelimit-remaining')).toBe('0');
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'rate limit exceeded' }, id: null });
+      // The refused request's id, as JSON-RPC 2.0 asks of an error to a request whose id could be read.
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'rate limit exceeded' }, id: 9 });
+      const refusedWith = async (body: string) => {
+        const answer = await fetch(`${t.url}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body,
+        });
+        expect(answer.status).toBe(429);
+        return ((await answer.json()) as { id: unknown }).id;
+      };
+      await expect(refusedWith(JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/list' }))).resolves.toBe('call-7');
+      // No one id to give: a notification, a batch, a body that is not JSON, an id JSON-RPC does not allow.
+      await expect(refusedWith(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).resolves.toBeNull();
+      await expect(refusedWith(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).resolves.toBeNull();
+      await expect(refusedWith('{"jsonrpc":"2.0","id":3,')).resolves.toBeNull();
+      await expect(refusedWith(JSON.stringify({ jsonrpc: '2.0', id: { x: 1 }, method: 'tools/list' }))).resolves.toBeNull();
     } finally {
       await mcp.close().catch(() => {});
     }
