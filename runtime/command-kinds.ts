@@ -49,6 +49,8 @@ interface Traits<Kind extends string> {
   readonly result: CommandResultShape;
   /** Its input carries field values besides the record's `id` (what masking and the caller's view of an input apply to). */
   readonly takesFields: boolean;
+  /** Its input names one record by `id`: the audit trail's `record_id`, kept even when the rest of the input is refused. */
+  readonly namesRecord: boolean;
   /**
    * Only the built-in `admin` role may use it: no module grants it to another role (`'*'` leaves it
    * out), and no agent token has it, whatever its scopes and whoever made it.
@@ -61,47 +63,47 @@ interface Traits<Kind extends string> {
 export const COMMAND_KINDS = {
   get: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: false, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   list: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'records', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'records', takesFields: false, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   search: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'page', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'page', takesFields: false, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   create: {
     access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   update: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: true,
+    needsApproval: false, destructive: false, idempotent: true, result: 'record', takesFields: true, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   delete: {
     access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: null,
-    needsApproval: true, destructive: true, idempotent: false, result: 'deleted', takesFields: false,
+    needsApproval: true, destructive: true, idempotent: false, result: 'deleted', takesFields: false, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   history: {
     access: 'read', change: null, transaction: false, everyModel: true, impliedBy: 'get',
-    needsApproval: false, destructive: false, idempotent: true, result: 'history', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'history', takesFields: false, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   revert: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
-    needsApproval: true, destructive: false, idempotent: false, result: 'record', takesFields: false,
+    needsApproval: true, destructive: false, idempotent: false, result: 'record', takesFields: false, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   action: {
     access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true,
+    needsApproval: false, destructive: false, idempotent: false, result: 'record', takesFields: true, namesRecord: true,
     adminOnly: false, personalData: false,
   },
   /**
@@ -111,27 +113,27 @@ export const COMMAND_KINDS = {
    */
   erase: {
     access: 'write', change: 'erase', transaction: true, everyModel: true, impliedBy: null,
-    needsApproval: false, destructive: true, idempotent: true, result: 'erased', takesFields: false,
+    needsApproval: false, destructive: true, idempotent: true, result: 'erased', takesFields: false, namesRecord: true,
     adminOnly: true, personalData: true,
   },
   create_many: {
     access: 'write', change: 'create', transaction: true, everyModel: true, impliedBy: 'create',
-    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   update_many: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
-    needsApproval: true, destructive: false, idempotent: true, result: 'batch', takesFields: true,
+    needsApproval: true, destructive: false, idempotent: true, result: 'batch', takesFields: true, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   delete_many: {
     access: 'write', change: 'delete', transaction: true, everyModel: true, impliedBy: 'delete',
-    needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false,
+    needsApproval: true, destructive: true, idempotent: false, result: 'batch', takesFields: false, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   revert_batch: {
     access: 'write', change: 'update', transaction: true, everyModel: true, impliedBy: 'update',
-    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false,
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: false, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   /**
@@ -141,49 +143,49 @@ export const COMMAND_KINDS = {
    */
   action_many: {
     access: 'write', change: 'action', transaction: true, everyModel: false, impliedBy: 'action',
-    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true,
+    needsApproval: true, destructive: false, idempotent: false, result: 'batch', takesFields: true, namesRecord: false,
     adminOnly: false, personalData: false,
   },
   /** `webhook.create`: a subscription to change events (runtime/webhooks/). */
   webhook_create: {
     access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.list`: the subscriptions, without their secrets. */
   webhook_list: {
     access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.get`: one subscription, without its secrets. */
   webhook_get: {
     access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.update`: a subscription's URL, filters, role or secrets. */
   webhook_update: {
     access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.delete`: a subscription and its deliveries. */
   webhook_delete: {
     access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: true, idempotent: false, result: 'service', takesFields: false,
+    needsApproval: false, destructive: true, idempotent: false, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.deliveries`: a subscription's deliveries, with their state, attempts and last error. */
   webhook_deliveries: {
     access: 'read', change: null, transaction: false, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: true, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
   /** `webhook.redeliver`: sends one event again, or every dead one. */
   webhook_redeliver: {
     access: 'write', change: null, transaction: true, everyModel: false, impliedBy: null,
-    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false,
+    needsApproval: false, destructive: false, idempotent: false, result: 'service', takesFields: false, namesRecord: false,
     adminOnly: true, personalData: false,
   },
 } as const satisfies { readonly [kind: string]: Traits<string> };

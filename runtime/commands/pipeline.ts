@@ -53,7 +53,7 @@ export async function executeCommand(
     }
     return { status: 200, body: await runCommand(ctx, prepared) };
   } catch (error) {
-    await auditFailure(ctx, error, prepared && storedForm(prepared));
+    await auditFailure(ctx, error, prepared && storedForm(prepared), false, rawInput);
     throw error;
   }
 }
@@ -77,7 +77,7 @@ export async function dryRunCommand(service: RecordService, caller: Caller, comm
     }
     return { dry_run: true, ...(await tryCommand(ctx, prepared)) };
   } catch (error) {
-    await auditFailure(ctx, error, prepared && storedForm(prepared), true);
+    await auditFailure(ctx, error, prepared && storedForm(prepared), true, rawInput);
     throw error;
   }
 }

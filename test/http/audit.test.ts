@@ -85,3 +85,32 @@ it('filters on when as on a datetime: the same instant with any offset, in time 
   const contains = await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify([{ field: 'at', op: 'contains', value: '2026' }]))}`, undefined, admin);
   expect(contains.status).toBe(400);
 });
+
+it('keeps the record a call refused for its input named, when the id is well formed, but not the unchecked input', async () => {
+  const lead = (await t.command(admin, 'lead.create', { title: 'Refused changes' })).body.value.id;
+  const refusals: [string, unknown, number, string][] = [
+    ['lead.update', { id: lead, stage: 'nowhere' }, 400, ''],
+    ['lead.update', { id: lead, extra: 1 }, 400, 'unknown field lead.extra'],
+    ['lead.qualify', { id: lead, what: true }, 400, 'unknown field lead.what'],
+    ['lead.get', { id: lead, x: 1 }, 400, 'unknown field lead.x'],
+    ['lead.history', { id: lead, limit: -1 }, 400, ''],
+    ['lead.revert', { id: lead }, 400, 'change_id is required'],
+    ['lead.delete', { id: lead, why: 'no' }, 400, 'unknown field lead.why'],
+  ];
+  for (const [command, input, status, error] of refusals) {
+    const res = await t.command(admin, command, input);
+    expect(res.status, command).toBe(status);
+    if (error) expect(res.body.error).toBe(error);
+  }
+  const rows = (await t.request('GET', `/api/audit?filter=${encodeURIComponent(JSON.stringify([{ field: 'record_id', op: 'eq', value: lead }, { field: 'outcome', op: 'eq', value: 'refused' }]))}&order=${encodeURIComponent(JSON.stringify([{ field: 'id', dir: 'asc' }]))}`, undefined, admin)).body.rows as { command: string; record_id: string; status: number; input: unknown }[];
+  expect(rows.map((row) => [row.command, row.status, row.input])).toEqual(refusals.map(([command, , status]) => [command, status, null]));
+  // An id that is no id names nothing; a command that takes none (create, list) names nothing either.
+  const before = await t.inspect((db) => (db.prepare("select count(*) as n from rms_audit where outcome = 'refused' and record_id is not null").get() as { n: number }).n);
+  expect((await t.command(admin, 'lead.get', { id: 'x'.repeat(65) })).status).toBe(400);
+  expect((await t.command(admin, 'lead.get', { id: 'a\u0000b' })).status).toBe(400);
+  expect((await t.command(admin, 'lead.get', { id: 42 })).status).toBe(400);
+  expect((await t.command(admin, 'lead.create', { id: lead, title: 'x' })).status).toBe(400);
+  expect((await t.command(admin, 'lead.list', { id: lead })).status).toBe(400);
+  const after = await t.inspect((db) => (db.prepare("select count(*) as n from rms_audit where outcome = 'refused' and record_id is not null").get() as { n: number }).n);
+  expect(after).toBe(before);
+});
