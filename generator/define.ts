@@ -122,7 +122,7 @@ interface FieldOptionsBase {
    * is computed`). Not with `required`, `default`, `write` or `governed` (its function decides its
    * value); `index` and `unique` are fine. See `ComputeFunction`.
    *
-   * @example amount: { kind: 'money', computed: (l) => Math.round(l.quantity * l.unit_price) }
+   * @example amount: { kind: 'money', computed: (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000) }
    */
   readonly computed?: ComputeFunction;
 }
@@ -310,7 +310,7 @@ export type FieldDefinition =
  *       description: { kind: 'text', required: true, length: 200 },
  *       quantity: { kind: 'decimal', scale: 3, required: true, min: 0.001 },
  *       unit_price: { kind: 'money', required: true, min: 0 },
- *       amount: { kind: 'money', computed: (l) => Math.round(l.quantity * l.unit_price) },
+ *       amount: { kind: 'money', computed: (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000) },
  *     },
  *   },
  * }

@@ -35,13 +35,13 @@ export interface OrderValues {
   readonly items: readonly OrderItemsLineValues[];
 }
 
-/** `order.items[].amount`, as written at modules/sales/module.ts:35. */
-const computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round(l.quantity * l.unit_price);
+/** `order.items[].amount`, as written at modules/sales/module.ts:37. */
+const computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000);
 
 /** `order.total`, as written at modules/sales/module.ts:23. */
 const computeTotal: (record: OrderValues) => number = (o) => o.items.reduce((s, l) => s + l.amount, 0);
 
-/** Rule 1, as written at modules/sales/module.ts:43. */
+/** Rule 1, as written at modules/sales/module.ts:45. */
 const checkRule1: (record: OrderValues) => boolean = (o) => !o.deliver_by || o.deliver_by >= o.ordered_on;
 
 /** The rules, in declaration order: what a failure names and says, and its check. */
@@ -51,7 +51,7 @@ const rules: readonly { readonly fields: readonly string[]; readonly message: st
 
 /** The logic of `order`: its computed fields (each line's first, then the record's, in declaration order) and its rules. */
 export const orderLogic: ModelLogic = {
-  version: 'b2d10f6af3b91fda',
+  version: '75094c284481f470',
   compute(record) {
     for (const line of record.items as Record<string, unknown>[]) {
       line.amount = computeItemsAmount(line as unknown as OrderItemsLineValues);

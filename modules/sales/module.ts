@@ -32,7 +32,9 @@ export default defineModule({
             quantity: { kind: 'decimal', scale: 3, required: true, min: 0.001 },
             unit_price: { kind: 'money', required: true, min: 0 },
             note: { kind: 'text', personal: true },
-            amount: { kind: 'money', computed: (l) => Math.round(l.quantity * l.unit_price) },
+            // The quantity in thousandths, a whole number: 1.005 × 100 is then 100.5, rounded to 101
+            // (in floating point 1.005 * 100 is 100.49999…, which rounds to 100).
+            amount: { kind: 'money', computed: (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000) },
           },
         },
       },

@@ -83,6 +83,13 @@ describe('computed fields', () => {
     expect(amounts).toEqual([{ amount: 250 }, { amount: 25 }]);
   });
 
+  it('the demo line amount rounds half up as on paper, whatever floating point makes of quantity × price', async () => {
+    // 1.005 * 100 is 100.49999… and 0.145 * 100 is 14.499…: rounded as products of floats, 100 and 14.
+    const order = await createOrder({ items: [item('Washer', 1.005, 100), item('Pin', 0.145, 100), item('Rod', 2.675, 1000), item('Cap', 1.5, 333)] });
+    expect(order.items.map((line: { amount: number }) => line.amount)).toEqual([101, 15, 2675, 500]);
+    expect(order.total).toBe(101 + 15 + 2675 + 500);
+  });
+
   it('follow every write of what they are made from, and history records their change', async () => {
     const order = await createOrder();
     const updated = await t.command(admin, 'order.update', { id: order.id, items: [{ id: order.items[0].id, quantity: 1 }, { id: order.items[1].id }] });
