@@ -49,7 +49,7 @@ export function registerUserCommands(program: Command, loadRegistry: () => Promi
 
   user
     .command('passwd')
-    .description("Set a person's password from standard input; signs them out everywhere")
+    .description("Set a person's password from standard input; ends their sessions everywhere (their agent tokens keep working: revoke those apart)")
     .argument('<username>')
     .option('--db <url>', dbHelp)
     .action((username: string, options: DbOption) =>

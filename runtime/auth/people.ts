@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { Knex } from 'knex';
 import { newId } from '../ids.ts';
+import { BULK_LIMITS } from '../kinds.ts';
+import { ADMIN_ROLE } from '../rights.ts';
 import { PEOPLE_TABLE, TOKENS_TABLE, type PersonRow } from './tables.ts';
 import { isoNow } from './tokens.ts';
 
@@ -147,7 +149,14 @@ export async function setPassword(db: Knex, username: string, password: string):
 export async function setRoles(db: Knex, username: string, roles: readonly string[]): Promise<Person> {
   const person = await requirePerson(db, username);
   const next = normalizeRoles(roles);
-  await db(PEOPLE_TABLE).where('id', person.id).update({ roles: JSON.stringify(next) });
+  await db.transaction(async (trx) => {
+    await trx(PEOPLE_TABLE).where('id', person.id).update({ roles: JSON.stringify(next) });
+    // Only an admin may give a token a bulk cap above the default: an admin who stops being one
+    // takes their own tokens back to it, as their tokens' rate limits go back to the server's.
+    if (person.roles.includes(ADMIN_ROLE) && !next.includes(ADMIN_ROLE)) {
+      await trx(TOKENS_TABLE).where({ user_id: person.id, kind: 'agent' }).where('max_affected', '>', BULK_LIMITS.agentMaxAffected).update({ max_affected: BULK_LIMITS.agentMaxAffected });
+    }
+  });
   return { ...person, roles: next };
 }
 

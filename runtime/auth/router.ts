@@ -5,7 +5,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Knex } from 'knex';
 import type { AgentTokensAnswer, IssuedAgentToken, LoginAnswer } from '../api-shapes.ts';
+import { auditActor, writeAudit, writeAuditEntries, type AuditEntry } from '../audit/store.ts';
 import type { PersonCaller } from '../caller.ts';
+import { rejectPendingPlansOf } from '../plans/store.ts';
 import { NOT_AN_AGENTS_KINDS } from '../command-kinds.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { noteEvent } from '../http/observe.ts';
@@ -101,7 +103,12 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     // (runtime/command-kinds.ts, NOT_AN_AGENTS_KINDS): a scope naming only them would grant an agent nothing.
     const [noAgents] = scopesGrantingNothing(scopes, [...allowed].filter((id) => !NOT_AN_AGENTS_KINDS.has(registry.commands[id]!.kind)));
     if (noAgents !== undefined) throw badRequest(`scope ${noAgents} matches only commands no agent may use`);
-    const issued = await issueAgentToken(db, person, { scopes, label, expiresInDays, limits, maxAffected }, serverLimits, callers.clock.now());
+    const issued = await db.transaction(async (trx) => {
+      const made = await issueAgentToken(trx, person, { scopes, label, expiresInDays, limits, maxAffected }, serverLimits, callers.clock.now());
+      // What was asked for, never the token itself.
+      await writeAudit(trx, tokenAudit(person, 'create', made.id, { scopes, label, expires_in_days: expiresInDays, limits: body.limits ?? null, max_affected: maxAffected }));
+      return made;
+    });
     sendJson(res, 200, issued satisfies IssuedAgentToken);
   });
 
@@ -119,7 +126,10 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const maxAffected = readMaxAffected(body, person);
     // As with revoking: an admin may change anyone's agent token, anyone else their own.
     const owner = person.roles.includes(ADMIN_ROLE) ? undefined : person.userId;
-    if (!(await setAgentTokenMaxAffected(db, owner, id, maxAffected))) throw notFound();
+    await db.transaction(async (trx) => {
+      if (!(await setAgentTokenMaxAffected(trx, owner, id, maxAffected))) throw notFound();
+      await writeAudit(trx, tokenAudit(person, 'update', id, { id, max_affected: maxAffected }));
+    });
     sendJson(res, 200, { id, max_affected: agentMaxAffected(maxAffected) });
   });
 
@@ -129,11 +139,28 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const id = requireString(body, 'id', TOKEN_ID_LENGTH);
     // An admin may revoke any person's agent token (a leaked one, say); anyone else their own.
     const owner = person.roles.includes(ADMIN_ROLE) ? undefined : person.userId;
-    if (!(await revokeAgentToken(db, owner, id))) throw notFound();
+    await db.transaction(async (trx) => {
+      if (!(await revokeAgentToken(trx, owner, id))) throw notFound();
+      // What the token proposed and no one has decided goes with it: a leaked token's queued deletes
+      // and bulk changes must not wait for someone to approve them.
+      const rejected = await rejectPendingPlansOf(trx, id, person.userId, PLAN_OF_REVOKED_TOKEN);
+      await writeAuditEntries(trx, [
+        tokenAudit(person, 'revoke', id, { id }),
+        ...rejected.map((plan) => ({ ...auditActor(person), command: plan.command, access: 'write', recordId: plan.record_id, outcome: 'rejected', planId: plan.id, error: PLAN_OF_REVOKED_TOKEN }) as const),
+      ]);
+    });
     sendJson(res, 200, { ok: true });
   });
 
   return router;
+}
+
+/** Why a plan was rejected when its agent token was revoked (its `error`, and its audit row's). */
+export const PLAN_OF_REVOKED_TOKEN = 'its agent token was revoked';
+
+/** The audit row of a change to an agent token: `agent_token.<what>`, the token's id as its record. */
+function tokenAudit(person: PersonCaller, what: 'create' | 'update' | 'revoke', tokenId: string, input: Record<string, unknown>): AuditEntry {
+  return { ...auditActor(person), command: `agent_token.${what}`, access: 'write', recordId: tokenId, outcome: 'executed', input };
 }
 
 /** The body as an object with only `allowed` keys; an empty body counts as `{}`. */

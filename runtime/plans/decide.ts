@@ -5,7 +5,7 @@
  */
 import type { PlanInfo } from '../api-shapes.ts';
 import { auditActor, writeAudit } from '../audit/store.ts';
-import { PEOPLE_TABLE } from '../auth/tables.ts';
+import { PEOPLE_TABLE, TOKENS_TABLE } from '../auth/tables.ts';
 import type { Caller, PersonCaller } from '../caller.ts';
 import { revertWrites } from '../commands/handlers.ts';
 import { runApprovedCommand, type Proposal } from '../commands/pipeline.ts';
@@ -90,6 +90,7 @@ function alreadyDecided(row: PlanRow): HttpError {
 export async function approvePlan(service: RecordService, person: PersonCaller, row: PlanRow): Promise<CommandEnvelope> {
   const { db } = service;
   if (row.status !== 'pending') throw alreadyDecided(row);
+  await refuseWhileProposerBarred(service, row);
   const prepared: PreparedCommand = parseStoredCommand(row.input);
   // History names the agent that proposed the change (with the person who made its token), and the plan.
   const creator = (await usernames(service, [row.creator_id])).get(row.creator_id) ?? '';
@@ -114,6 +115,21 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
       await writeAudit(db, { ...decision, outcome: 'failed', status: error.status, error: error.message });
     }
     throw error;
+  }
+}
+
+/**
+ * 409, the plan left as it is, while what proposed it may not act: its agent token was revoked
+ * (revoking rejects the token's pending plans; this holds for those of a database from before),
+ * or the person who made the token is disabled (enabled again, their plans may be approved).
+ */
+async function refuseWhileProposerBarred(service: RecordService, row: PlanRow): Promise<void> {
+  const token: { revoked_at: string | null } | undefined = await service.db(TOKENS_TABLE).where('id', row.agent_token_id).first('revoked_at');
+  if (!token || token.revoked_at !== null) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent token was revoked`);
+  const maker: { username: string; disabled: boolean | number } | undefined = await service.db(PEOPLE_TABLE).where('id', row.creator_id).first('username', 'disabled');
+  if (!maker || Boolean(maker.disabled)) {
+    const who = maker ? `${maker.username}, who made its agent token,` : 'the person who made its agent token';
+    throw new HttpError(409, `plan ${row.id} cannot be approved while ${who} is disabled`);
   }
 }
 

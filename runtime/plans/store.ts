@@ -101,6 +101,19 @@ export async function decidePlan(
   return changed === 1;
 }
 
+/**
+ * Rejects the pending plans an agent token proposed, as `decidedBy` with `reason` for their error
+ * (the token was revoked: nothing it queued may run after it); the plans it rejected, as they were.
+ */
+export async function rejectPendingPlansOf(db: Knex, agentTokenId: string, decidedBy: string, reason: string): Promise<PlanRow[]> {
+  const pending: PlanRow[] = await db(PLAN_TABLE).where({ agent_token_id: agentTokenId, status: 'pending' }).select('*');
+  const rejected: PlanRow[] = [];
+  for (const row of pending) {
+    if (await decidePlan(db, row.id, { status: 'rejected', decidedBy, error: reason })) rejected.push(row);
+  }
+  return rejected;
+}
+
 export async function listPlans(db: Knex, where: { agentTokenId?: string; commands?: readonly string[] }): Promise<PlanRow[]> {
   const query = db(PLAN_TABLE).select('*');
   if (where.agentTokenId) query.where({ agent_token_id: where.agentTokenId });

@@ -522,6 +522,23 @@ describe('error texts', () => {
       expect((await t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin)).status).toBe(200);
       return t.request('POST', `/api/reject/${proposed.body.plan_id}`, undefined, admin);
     },
+    'plan <plan_id> cannot be approved: its agent token was revoked': async () => {
+      const bot = await newToken(admin, { scopes: ['lead.delete'], label: 'revoked in the row only' });
+      const proposed = await t.command(bot.body.token, 'lead.delete', { id: lead.id });
+      expect(proposed.status).toBe(202);
+      // As a database from before revoking rejected a token's plans left it: the token revoked, its plan pending.
+      const revokedAt = new Date().toISOString();
+      await t.execute({ sqlite: `update rms_tokens set revoked_at = '${revokedAt}' where id = '${bot.body.id}'`, postgres: `update rms_tokens set revoked_at = '${revokedAt}' where id = '${bot.body.id}'` });
+      return t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    },
+    'plan <plan_id> cannot be approved while <username>, who made its agent token, is disabled': async () => {
+      const person = await t.addPerson('dora', ['sales']);
+      const bot = await newToken(person, { scopes: ['lead.delete'], label: 'maker disabled' });
+      const proposed = await t.command(bot.body.token, 'lead.delete', { id: lead.id });
+      expect(proposed.status).toBe(202);
+      await t.execute({ sqlite: `update rms_people set disabled = 1 where username = 'dora'`, postgres: `update rms_people set disabled = true where username = 'dora'` });
+      return t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    },
     'POST /api/<decision>/<plan_id> takes no dry_run: a plan is approved or rejected for real': async () => {
       const proposed = await t.command(agent, 'lead.delete', { id: lead.id });
       expect(proposed.status).toBe(202);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPerson } from '../../runtime/auth/index.ts';
+import { createPerson, disablePerson, enablePerson, setRoles } from '../../runtime/auth/index.ts';
 import { openDatabase } from '../../runtime/db/connect.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { runFixtureCli } from '../helpers/cli.ts';
@@ -247,6 +247,96 @@ describe("an agent's rights follow its creator", () => {
     expect((await runFixtureCli(['user', 'disable', 'rita', '--db', server.dbUrl])).code).toBe(0);
     expect((await server.command(agent, 'lead.list', {})).status).toBe(401);
     expect((await server.command(rita, 'lead.list', {})).status).toBe(401);
+  });
+});
+
+describe('what a token may no longer do, the plans it proposed may not do either', () => {
+  const plans = (token: string) => server.request('GET', '/api/plans', undefined, token);
+  const planOf = async (token: string, id: string) => ((await plans(token)).body.plans as { plan_id: string; status: string; error: string | null; decided_by: string | null }[]).find((plan) => plan.plan_id === id);
+  const lead = async () => (await server.command(admin, 'lead.create', { title: 'Planned for' })).body.value.id as string;
+
+  it('revoking a token rejects its pending plans, each with an audit row; plans already decided stay as they were', async () => {
+    const made = await create(sales, { scopes: ['lead.*'], label: 'leaked bot' });
+    const agent = made.body.token as string;
+    const [first, second, third] = [await lead(), await lead(), await lead()];
+    const proposed = [];
+    for (const id of [first, second, third]) {
+      const res = await server.command(agent, 'lead.delete', { id });
+      expect(res.status).toBe(202);
+      proposed.push(res.body.plan_id as string);
+    }
+    expect((await server.request('POST', `/api/approve/${proposed[0]}`, undefined, admin)).status).toBe(200);
+    // Revoked by an admin, not its maker: the plans are rejected by the admin.
+    expect((await revoke(admin, { id: made.body.id })).body).toEqual({ ok: true });
+    expect(await planOf(admin, proposed[0]!)).toMatchObject({ status: 'approved', error: null });
+    for (const id of proposed.slice(1)) expect(await planOf(admin, id)).toMatchObject({ status: 'rejected', error: 'its agent token was revoked', decided_by: 'admin' });
+    for (const id of proposed.slice(1)) {
+      const res = await server.request('POST', `/api/approve/${id}`, undefined, admin);
+      expect([res.status, res.body]).toEqual([409, { error: `plan ${id} is already rejected` }]);
+    }
+    expect((await server.command(admin, 'lead.get', { id: second })).status).toBe(200);
+    const rows = await db('rms_audit').whereIn('plan_id', proposed.slice(1)).where('outcome', 'rejected').select('command', 'record_id', 'error', 'username');
+    expect(rows.sort((a, b) => a.record_id.localeCompare(b.record_id))).toEqual(
+      [second, third].sort().map((record_id) => ({ command: 'lead.delete', record_id, error: 'its agent token was revoked', username: 'admin' })),
+    );
+    // Revoking it again finds nothing more to reject.
+    expect((await revoke(admin, { id: made.body.id })).body).toEqual({ ok: true });
+    expect(await db('rms_audit').whereIn('plan_id', proposed).where('outcome', 'rejected').count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
+  it("a plan cannot be approved while its token's maker is disabled, and can be once they are enabled again", async () => {
+    await createPerson(db, { username: 'dana', password: 'dana-password', roles: ['sales'] });
+    const dana = await server.login('dana', 'dana-password');
+    const agent = (await create(dana, { scopes: ['lead.*'], label: 'dana bot' })).body.token as string;
+    const id = await lead();
+    const planId = (await server.command(agent, 'lead.delete', { id })).body.plan_id as string;
+    await disablePerson(db, 'dana');
+    const refused = await server.request('POST', `/api/approve/${planId}`, undefined, admin);
+    expect([refused.status, refused.body]).toEqual([409, { error: `plan ${planId} cannot be approved while dana, who made its agent token, is disabled` }]);
+    expect(await planOf(admin, planId)).toMatchObject({ status: 'pending' });
+    expect((await server.command(admin, 'lead.get', { id })).status).toBe(200);
+    await enablePerson(db, 'dana');
+    expect((await server.request('POST', `/api/approve/${planId}`, undefined, admin)).status).toBe(200);
+    expect((await server.command(admin, 'lead.get', { id })).body).toEqual({ error: `lead ${id} not found` });
+  });
+
+  it('a plan of a token revoked before revoking rejected plans (its row says revoked, the plan pending) is refused, and stays for a person to reject', async () => {
+    const made = await create(sales, { scopes: ['lead.*'], label: 'old bot' });
+    const id = await lead();
+    const planId = (await server.command(made.body.token, 'lead.delete', { id })).body.plan_id as string;
+    await db('rms_tokens').where('id', made.body.id).update({ revoked_at: new Date().toISOString() });
+    const refused = await server.request('POST', `/api/approve/${planId}`, undefined, admin);
+    expect([refused.status, refused.body]).toEqual([409, { error: `plan ${planId} cannot be approved: its agent token was revoked` }]);
+    expect((await server.command(admin, 'lead.get', { id })).status).toBe(200);
+    expect((await server.request('POST', `/api/reject/${planId}`, undefined, admin)).status).toBe(200);
+  });
+
+  it('an admin who stops being one takes their tokens back to the default bulk cap; a cap an admin gave a non-admin stays', async () => {
+    await createPerson(db, { username: 'root2', password: 'root2-password', roles: ['admin'] });
+    const root2 = await server.login('root2', 'root2-password');
+    const own = await create(root2, { scopes: ['lead.*'], label: 'big bot', max_affected: 5000 });
+    await create(root2, { scopes: ['lead.*'], label: 'small bot', max_affected: 50 });
+    const given = await create(sales, { scopes: ['lead.*'], label: 'granted bot' });
+    expect((await server.request('POST', '/api/auth/agent-token/update', { id: given.body.id, max_affected: 3000 }, admin)).body).toEqual({ id: given.body.id, max_affected: 3000 });
+    await setRoles(db, 'root2', ['sales']);
+    const caps = async (token: string) => Object.fromEntries(((await list(token)).body.tokens as { label: string; max_affected: number }[]).map((entry) => [entry.label, entry.max_affected]));
+    expect(await caps(await server.login('root2', 'root2-password'))).toMatchObject({ 'big bot': 100, 'small bot': 50 });
+    expect((await caps(sales))['granted bot']).toBe(3000);
+    const refused = await server.command(own.body.token, 'lead.update_many', { filter: [{ field: 'title', op: 'contains', value: 'Planned' }], set: { hot: true }, max_affected: 3000 });
+    expect([refused.status, refused.body]).toEqual([400, { error: 'max_affected may be at most 100 for an agent' }]);
+  });
+
+  it('making, changing and revoking a token are in the audit trail, with what was asked for but never the token', async () => {
+    const made = await create(sales, { scopes: ['lead.get'], label: 'audited bot', expires_in_days: 2, limits: { requests_per_minute: 7 } });
+    await server.request('POST', '/api/auth/agent-token/update', { id: made.body.id, max_affected: 20 }, sales);
+    await revoke(sales, { id: made.body.id });
+    const rows = await db('rms_audit').where('record_id', made.body.id).orderBy('id').select('command', 'access', 'outcome', 'username', 'actor', 'input');
+    expect(rows.map((row) => ({ ...row, input: JSON.parse(row.input) }))).toEqual([
+      { command: 'agent_token.create', access: 'write', outcome: 'executed', username: 'sara', actor: 'person', input: { scopes: ['lead.get'], label: 'audited bot', expires_in_days: 2, limits: { requests_per_minute: 7 }, max_affected: null } },
+      { command: 'agent_token.update', access: 'write', outcome: 'executed', username: 'sara', actor: 'person', input: { id: made.body.id, max_affected: 20 } },
+      { command: 'agent_token.revoke', access: 'write', outcome: 'executed', username: 'sara', actor: 'person', input: { id: made.body.id } },
+    ]);
+    expect(JSON.stringify(await db('rms_audit').select('*'))).not.toContain(made.body.token);
   });
 });
 
