@@ -29,7 +29,7 @@ export async function createMany(ctx: CommandContext, db: Knex, prepared: Prepar
   const drafts: DraftedRecord[] = [];
   for (const [index, input] of records.entries()) {
     try {
-      drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock)));
+      drafts.push(await draftRecord(single, db, input, writeTime(ctx.service.clock), tokensOfPart(prepared, `records.${index}.`).agentTokens));
     } catch (error) {
       // A record before it that its row refuses (a unique value) was refused first. (A failure
       // that is no refusal may have ended the transaction: it is thrown as it is.)

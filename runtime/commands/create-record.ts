@@ -19,9 +19,9 @@ export interface DraftedRecord {
 }
 
 /** The new record of a create's (validated) input: its files attached (attach-files.ts), its values worked out and checked, its refs and its lines' refs existing. Writes nothing else. */
-export async function draftRecord(ctx: CommandContext, db: Knex, input: Readonly<Record<string, unknown>>, time: WriteTime): Promise<DraftedRecord> {
+export async function draftRecord(ctx: CommandContext, db: Knex, input: Readonly<Record<string, unknown>>, time: WriteTime, agentTokens?: Readonly<Record<string, string>>): Promise<DraftedRecord> {
   const model = ctx.command.model;
-  const attached = await attachFiles(ctx, db, input);
+  const attached = await attachFiles(ctx, db, input, agentTokens);
   const drafted = newRecordValues(model, attached, time);
   const { record, lines } = computeAndCheck(model, { id: newId(), ...drafted }, newLines(model, attached, time));
   await checkRefs(ctx, db, record);

@@ -83,14 +83,14 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async create(ctx, db, prepared) {
-    const drafted = await draftRecord(ctx, db, prepared.input, writeTime(ctx.service.clock));
+    const drafted = await draftRecord(ctx, db, prepared.input, writeTime(ctx.service.clock), prepared.agentTokens);
     await ctx.command.model.queries.insert(db, drafted.record);
     return storedRecord(ctx, db, drafted);
   },
 
   async update(ctx, db, prepared) {
     const model = ctx.command.model;
-    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input, prepared.agentTokens);
     const recordId = id as string;
     const current = await lockRecord(ctx, db, recordId);
     checkNotLocked(ctx, current);
@@ -202,7 +202,7 @@ export const handlers: Record<CommandKind, Handler> = {
   async action(ctx, db, prepared) {
     const model = ctx.command.model;
     const action = ctx.command.meta.action!;
-    const { id, ...given } = await attachFiles(ctx, db, prepared.input);
+    const { id, ...given } = await attachFiles(ctx, db, prepared.input, prepared.agentTokens);
     const recordId = id as string;
     const time = writeTime(ctx.service.clock);
     const changes: Record<string, unknown> = {};

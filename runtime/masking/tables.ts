@@ -49,9 +49,15 @@ export function maskedText(value: unknown): string {
 /** Kinds whose values are strings (text, and dates, datetimes, options and ids as written): masked as they are. */
 const STRING_VALUED: ReadonlySet<FieldKind | 'id'> = new Set(['id', 'text', 'longtext', 'email', 'url', 'phone', 'date', 'datetime', 'select', 'ref']);
 
-/** The value a masked text (`maskedText`) stands for, in a field of this kind. */
+/**
+ * The value a masked text (`maskedText`) stands for, in a field of this kind. A file field's is
+ * the file as a record holds it (JSON) when the agent read it, or the id it sent when it wrote the
+ * value in clear (kinds.ts takes both as a file field's input).
+ */
 export function unmaskedValue(text: string, kind: FieldKind | 'id'): unknown {
-  return STRING_VALUED.has(kind) ? text : (JSON.parse(text) as unknown);
+  if (STRING_VALUED.has(kind)) return text;
+  if (kind === 'file' && !text.startsWith('{') && !text.startsWith('[')) return text;
+  return JSON.parse(text) as unknown;
 }
 
 /**

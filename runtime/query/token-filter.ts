@@ -64,6 +64,8 @@ export function maskedLineFieldError(path: string) {
 /** `eq`/`in` with masking tokens on a field masked for the agent (see `MaskedFilters`). */
 export function maskedCondition(query: ModelQuery, masked: MaskedFilters, name: string, op: FilterOperator, value: unknown): SqlFragment {
   const field = query.fields.get(name)!;
+  // A file is not found by what it is: a plain filter takes only is_null on a file field.
+  if (field.kind === 'file') throw badRequest(`${field.path}: token_filter takes no file fields`);
   if (!MASKED_OPERATORS.has(op)) throw badRequest(`${field.path}: token_filter takes eq or in`);
   const values = op === 'in' ? value : [value];
   if (!Array.isArray(values) || values.length < 1 || values.length > LIMITS.inValues) throw badRequest(`${field.path}: in needs an array of 1 to ${LIMITS.inValues} values`);

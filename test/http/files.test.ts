@@ -535,6 +535,56 @@ describe('agents: a file in a plan', () => {
     expect((await download(agent, mine.id)).status).toBe(404);
   });
 
+  it('an agent sends back the token of a personal file it wrote, and the record keeps the file', async () => {
+    const mine = await uploaded(agent, PDF, 'application/pdf', 'sent back.pdf');
+    const created = await t.request('POST', '/api/dossier/create', { name: 'Sent back', signed_contract: mine.id }, agent);
+    const token = created.body.value.signed_contract as string;
+    const updated = await t.request('POST', '/api/dossier/update', { id: created.body.value.id, name: 'Sent back 2', signed_contract: token }, agent);
+    expect([updated.status, updated.body.value?.signed_contract]).toEqual([200, token]);
+    expect((await t.command(clerk, 'dossier.get', { id: created.body.value.id })).body.value.signed_contract).toEqual(mine);
+    // Over MCP too.
+    const mcp = await connectClient(t, agent);
+    try {
+      const result = (await mcp.client.callTool({ name: 'dossier__update', arguments: { id: created.body.value.id, signed_contract: token } })) as { isError?: boolean; structuredContent?: { value: { signed_contract: string } } };
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent?.value.signed_contract).toBe(token);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('an agent writes back a record with a personal file it only ever saw as a token, to the same record or another', async () => {
+    const theirs = await uploaded(clerk, PDF, 'application/pdf', 'theirs.pdf');
+    const id = (await t.command(clerk, 'dossier.create', { name: 'Their contract', signed_contract: theirs.id })).body.value.id as string;
+    const read = await t.request('POST', '/api/dossier/get', { id }, agent);
+    const token = read.body.value.signed_contract as string;
+    expect(token).toMatch(/^SIGNED_CONTRACT_\d+$/);
+    const back = await t.request('POST', '/api/dossier/update', { id, name: 'Their contract, renamed', signed_contract: token }, agent);
+    expect([back.status, back.body.value?.signed_contract]).toEqual([200, token]);
+    const copied = await t.request('POST', '/api/dossier/create', { name: 'A copy', signed_contract: token }, agent);
+    expect(copied.status, JSON.stringify(copied.body)).toBe(200);
+    expect((await t.command(clerk, 'dossier.get', { id: copied.body.value.id })).body.value.signed_contract).toEqual(theirs);
+    // The token of a file the agent may not attach cannot be forged either: one it was not given is refused.
+    const forged = await t.request('POST', '/api/dossier/update', { id, signed_contract: 'SIGNED_CONTRACT_999' }, agent);
+    expect([forged.status, forged.body]).toEqual([400, { error: 'invalid token' }]);
+  });
+
+  it('token_filter on a personal file field is refused saying so, on list, search and MCP alike', async () => {
+    const mine = await uploaded(agent, PDF, 'application/pdf', 'filtered.pdf');
+    const token = (await t.request('POST', '/api/dossier/create', { name: 'Filtered', signed_contract: mine.id }, agent)).body.value.signed_contract as string;
+    for (const command of ['list', 'search']) {
+      const res = await t.request('POST', `/api/dossier/${command}`, { token_filter: [{ field: 'signed_contract', op: 'eq', value: token }] }, agent);
+      expect([res.status, res.body]).toEqual([400, { error: 'dossier.signed_contract: token_filter takes no file fields' }]);
+    }
+    const mcp = await connectClient(t, agent);
+    try {
+      const result = (await mcp.client.callTool({ name: 'dossier__list', arguments: { token_filter: [{ field: 'signed_contract', op: 'in', value: [token] }] } })) as { isError?: boolean; content: { text: string }[] };
+      expect([result.isError, result.content[0]!.text]).toEqual([true, 'dossier.signed_contract: token_filter takes no file fields']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('erasing a record forgets a personal file: the field empties and no history entry names the file any more (so the sweep removes it)', async () => {
     const contract = await uploaded(clerk, Buffer.from('%PDF-1.4\n% erased\n'), 'application/pdf', 'erase me.pdf');
     const id = (await t.command(clerk, 'dossier.create', { name: 'Erased', signed_contract: contract.id })).body.value.id;
