@@ -302,6 +302,28 @@ describe('what an agent sees after an erasure', () => {
   });
 });
 
+describe('bulk plans that name the record', () => {
+  it("a pending update_many naming it among its ids is rejected, and the value it proposed for it leaves the plan and the agent's tokens", async () => {
+    const bulkAgent = await agentToken(t, admin, ['party.*'], 'bulk eraser');
+    const id = (await ok(admin, 'party.create', { name: 'Bulky Bea-9B', phone: '+44 7700 900321' })).id;
+    const other = (await ok(admin, 'party.create', { name: 'Other Otto-9B' })).id;
+    const proposed = await t.command(bulkAgent, 'party.update_many', { ids: [id, other], set: { phone: '+44 7700 900555-9B' }, max_affected: 5 });
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(202);
+    // One that selects by filter names no record until it runs: kept as it is.
+    const filtered = await t.command(bulkAgent, 'party.update_many', { filter: [{ field: 'id', op: 'eq', value: other }], set: { notes: 'Kept 9B' }, max_affected: 5 });
+    expect(filtered.status).toBe(202);
+    const erased = await ok(admin, 'party.erase', { id });
+    expect(erased).toMatchObject({ plans_rejected: 1 });
+    const plan = (await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, admin)).body.plan;
+    expect(plan).toMatchObject({ status: 'rejected', error: `party ${id} was erased`, input: { ids: [id, other], set: { phone: ERASED } } });
+    const approve = await t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    expect([approve.status, approve.body]).toEqual([409, { error: `plan ${proposed.body.plan_id} is already rejected` }]);
+    expect((await ok(admin, 'party.get', { id })).phone).toBeNull();
+    expect(occurrences(['+44 7700 900555-9B', 'Bulky Bea-9B', '+44 7700 900321'])).toEqual([]);
+    expect((await t.request('GET', `/api/plans/${filtered.body.plan_id}`, undefined, admin)).body.plan).toMatchObject({ status: 'pending', input: { set: { notes: 'Kept 9B' } } });
+  });
+});
+
 describe('what can be erased', () => {
   it('a deleted record: its history forgets it', async () => {
     const name = 'Deleted Dora-3D';
