@@ -13,7 +13,7 @@ import type { FileRef } from '../api-shapes.ts';
 import { badRequest } from '../errors.ts';
 import { readableHolder } from '../files/access.ts';
 import { accepts, sizeInWords } from '../files/media-types.ts';
-import { fileRef, findFiles, uploaderKey, type StoredFile } from '../files/store.ts';
+import { fileRef, findFiles, touchFiles, uploaderKey, type StoredFile } from '../files/store.ts';
 import { findIssuedToken } from '../masking/token-store.ts';
 import type { FieldMeta } from '../registry.ts';
 import type { CommandContext, CompiledModel } from './types.ts';
@@ -99,6 +99,7 @@ export async function attachFiles(
     }
     slot.set(attached);
   }
+  await touchFiles(db, [...files.keys()], new Date(ctx.service.clock.now()).toISOString());
   return out;
 }
 

@@ -21,6 +21,7 @@ import { erasedValueOf, ErasedValues, type PersonalKeys } from '../erased.ts';
 import type { FieldMeta } from '../registry.ts';
 import { applyHistoryErasure, forgetErasedTokens, planHistoryErasure } from '../history/erase.ts';
 import type { LinesChange } from '../history/store.ts';
+import { eraseFiles } from '../files/erase.ts';
 import { eraseMaskedValues, forgetBindings, forgetBindingsOfValues } from '../masking/erase.ts';
 import { collectPlanValues, eraseFromPlans } from '../plans/erase.ts';
 import type { StoredLine } from '../registry.ts';
@@ -31,6 +32,7 @@ import type { CommandContext, CompiledModel, RecordService } from './types.ts';
 
 /** The erased values, in the erasure's transaction: everything else that keeps a copy of records forgets them here. */
 export interface Erasure {
+  readonly service: RecordService;
   readonly model: string;
   readonly recordId: string;
   readonly values: ErasedValues;
@@ -41,7 +43,11 @@ export interface Erasure {
  * (answering how many of its rows changed). The seam for what comes later: an outbox of events
  * (pending deliveries carry records as their subscribers see them) adds its step here.
  */
-const ERASURE_STEPS: readonly { readonly name: string; erase(db: Knex, erasure: Erasure): Promise<number> }[] = [{ name: 'events', erase: eraseFromEvents }];
+const ERASURE_STEPS: readonly { readonly name: string; erase(db: Knex, erasure: Erasure): Promise<number> }[] = [
+  { name: 'events', erase: eraseFromEvents },
+  // After history and plans are rewritten: a file they no longer name is forgotten.
+  { name: 'files', erase: eraseFiles },
+];
 
 /** Erases the record's personal data in `db` (the command's transaction); undefined when no record ever had this id. */
 export async function eraseRecord(ctx: CommandContext, db: Knex, recordId: string): Promise<ErasureResult | undefined> {
@@ -86,7 +92,7 @@ export async function eraseRecord(ctx: CommandContext, db: Knex, recordId: strin
     bindings += await forgetBindings(db, `${name}.${list}`, [...lineIds]);
   }
   bindings += await forgetBindingsOfValues(db, values);
-  for (const step of ERASURE_STEPS) await step.erase(db, { model: name, recordId, values });
+  for (const step of ERASURE_STEPS) await step.erase(db, { service: ctx.service, model: name, recordId, values });
   if (ctx.service.dialect === 'sqlite') await rebuildSearchTables(db, model);
 
   const fields = [...Object.keys(emptied), ...Object.entries(emptiedLines).flatMap(([list, emptiedOfList]) => [...new Set(emptiedOfList.flatMap(({ changes }) => Object.keys(changes)))].map((field) => `${list}.${field}`))];

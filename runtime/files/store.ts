@@ -84,8 +84,21 @@ export async function filesUploadedBefore(db: Knex, before: string, afterId: str
   return rows.map(fromRow);
 }
 
-export async function deleteFileRow(db: Knex, id: string): Promise<void> {
-  await db(FILES_TABLE).where({ id }).delete();
+/**
+ * Deletes a file's row if it was still last uploaded or attached before `before`; whether it did
+ * (a file attached since the sweep read what refers to files is kept: `touchFiles`).
+ */
+export async function deleteFileRow(db: Knex, id: string, before: string): Promise<boolean> {
+  return (await db(FILES_TABLE).where({ id }).andWhere('uploaded_at', '<', before).delete()) > 0;
+}
+
+/**
+ * Marks files as attached now, in the write's transaction: `uploaded_at` is when a file was last
+ * uploaded or attached, so that a sweep that read what refers to files before the write commits
+ * does not remove one the write holds.
+ */
+export async function touchFiles(db: Knex, ids: readonly string[], at: string): Promise<void> {
+  if (ids.length > 0) await db(FILES_TABLE).whereIn('id', [...ids]).andWhere('uploaded_at', '<', at).update({ uploaded_at: at });
 }
 
 /** Whether another file row holds this content (its bytes are kept while one does). */

@@ -1,7 +1,9 @@
 /**
  * The background sweep of files: a file is kept while a record, a history entry or a pending plan
- * refers to it (history's retention decides how long entries last), and a day after its upload
- * in any case; then its row goes, and its content once no other file has the same bytes. Several
+ * refers to it (history's retention decides how long entries last), and a day after it was last
+ * uploaded or attached in any case (a write that attaches it marks it: store.ts, `touchFiles`, so
+ * that a pass that read what refers to files before the write committed does not remove it); then
+ * its row goes, and its content once no other file has the same bytes. Several
  * instances share the work through a lease, as the retention pruner does (retention/lease.ts);
  * time is the server's clock, so tests move it instead of waiting a day.
  */
@@ -57,7 +59,7 @@ export function startFileSweeper(options: {
       for (const file of page) {
         if (stopping) return { ran: true, removed };
         if (referenced.has(file.id)) continue;
-        await deleteFileRow(db, file.id);
+        if (!(await deleteFileRow(db, file.id, cutoff))) continue;
         if (!(await contentStillUsed(db, file.sha256))) await storage.remove(file.sha256);
         removed++;
       }

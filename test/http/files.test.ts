@@ -21,6 +21,8 @@ import { generate, loadProject } from '../../generator/pipeline.ts';
 import { writeOutput } from '../../generator/write.ts';
 import type { Registry } from '../../runtime/registry.ts';
 import { ListResourcesResultSchema, ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { openDatabase } from '../../runtime/db/connect.ts';
+import { deleteFileRow } from '../../runtime/files/store.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { runFixtureCli } from '../helpers/cli.ts';
 import { connectClient } from '../helpers/mcp-client.ts';
@@ -593,6 +595,26 @@ describe('agents: a file in a plan', () => {
     expect((await t.command(clerk, 'dossier.get', { id })).body.value.signed_contract).toBeNull();
     const referring = Number((t.inspect((db) => db.prepare(`select count(*) as n from rms_history where changes like ?`).get(`%${contract.id}%`)) as { n: number | string }).n);
     expect(referring).toBe(0);
+    // The file itself is forgotten at once: its name gone, attached again by no one (its uploader neither), downloaded by no one.
+    expect(t.inspect((db) => db.prepare('select name, uploaded_by from rms_files where id = ?').get(contract.id))).toEqual({ name: '[erased]', uploaded_by: 'erased' });
+    const again = await t.command(clerk, 'dossier.create', { name: 'Brought back', signed_contract: contract.id });
+    expect([again.status, again.body]).toEqual([400, { error: `dossier.signed_contract: no file with id ${contract.id}` }]);
+    expect((await download(clerk, contract.id)).status).toBe(404);
+    expect((await download(admin, contract.id)).status).toBe(404);
+    // The next sweep removes its row and its bytes, however young the upload.
+    await t.server.files.sweeper.runPass();
+    expect(t.inspect((db) => db.prepare('select 1 from rms_files where id = ?').get(contract.id))).toBeUndefined();
+    expect(contentKept(contract.sha256)).toBe(false);
+  });
+
+  it('erasing a record keeps a personal file another record holds too: that is the other record\'s', async () => {
+    const contract = await uploaded(clerk, Buffer.from('%PDF-1.4\n% shared\n'), 'application/pdf', 'shared.pdf');
+    const erasedId = (await t.command(clerk, 'dossier.create', { name: 'Erased, shared', signed_contract: contract.id })).body.value.id;
+    const keptId = (await t.command(clerk, 'dossier.create', { name: 'Kept, shared', signed_contract: contract.id })).body.value.id;
+    expect((await t.command(admin, 'dossier.erase', { id: erasedId })).status).toBe(200);
+    expect((await t.command(clerk, 'dossier.get', { id: keptId })).body.value.signed_contract).toEqual(contract);
+    expect(t.inspect((db) => db.prepare('select name from rms_files where id = ?').get(contract.id))).toEqual({ name: 'shared.pdf' });
+    expect((await download(clerk, contract.id)).status).toBe(200);
   });
 });
 
@@ -752,5 +774,23 @@ describe('the sweep', () => {
     await t.server.files.sweeper.runPass();
     expect(contentKept(held.sha256)).toBe(true);
     expect(t.inspect((db) => db.prepare('select id from rms_files where id = ?').get(held.id))).toBeDefined();
+  });
+
+  it('does not remove a file a write attached after the pass read what refers to files: the delete is only of a file still last touched before the cutoff', async () => {
+    const raced = await uploaded(clerk, Buffer.from('%PDF-1.4\n% raced\n'), 'application/pdf', 'raced.pdf');
+    const spare = await uploaded(clerk, Buffer.from('%PDF-1.4\n% spare\n'), 'application/pdf', 'spare.pdf');
+    clock.advance(25 * 60 * 60 * 1000);
+    clerk = await t.login('clara', 'clara-test-password');
+    const cutoff = new Date(clock.now() - 24 * 60 * 60 * 1000).toISOString();
+    // What the pass would find: both a day old, neither held. Then a write attaches one, before the pass deletes.
+    expect((await t.command(clerk, 'dossier.create', { name: 'Raced', proof: raced.id })).status).toBe(200);
+    const db = openDatabase(t.dbUrl);
+    try {
+      expect(await deleteFileRow(db, raced.id, cutoff)).toBe(false);
+      expect(await deleteFileRow(db, spare.id, cutoff)).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+    expect((await download(clerk, raced.id)).status).toBe(200);
   });
 });
