@@ -37,6 +37,7 @@ import { createRequestObserver } from './http/observe.ts';
 import { countPlansByStatus } from './plans/store.ts';
 import { startPruner } from './retention/pruner.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES, startFiles } from './files/service.ts';
+import { isOversizedUpload } from './files/routes.ts';
 import { defaultFileStorage } from './files/storage.ts';
 import { DEFAULT_AGENT_FILE_BYTES_PER_DAY } from './files/budget.ts';
 import { createWebhookRouter } from './webhooks/routes.ts';
@@ -145,6 +146,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       app(req, res);
     });
     httpServer.keepAliveTimeout = keepAliveTimeout;
+    // A client that asks before sending its body (`Expect: 100-continue`, as curl does past 1 KiB)
+    // is told to go on, except for an upload its Content-Length already puts over the limit: that
+    // one is answered 413 at once, before any of its bytes are sent (Node would say 100 first).
+    httpServer.on('checkContinue', (req, res) => {
+      if (!isOversizedUpload(req, files.limits)) res.writeContinue();
+      httpServer.emit('request', req, res);
+    });
     server = httpServer;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { FileRef } from '../api-shapes.ts';
 import { badRequest } from '../errors.ts';
 import { readableHolder } from '../files/access.ts';
-import { accepts, sizeInWords } from '../files/media-types.ts';
+import { accepts, sizeInWords, sizeOverInWords } from '../files/media-types.ts';
 import { fileRef, findFiles, touchFiles, uploaderKey, type StoredFile } from '../files/store.ts';
 import { findIssuedToken } from '../masking/token-store.ts';
 import type { FieldMeta } from '../registry.ts';
@@ -93,7 +93,7 @@ export async function attachFiles(
       } else {
         if (!file || !(await mayAttach(ctx, db, file, allowed))) throw badRequest(`${slot.path}: no file with id ${id}`);
         if (!accepts(accept, file.type)) throw badRequest(`${slot.path}: file ${id} is ${file.type}, not of the types the field takes (${accept.join(', ')})`);
-        if (maxSize !== undefined && file.size > maxSize) throw badRequest(`${slot.path}: file ${id} is ${sizeInWords(file.size)}, more than the field takes (${sizeInWords(maxSize)})`);
+        if (maxSize !== undefined && file.size > maxSize) throw badRequest(`${slot.path}: file ${id} is ${sizeOverInWords(file.size, maxSize)}, more than the field takes (${sizeInWords(maxSize)})`);
       }
       attached.push(fileRef(file));
     }

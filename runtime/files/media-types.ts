@@ -45,6 +45,17 @@ export function parseByteSize(text: string): number | undefined {
 }
 
 /** A size in words for messages: `20 MB`, `1.5 KB`, `300 B`. */
+/**
+ * A size said to be over `limit`: in words, unless rounding would make it look no larger than
+ * the limit in words (1,025 bytes is "1.0 KB" beside "1 KB"): then in bytes.
+ */
+export function sizeOverInWords(bytes: number, limit: number): string {
+  const words = sizeInWords(bytes);
+  const [value, unit] = words.split(' ') as [string, string];
+  const [limitValue, limitUnit] = sizeInWords(limit).split(' ') as [string, string];
+  return unit === limitUnit && Number(value) <= Number(limitValue) ? `${bytes} B` : words;
+}
+
 export function sizeInWords(bytes: number): string {
   for (const unit of ['GB', 'MB', 'KB'] as const) {
     const value = bytes / UNITS[unit]!;

@@ -9,6 +9,7 @@
  *   (inline only for PNG, JPEG, GIF, WebP and PDF), always with `Content-Security-Policy: sandbox`
  *   and `nosniff`; `ETag` the SHA-256; one byte range (`Range: bytes=…`). Each download is audited.
  */
+import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Clock } from '../clock.ts';
@@ -41,6 +42,12 @@ export interface FilesRouteOptions {
 
 const notFound = () => new HttpError(404, 'file not found');
 
+/** Whether the request is an upload whose Content-Length already puts it over the limit (answered 413 before its body is sent). */
+export function isOversizedUpload(req: IncomingMessage, limits: UploadLimits): boolean {
+  const length = req.headers['content-length'];
+  return req.method === 'POST' && (req.url ?? '').split('?')[0] === FILES_PATH && length !== undefined && Number(length) > limits.maxBytes;
+}
+
 export function createFilesRouter(options: FilesRouteOptions): Router {
   const { service, callers, reading, limits, clock } = options;
   const { storage } = reading;
@@ -68,7 +75,6 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
       // A record the caller may read holds it, or else a pending plan the caller may decide would attach it.
       const holder = (await readableHolder(service, caller, id)) ?? (await pendingPlanHolding(service, caller, file));
       if (!holder) throw notFound();
-      await auditDownload(service.db, caller, id, holder);
       const etag = `"${file.sha256}"`;
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', 'private, no-cache');
@@ -77,7 +83,7 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
       res.setHeader('Accept-Ranges', 'bytes');
       res.setHeader('Content-Type', file.type);
       res.setHeader('Content-Disposition', contentDisposition(INLINE_TYPES.has(file.type) ? 'inline' : 'attachment', file.name));
-      if (req.headers['if-none-match'] === etag) {
+      if (noneMatch(req.headers['if-none-match'], etag)) {
         res.status(304).end();
         return;
       }
@@ -87,7 +93,11 @@ export function createFilesRouter(options: FilesRouteOptions): Router {
         throw new HttpError(416, 'range not satisfiable');
       }
       const [start, end] = range ?? [0, file.size - 1];
-      if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, clock.now(), end - start + 1, reading.agentBytesPerDay))) throw new HttpError(429, OVER_FILE_BUDGET);
+      // What sends no content (HEAD, 304, 416) is neither a download nor a spend of an agent's bytes.
+      if (req.method !== 'HEAD') {
+        if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, clock.now(), end - start + 1, reading.agentBytesPerDay))) throw new HttpError(429, OVER_FILE_BUDGET);
+        await auditDownload(service.db, caller, id, holder);
+      }
       res.status(range ? 206 : 200);
       if (range) res.setHeader('Content-Range', `bytes ${start}-${end}/${file.size}`);
       res.setHeader('Content-Length', String(end - start + 1));
@@ -115,7 +125,8 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
 
 /**
  * One range of `Range: bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix>`, within the
- * file; none (the whole file) when there is no header, or one of another unit or several ranges.
+ * file; none (the whole file) when there is no header, or one of another unit, several ranges, or
+ * one that is invalid (a last before its first: RFC 9110 14.2 ignores the header then).
  */
 export function byteRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | undefined {
   if (header === undefined) return undefined;
@@ -127,9 +138,19 @@ export function byteRange(header: string | undefined, size: number): [number, nu
     return [Math.max(0, size - suffix), size - 1];
   }
   const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size || end < start) return 'unsatisfiable';
-  return [start, end];
+  if (match[2] !== '' && Number(match[2]) < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return [start, match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+}
+
+/**
+ * Whether `If-None-Match` names the file's entity tag: `*`, or a list of tags compared weakly
+ * (`W/"…"` matches `"…"`), as RFC 9110 13.1.2 asks of it.
+ */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** Whether the caller may run a command that takes fields on a model with a file field it may write (of the record or of its lines). */

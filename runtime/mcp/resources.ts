@@ -16,7 +16,7 @@ import { executeCommand } from '../commands/pipeline.ts';
 import type { RecordService } from '../commands/types.ts';
 import { HttpError } from '../errors.ts';
 import { auditDownload, readableHolder } from '../files/access.ts';
-import { sizeInWords } from '../files/media-types.ts';
+import { sizeInWords, sizeOverInWords } from '../files/media-types.ts';
 import { OVER_FILE_BUDGET, spendFileBudget, type FileReading } from '../files/budget.ts';
 import { findFile } from '../files/store.ts';
 import type { FieldMeta } from '../registry.ts';
@@ -81,7 +81,7 @@ export async function readResource(service: RecordService, reading: FileReading,
   const holder = file && (await readableHolder(service, caller, fileId));
   if (!file || !holder) throw notFound(uri);
   if (file.size > MAX_RESOURCE_BYTES) {
-    throw new ResourceError(ErrorCode.InvalidParams, `${file.name} is ${sizeInWords(file.size)}, more than a resource read returns (${sizeInWords(MAX_RESOURCE_BYTES)}): download it with GET /api/files/${file.id}`);
+    throw new ResourceError(ErrorCode.InvalidParams, `${file.name} is ${sizeOverInWords(file.size, MAX_RESOURCE_BYTES)}, more than a resource read returns (${sizeInWords(MAX_RESOURCE_BYTES)}): download it with GET /api/files/${file.id}`);
   }
   if (caller.kind === 'agent' && !(await spendFileBudget(service.db, caller.tokenId, service.clock.now(), file.size, reading.agentBytesPerDay))) {
     throw new ResourceError(ErrorCode.InvalidRequest, OVER_FILE_BUDGET);

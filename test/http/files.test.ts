@@ -12,6 +12,7 @@
  * same tests run on PostgreSQL, where files live in the database (`--files db`, the default there).
  */
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -168,6 +169,33 @@ describe('upload', () => {
     expect(fileCount()).toBe(before);
   });
 
+  it('answers 413 before the body to a client that asks first (Expect: 100-continue) with a Content-Length over the limit; says 100 to one within it', async () => {
+    const ask = (length: number, body?: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+        let answer = '';
+        let sentBody = false;
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('latin1');
+          if (body && !sentBody && answer.startsWith('HTTP/1.1 100')) {
+            sentBody = true;
+            socket.write(body);
+          }
+          // The answer after any 100 is whole once its JSON body is.
+          if (/\r\n\r\n\{[\s\S]*\}$/.test(answer.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''))) socket.destroy();
+        });
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+        socket.setTimeout(5000, () => socket.destroy());
+        socket.write(`POST /api/files HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${clerk}\r\nContent-Type: application/pdf\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`);
+      });
+    const refused = await ask(64 * 1024 + 1);
+    expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused).toContain('{"error":"the upload is larger than this server takes (64 KB)"}');
+    const taken = await ask(PDF.length, PDF);
+    expect(taken).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+  });
+
   it('takes the same bytes uploaded several times at once: one content, a file each', async () => {
     const bytes = Buffer.concat([PDF, Buffer.alloc(60 * 1024, 9)]);
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(clerk, bytes, 'application/pdf', `same ${i}.pdf`)));
@@ -301,6 +329,32 @@ describe('attach, get and download', () => {
     const beyond = await download(clerk, pdf.id, { range: `bytes=${PDF.length}-` });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${PDF.length}`);
+    // An invalid range (a last before its first) is ignored, as RFC 9110 asks: the whole file.
+    const invalid = await download(clerk, pdf.id, { range: 'bytes=5-2' });
+    expect([invalid.status, invalid.bytes.equals(PDF)]).toEqual([200, true]);
+  });
+
+  it('answers If-None-Match compared weakly, in a list, and *, with 304', async () => {
+    for (const header of [`W/"${pdf.sha256}"`, `"other", "${pdf.sha256}"`, '*']) {
+      expect((await download(clerk, pdf.id, { 'if-none-match': header })).status, header).toBe(304);
+    }
+    expect((await download(clerk, pdf.id, { 'if-none-match': '"other"' })).status).toBe(200);
+  });
+
+  it('counts as a download only what sends content: a HEAD, a 304 and a 416 are neither audited nor spent from an agent\'s budget', async () => {
+    const count = () => Number((t.inspect((db) => db.prepare(`select count(*) as n from rms_audit where command = 'dossier.download_file' and input like ?`).get(`%${png.id}%`)) as { n: number | string }).n);
+    const before = count();
+    const head = await fetch(`${t.url}/api/files/${png.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${agent}` } });
+    expect([head.status, head.headers.get('content-length')]).toEqual([200, String(PNG.length)]);
+    expect((await download(agent, png.id, { 'if-none-match': `"${png.sha256}"` })).status).toBe(304);
+    expect((await download(agent, png.id, { range: `bytes=${PNG.length + 5}-` })).status).toBe(416);
+    expect(count()).toBe(before);
+    const spent = () => Number((t.inspect((db) => db.prepare('select coalesce(sum(bytes), 0) as n from rms_file_budget where token_id = (select id from rms_tokens where label = ?)').get('filer')) as { n: number | string }).n);
+    const spentBefore = spent();
+    await fetch(`${t.url}/api/files/${png.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${agent}` } });
+    expect(spent()).toBe(spentBefore);
+    expect((await download(agent, png.id)).status).toBe(200);
+    expect([count(), spent()]).toEqual([before + 1, spentBefore + PNG.length]);
   });
 
   it('audits each download: who, which record, which file', async () => {
@@ -655,6 +709,9 @@ describe('attach refusals', () => {
     const pdf = await uploaded(clerk, PDF, 'application/pdf', 'ok.pdf');
     await refusal(clerk, { attachments: [text.id] }, `dossier.attachments: file ${text.id} is text/plain, not of the types the field takes (application/pdf, image/*)`);
     await refusal(clerk, { attachments: [big.id] }, `dossier.attachments: file ${big.id} is 2.1 KB, more than the field takes (1 KB)`);
+    // Just over: in bytes, so that it does not read "1.0 KB, more than 1 KB".
+    const justOver = await uploaded(clerk, Buffer.concat([PDF, Buffer.alloc(1025 - PDF.length, 32)]), 'application/pdf', 'just over.pdf');
+    await refusal(clerk, { attachments: [justOver.id] }, `dossier.attachments: file ${justOver.id} is 1025 B, more than the field takes (1 KB)`);
     await refusal(clerk, { pages: [{ page: pdf.id }] }, `dossier.pages[0].page: file ${pdf.id} is application/pdf, not of the types the field takes (image/png)`);
     await refusal(clerk, { signed_contract: [pdf.id] }, 'dossier.signed_contract must be the id of an uploaded file');
     await refusal(clerk, { attachments: [pdf.id, pdf.id] }, `dossier.attachments lists file ${pdf.id} twice`);
