@@ -98,13 +98,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let closing = false;
     const site = createSite(host, options.publicUrl);
     const callers = createCallers(db, createAgentRateLimiter(db, options.agentLimits ?? DEFAULT_AGENT_LIMITS, clock), logError, clock);
+    // What the service says while it runs (the sweeps' and the pruner's counts): a JSON line in
+    // JSON format, as a log collector reads the request lines.
+    const runLog = logFormat === 'json' ? (line: string) => log(JSON.stringify({ time: new Date().toISOString(), level: 'info', message: line })) : log;
     const files = await startFiles({
       service,
       callers,
       storage: options.files ?? defaultFileStorage(options.dbUrl),
       limits: { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES },
       agentBytesPerDay: options.agentFileBytesPerDay ?? DEFAULT_AGENT_FILE_BYTES_PER_DAY,
-      log,
+      log: runLog,
       logError: (error) => logError(error),
     });
     const beforeApi: (Router | RequestHandler)[] = [files.router];
@@ -166,7 +169,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log(`listening on ${url}`);
 
-    const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
+    const pruner = options.retention ? startPruner({ db, policy: options.retention, clock, log: runLog, logError: (error) => logError(error), ...(options.pruneBatches ? { batches: options.pruneBatches } : {}) }) : undefined;
 
     const workerOptions = options.webhooks?.worker;
     const webhookWorker = workerOptions === false ? undefined : startDeliveryWorker({ ...workerOptions, service, clock, allowPrivate: allowPrivateWebhooks, logError: (error) => logError(error) });

@@ -178,4 +178,26 @@ describe('background retention', () => {
       await fast.close();
     }
   });
+
+  it('says what a pass removed as a JSON line when the log is JSON, as the request lines are', async () => {
+    const own = new TestClock(Date.now());
+    const logs: string[] = [];
+    const json = await startTestServer({ clock: own, retention: { ...POLICY, everyMs: 20 }, log: (line) => logs.push(line), logFormat: 'json' });
+    try {
+      const token = await json.login();
+      expect((await json.command(token, 'party.list', {})).status).toBe(200);
+      own.advance(3 * DAY_MS);
+      const deadline = Date.now() + 10_000;
+      const said = () => logs.filter((line) => line.includes('retention:'));
+      while (said().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const [line] = said();
+      expect(JSON.parse(line!)).toEqual({
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        level: 'info',
+        message: 'retention: removed 1 audit rows of reads, 0 other audit rows, 0 decided plans, 0 history entries, 0 masking tokens, 0 masking bindings, 1 ended sessions, 0 webhook deliveries, 0 events',
+      });
+    } finally {
+      await json.close();
+    }
+  });
 });
