@@ -31,6 +31,8 @@ interface RequestRecord {
   readonly started: number;
   readonly bytesBefore: number;
   readonly interface: RequestInterface;
+  /** The path as it arrived, without its query: Express strips a mount's prefix from `req.url` while it routes. */
+  readonly path: string;
   model: string;
   kind: string;
   command: string | undefined;
@@ -114,14 +116,12 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
       signIn: record.signIn,
     });
     if (requestLog) {
-      const url = req.url ?? '';
-      const query = url.indexOf('?');
       requestLog(
         formatRequestLine(format, {
           time: new Date().toISOString(),
           requestId: record.id,
           method: req.method ?? '',
-          path: (query < 0 ? url : url.slice(0, query)).slice(0, 300),
+          path: record.path,
           interface: record.interface,
           command: record.command,
           callerKind: record.callerKind,
@@ -141,6 +141,7 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
         started: performance.now(),
         bytesBefore: watched ? req.socket.bytesWritten : 0,
         interface: interfaceOf(req),
+        path: pathOf(req.url ?? ''),
         model: '',
         kind: '',
         command: undefined,
@@ -161,6 +162,12 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
     },
   };
+}
+
+/** A request's path for its log line: without the query string, at most 300 characters. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return (query < 0 ? url : url.slice(0, query)).slice(0, 300);
 }
 
 /** `/mcp` is MCP; a browser's same-origin request is the web app (browsers send Sec-Fetch-Site); anything else REST. */

@@ -8,6 +8,7 @@ import { callCost } from '../auth/rate-limits.ts';
 import { SERVICE_COMMANDS } from '../command-kinds.ts';
 import type { RecordService } from '../commands/types.ts';
 import type { Callers } from '../http/callers.ts';
+import { noteCommand } from '../http/observe.ts';
 import { sendJson } from '../http/send.ts';
 import { runServiceCommand, type WebhookSettings } from './commands.ts';
 
@@ -17,6 +18,7 @@ export function createWebhookRouter(service: RecordService, callers: Callers, se
     const id = `webhook.${String(req.params.name)}`;
     const kind = SERVICE_COMMANDS.get(id);
     if (!kind || Object.keys(req.query).length > 0) return next();
+    noteCommand(res, { id, model: 'webhook', kind });
     const caller = await callers.of(req.headers.authorization, res, id, callCost(kind));
     sendJson(res, 200, await runServiceCommand(service, settings, caller, id, req.body === undefined ? {} : req.body));
   });

@@ -4,6 +4,7 @@
  * the call's audit row (REST, MCP, approvals, rate-limit refusals) and to error lines. Lines name
  * the caller by kind and label, never by token, and hold no query string.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentToken, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -135,6 +136,22 @@ describe('request lines', () => {
     expect(await lineOf('bad-login')).toMatchObject({ caller_kind: 'none', path: '/api/auth/login', status: 401, command: null });
     const all = lines.join('\n');
     for (const secret of [admin, agent, 'not-a-real-token', 'wrong password here']) expect(all).not.toContain(secret);
+  });
+
+  it('name a request the client abandons by its whole path (499), a sign-in too; and a webhook command by its command', async () => {
+    const port = Number(new URL(t.url).port);
+    for (const [id, path] of [['cut-login', '/api/auth/login'], ['cut-command', '/api/lead/create']] as const) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on('close', () => resolve());
+      });
+      expect(await lineOf(id)).toMatchObject({ path, status: 499 });
+    }
+    await t.request('POST', '/api/webhook/list', {}, admin, { 'x-request-id': 'hook-line' });
+    expect(await lineOf('hook-line')).toMatchObject({ path: '/api/webhook/list', command: 'webhook.list', status: 200 });
   });
 
   it("log an unexpected error with its request's id, and the line its 500", async () => {
