@@ -87,9 +87,12 @@ export function createWebAppRouter(options: WebAppRouterOptions = {}): Router {
   return router;
 }
 
-/** Paths the API owns: never answered with the app. */
+/**
+ * Paths the API owns: never answered with the app. `/metrics` is the metrics port's: asked of the
+ * service's port (a scrape job pointed at the wrong one) it is a 404, not a page of HTML.
+ */
 function isReservedPath(path: string): boolean {
-  return /^\/(api|mcp|healthz)(\/|$)/i.test(path);
+  return /^\/(api|mcp|healthz|metrics)(\/|$)/i.test(path);
 }
 
 /** The web app as a server extension: mounted before `/api` body parsing, it answers only GET/HEAD of app paths. */
