@@ -4,7 +4,7 @@
  * flag, the variable and what is accepted.
  */
 import { DEFAULT_AGENT_LIMITS, type RateLimits } from './auth/rate-limits.ts';
-import { DEFAULT_DB_URL, type OpenOptions } from './db/connect.ts';
+import { DEFAULT_DB_URL, parseDatabaseUrl, type OpenOptions } from './db/connect.ts';
 import { MigrationRefusedError } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
 import { parseByteSize, SIZE_SYNTAX } from './files/media-types.ts';
@@ -55,7 +55,13 @@ export interface DatabaseOptions {
 }
 
 export function databaseUrl(option: string | undefined): string {
-  return option ?? env('RMS_DB') ?? DEFAULT_DB_URL;
+  const url = option ?? env('RMS_DB') ?? DEFAULT_DB_URL;
+  try {
+    parseDatabaseUrl(url);
+  } catch (error) {
+    throw new CliError(`${option === undefined ? 'RMS_DB' : '--db'}: ${(error as Error).message}`);
+  }
+  return url;
 }
 
 export const POOL_SIZE_ENV = 'RMS_DB_POOL_SIZE';

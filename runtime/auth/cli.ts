@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import { CliError } from '../cli-error.ts';
-import { DEFAULT_DB_URL, openDatabase } from '../db/connect.ts';
+import { existsSync } from 'node:fs';
+import { DEFAULT_DB_URL, openDatabase, parseDatabaseUrl } from '../db/connect.ts';
 import type { Registry } from '../registry.ts';
 import {
   AuthInputError,
@@ -44,7 +45,7 @@ export function registerUserCommands(program: Command, loadRegistry: () => Promi
         const password = await readPassword();
         const person = await createPerson(db, { username, password, roles });
         say(`added user ${person.username} (roles: ${person.roles.join(', ')})`);
-      }),
+      }, true),
     );
 
   user
@@ -126,17 +127,34 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** Opens the database, makes sure the auth tables exist, runs `action`; an input error becomes a CliError, one line. */
-async function runUserCommand(options: DbOption, action: (db: Knex) => Promise<void>): Promise<void> {
+/**
+ * Opens the database, makes sure the auth tables exist, runs `action`; an input error becomes a
+ * CliError, one line, and so does a database that is not there: a SQLite file that does not exist
+ * (only `user add` makes one: a person may be added before the first start), a PostgreSQL server
+ * that cannot be reached.
+ */
+async function runUserCommand(options: DbOption, action: (db: Knex) => Promise<void>, creates = false): Promise<void> {
   let db: Knex | undefined;
   try {
     const url = options.db || process.env.RMS_DB || DEFAULT_DB_URL;
+    let target: ReturnType<typeof parseDatabaseUrl>;
     try {
+      target = parseDatabaseUrl(url);
+      if (!creates && target.dialect === 'sqlite' && target.location !== ':memory:' && !existsSync(target.location)) {
+        throw new Error(`no database at ${target.location} (the server makes it on its first start; or check --db)`);
+      }
       db = openDatabase(url);
     } catch (err) {
       throw new AuthInputError((err as Error).message);
     }
-    await ensureAuthTables(db);
+    try {
+      await ensureAuthTables(db);
+    } catch (err) {
+      // The URL (and its password) stays out: the driver's own words say what failed.
+      const code = (err as { code?: unknown }).code;
+      if (target.dialect === 'postgres' && typeof code === 'string' && /^(E[A-Z]+|28|3D)/.test(code)) throw new AuthInputError(`cannot use the database: ${(err as Error).message}`);
+      throw err;
+    }
     await action(db);
   } catch (err) {
     if (!(err instanceof AuthInputError)) throw err;

@@ -62,7 +62,13 @@ export async function backupDatabase(sourceFile: string, targetFile: string): Pr
   const partial = join(dirname(targetFile), `.${basename(targetFile)}.partial-${process.pid}`);
   try {
     source.pragma('busy_timeout = 5000');
-    if (tablesOf(source).length === 0) throw new BackupRefusedError(`${sourceFile} holds no tables: nothing to back up`);
+    let held: readonly string[];
+    try {
+      held = tablesOf(source);
+    } catch (error) {
+      throw new BackupRefusedError(`${sourceFile} is not a SQLite database (${(error as Error).message})`);
+    }
+    if (held.length === 0) throw new BackupRefusedError(`${sourceFile} holds no tables: nothing to back up`);
     await copyInOneStep(source, partial);
     const tables = checkCopy(partial, `the backup of ${sourceFile}`);
     renameSync(partial, targetFile);

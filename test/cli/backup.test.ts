@@ -105,6 +105,28 @@ describe('rmsgen backup', () => {
     }
     expect(existsSync(join(dir, 'pg.sqlite'))).toBe(false);
   });
+
+  it('refuses a database URL it cannot use and a file that is no SQLite database in one line, as every server command does', async () => {
+    const junk = join(dir, 'junk.sqlite');
+    writeFileSync(junk, 'not a database, only words in a file that is long enough to have a header');
+    expect(await runFixtureCli(['backup', '--db', `sqlite:${junk}`, '--to', join(dir, 'junk-backup.sqlite')])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `${junk} is not a SQLite database (file is not a database)\n`,
+    });
+    const url = '--db: unsupported database URL (use sqlite:<file> or postgres://user:pass@host:port/db)\n';
+    for (const args of [
+      ['backup', '--to', join(dir, 'x.sqlite')],
+      ['restore', '--from', junk],
+      ['audit', 'prune', '--before', '2026-01-01'],
+      ['history', 'prune', '--before', '2026-01-01'],
+      ['migrate'],
+    ]) {
+      expect(await runFixtureCli([...args, '--db', 'mysql://u:pw@x/y']), args.join(' ')).toEqual({ code: 1, stdout: '', stderr: url });
+    }
+    const fromEnv = await runFixtureCli(['migrate'], { env: { RMS_DB: 'mysql://u:pw@x/y' } });
+    expect(fromEnv).toEqual({ code: 1, stdout: '', stderr: url.replace('--db', 'RMS_DB') });
+  });
 });
 
 describe('rmsgen restore', () => {

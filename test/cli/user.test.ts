@@ -2,7 +2,7 @@
  * `rmsgen user …` through the real CLI (`node bin/rmsgen.js`, of the fixture package: see
  * test/helpers/fixtures.ts), passwords piped on standard input, against a temporary SQLite file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
@@ -174,9 +174,19 @@ describe('rmsgen user list', () => {
     expect(JSON.parse(res.stdout)).toHaveLength(3);
   });
 
-  it('refuses a database URL it cannot use', async () => {
+  it('refuses a database URL it cannot use, a SQLite file that is not there (making none), and a PostgreSQL server it cannot reach: one line each', async () => {
     const res = await runFixtureCli(['user', 'list', '--db', 'mysql://x']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: unsupported database URL/);
+    const missing = join(dir, 'not-there.sqlite');
+    for (const args of [['list'], ['disable', 'bob'], ['roles', 'bob', '--role', 'sales']]) {
+      const refused = await runFixtureCli(['user', ...args, '--db', `sqlite:${missing}`]);
+      expect([refused.code, refused.stderr]).toEqual([1, `error: no database at ${missing} (the server makes it on its first start; or check --db)\n`]);
+    }
+    expect(existsSync(missing)).toBe(false);
+    const unreachable = await runFixtureCli(['user', 'list', '--db', 'postgres://someone:secret-pw@127.0.0.1:1/none']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^error: cannot use the database: .*ECONNREFUSED.*\n$/);
+    expect(unreachable.stderr).not.toContain('secret-pw');
   });
 });
