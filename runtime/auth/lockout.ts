@@ -101,9 +101,17 @@ async function addressThrottledUntil(db: Knex, address: string, now: number, bef
   return Date.parse(rows[rows.length - 1]!.at) + LOCKOUT_WINDOW_MS;
 }
 
-/** The attempt succeeded: the username's failures are forgotten. */
-export async function passAttempt(db: Knex, username: string): Promise<void> {
-  await db(LOGIN_FAILURES_TABLE).where('username', username).delete();
+/**
+ * The attempt succeeded: the username's failures are forgotten — as the username's. Those made
+ * from other addresses still count against their address (another person's sign-in must not let
+ * an address that tries many usernames start over): they stay, under no username.
+ */
+export async function passAttempt(db: Knex, username: string, address: string | null): Promise<void> {
+  await db.transaction(async (trx) => {
+    const own = trx(LOGIN_FAILURES_TABLE).where('username', username);
+    await (address === null ? own.whereNull('address') : own.andWhere((query) => query.whereNull('address').orWhere('address', address))).delete();
+    await trx(LOGIN_FAILURES_TABLE).where('username', username).update({ username: '' });
+  });
 }
 
 /** The attempt failed: its row stays as the failure; old failures of every username are pruned. */

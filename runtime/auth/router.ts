@@ -38,6 +38,8 @@ export const LOCKED_OUT = 'too many failed sign-ins; try again in a minute';
 export const ADDRESS_THROTTLED = 'too many failed sign-ins from this address; try again in a minute';
 
 export const MAX_SCOPES = 100;
+/** C0 and C1 controls, and Unicode's bidirectional marks, embeddings, overrides and isolates. */
+const LABEL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 export const MAX_LABEL_LENGTH = 200;
 /** bcrypt reads 72 bytes: a longer password cannot be right; refused before any work. */
 const MAX_CREDENTIAL_LENGTH = 1024;
@@ -93,6 +95,9 @@ export function createAuthRouter(deps: AuthRouterDeps): Router {
     const scopes = readScopes(body);
     const label = requireString(body, 'label', MAX_LABEL_LENGTH).trim();
     if (label === '') throw badRequest('label must not be empty');
+    // A label is shown beside its maker's name (plans, history, the audit trail, the web app): a
+    // right-to-left override or a line break in it could make it read as something else.
+    if (LABEL_CONTROLS.test(label)) throw badRequest('label must not contain control characters or bidirectional overrides');
     const expiresInDays = readExpiresInDays(body);
     const limits = readLimits(body, person, serverLimits);
     const maxAffected = readMaxAffected(body, person);
@@ -165,8 +170,8 @@ function tokenAudit(person: PersonCaller, what: 'create' | 'update' | 'revoke', 
 
 /** The body as an object with only `allowed` keys; an empty body counts as `{}`. */
 function readBody(body: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('request body must be a JSON object');
   for (const key of Object.keys(body)) {
     if (!allowed.includes(key)) throw badRequest(`unknown key ${key}`);
   }

@@ -54,7 +54,7 @@ export async function signIn(db: Knex, usernameInput: string, password: string, 
     return { outcome: 'invalid' };
   }
 
-  await passAttempt(db, username);
+  await passAttempt(db, username, options.address ?? null);
   const token = newToken('session');
   const expires = isoNow(now + SESSION_TTL_MS);
   await db.transaction(async (trx) => {

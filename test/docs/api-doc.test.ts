@@ -509,6 +509,7 @@ describe('error texts', () => {
     "input must be an object of the action's inputs": () => t.command(admin, 'lead.lose_many', { ids: [lead.id], max_affected: 1, input: 'x' }),
     '<model>.<command> input.<rest>': () => t.command(admin, 'lead.lose_many', { ids: [lead.id], max_affected: 1 }),
     'max_affected must be an integer from 1 to 10000': () => t.command(admin, 'lead.delete_many', { ids: [lead.id], max_affected: 10_001 }),
+    'label must not contain control characters or bidirectional overrides': () => newToken(sales, { scopes: ['lead.get'], label: '\u202Eevil' }),
     'max_affected may be at most 100 (only an admin may give a token more)': () => newToken(sales, { scopes: ['lead.get'], label: 'x', max_affected: 101 }),
     'max_affected is required (null for the default)': () => t.request('POST', '/api/auth/agent-token/update', { id: 'x' }, admin),
     'batch <batch_id> not found': () => t.command(admin, 'lead.revert_batch', { batch_id: 'NOPE' }),

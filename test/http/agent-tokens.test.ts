@@ -91,6 +91,19 @@ describe('POST /api/auth/agent-token', () => {
     expect((await create(admin, { scopes: ['*.*'], label: 'all' })).status).toBe(200);
   });
 
+  it.each([
+    ['a right-to-left override', '\u202Eevil bot'],
+    ['a first-strong isolate', 'bot \u2068x\u2069'],
+    ['a line break', 'bot\nadmin'],
+    ['a tab', 'bot\there'],
+    ['an escape', 'bot\u001b[31m'],
+  ])('400 for a label with %s, made no token', async (_, label) => {
+    const before = await db('rms_tokens').where('kind', 'agent').count({ n: '*' });
+    const res = await create(sales, { scopes: ['lead.get'], label });
+    expect([res.status, res.body]).toEqual([400, { error: 'label must not contain control characters or bidirectional overrides' }]);
+    expect(await db('rms_tokens').where('kind', 'agent').count({ n: '*' })).toEqual(before);
+  });
+
   it('needs a token', async () => {
     const res = await server.request('POST', '/api/auth/agent-token', { scopes: ['lead.get'], label: 'x' });
     expect(res.status).toBe(401);

@@ -281,7 +281,8 @@ describe('7. MCP descriptions name no withheld field, whichever field a module w
       expect(salesText).not.toContain('email');
       expect(salesText).not.toContain('EMAIL');
       expect(salesText).not.toContain('lead.party');
-      expect(forSales.find((tool) => tool.name === 'party__get')!.description).toContain('Personal fields (name, phone, notes)');
+      // A person reads personal fields in clear: no tool tells them of tokens.
+      expect(forSales.find((tool) => tool.name === 'party__get')!.description).toBe('Read one party by id. Returns the party.');
       const forBot = JSON.stringify(await list(bot));
       expect(forBot).not.toContain('phone');
       expect(forBot).not.toContain('PHONE');

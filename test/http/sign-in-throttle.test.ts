@@ -80,6 +80,23 @@ describe('every failed sign-in counts against the address', () => {
     expect((await login({ username: 'admin', password: ADMIN_PASSWORD }, '198.51.100.21')).status).toBe(200);
   });
 
+  it("another person's sign-in does not take an address's failures off its count", async () => {
+    await t.addPerson('sam', ['sales']);
+    const attacker = '198.51.100.40';
+    for (let i = 0; i < 4; i++) expect((await login({ username: 'sam', password: 'wrong-password' }, attacker)).status).toBe(401);
+    for (let i = 0; i < 25; i++) expect((await login({ username: `ghost-${i}`, password: 'wrong-password' }, attacker)).status).toBe(401);
+    // sam signs in from elsewhere: sam's own count starts over (sam is not locked), the attacker's does not.
+    expect((await login({ username: 'sam', password: 'sam-test-password' }, '198.51.100.41')).status).toBe(200);
+    expect(failuresFrom(attacker)).toBe(29);
+    expect((await login({ username: 'ghost-x', password: 'wrong-password' }, attacker)).status).toBe(401);
+    const throttled = await login({ username: 'ghost-y', password: 'wrong-password' }, attacker);
+    expect({ status: throttled.status, body: throttled.body }).toEqual({ status: 429, body: { error: 'too many failed sign-ins from this address; try again in a minute' } });
+    // sam's lockout count did start over: five more failures lock, not one.
+    const other = '198.51.100.42';
+    for (let i = 0; i < 4; i++) expect((await login({ username: 'sam', password: 'wrong-password' }, other)).status).toBe(401);
+    expect((await login({ username: 'sam', password: 'sam-test-password' }, other)).status).toBe(200);
+  });
+
   it('a name of the longest length is locked after five failures, as any', async () => {
     const address = '198.51.100.30';
     const username = `m${'n'.repeat(63)}`;

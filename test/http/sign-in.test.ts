@@ -68,6 +68,8 @@ describe('POST /api/auth/login', () => {
     ['a password over 1024 characters', { username: 'admin', password: 'x'.repeat(1025) }, 'password must be at most 1024 characters'],
     ['an unknown key', { username: 'admin', password: ADMIN_PASSWORD, remember: true }, 'unknown key remember'],
     ['an array body', [1, 2], 'request body must be a JSON object'],
+    ['a null body', null, 'request body must be a JSON object'],
+    ['a string body', '"admin"', 'request body must be a JSON object'],
   ])('400 for %s', async (_, body, error) => {
     const res = await login(body);
     expect(res.status).toBe(400);
