@@ -55,6 +55,8 @@ export interface UploadLimits {
  */
 export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Knex, storage: FileStorage, limits: UploadLimits, clock: Clock): Promise<FileRef> {
   const declared = declaredType(req.headers['content-type']);
+  // Node joins a repeated header with ", ": two names would become one neither sender meant.
+  if ((req.headersDistinct['x-file-name']?.length ?? 0) > 1) throw new HttpError(400, 'X-File-Name must be given once');
   const name = fileName(req.headers['x-file-name']);
   const length = req.headers['content-length'];
   if (length !== undefined && Number(length) > limits.maxBytes) throw tooLarge(limits);
@@ -115,8 +117,12 @@ function declaredType(header: string | undefined): string {
   if (header === undefined || header.trim() === '') return UNKNOWN_TYPE;
   const essence = essenceOf(header);
   if (!MEDIA_TYPE.test(essence)) throw new HttpError(415, `Content-Type ${JSON.stringify(header.slice(0, 100))} is not a media type`);
+  // A form's encoding, not a file's type: the body would be stored with the form around it (or, from curl -d, without its line breaks).
+  if (FORM_TYPES.has(essence)) throw new HttpError(415, `an upload is the file's bytes as the body, not a form (${essence}): send the file itself (curl --data-binary @file)`);
   return essence;
 }
+
+const FORM_TYPES: ReadonlySet<string> = new Set(['multipart/form-data', 'application/x-www-form-urlencoded']);
 
 /**
  * The file's type: what its content is where its bytes say (a declared type other than that, or

@@ -12,6 +12,7 @@
  * same tests run on PostgreSQL, where files live in the database (`--files db`, the default there).
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,7 +139,30 @@ describe('upload', () => {
     { name: 'declared text, content PNG', body: PNG, type: 'text/plain', status: 415, error: 'the content is image/png, not text/plain as declared' },
     { name: 'a Content-Type that is no media type', body: TEXT, type: 'not a type', status: 415, error: 'Content-Type "not a type" is not a media type' },
     { name: 'over --max-upload', body: Buffer.alloc(64 * 1024 + 1, 7), type: 'application/octet-stream', status: 413, error: 'the upload is larger than this server takes (64 KB)' },
+    {
+      name: 'a form (curl -F)',
+      body: '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nwords\r\n--b--\r\n',
+      type: 'multipart/form-data; boundary=b',
+      status: 415,
+      error: "an upload is the file's bytes as the body, not a form (multipart/form-data): send the file itself (curl --data-binary @file)",
+    },
+    { name: 'a URL-encoded form (curl -d)', body: 'words', type: 'application/x-www-form-urlencoded', status: 415, error: "an upload is the file's bytes as the body, not a form (application/x-www-form-urlencoded): send the file itself (curl --data-binary @file)" },
   ];
+
+  it('refuses X-File-Name given twice (Node would join the two names into one)', async () => {
+    const before = fileCount();
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${t.url}/api/files`, { method: 'POST', headers: ['host', '127.0.0.1', 'authorization', `Bearer ${clerk}`, 'content-type', 'text/plain', 'x-file-name', 'a.txt', 'x-file-name', 'b.txt'] as unknown as Record<string, string> }, (answer) => {
+        let body = '';
+        answer.on('data', (chunk) => (body += chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end(TEXT);
+    });
+    expect([res.status, JSON.parse(res.body)]).toEqual([400, { error: 'X-File-Name must be given once' }]);
+    expect(fileCount()).toBe(before);
+  });
 
   it.each(refusals)('refuses $name ($status) and keeps nothing', async ({ body, type, status, error }) => {
     const before = fileCount();
