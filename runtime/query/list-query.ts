@@ -209,6 +209,8 @@ function multiselectCondition(dialect: Dialect, field: CompiledQueryField, op: F
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
   if (field.kind === 'multiselect') return multiselectCondition(dialect, field, op, value, hasValue);
   const { column, path } = field;
+  // A file is not found by what it is: every operator but is_null says so, whatever its value.
+  if (field.kind === 'file' && op !== 'is_null') throw badRequest(`${path}: file fields are filtered only with is_null`);
   const needsValue = (): unknown => {
     if (value === undefined || value === null) throw badRequest(`${path}: ${op} needs a value (use is_null for empty values)`);
     return field.toDb(parseOr400(field.value, value));

@@ -783,6 +783,13 @@ describe('writes, history and revert', () => {
     expect((await t.command(clerk, 'dossier.list', { filter: [{ field: 'attachments', op: 'is_null', value: false }] })).status).toBe(200);
     const eq = await t.command(clerk, 'dossier.list', { filter: [{ field: 'attachments', op: 'eq', value: 'x' }] });
     expect(eq.body).toEqual({ error: 'dossier.attachments: file fields are filtered only with is_null' });
+    // Every other operator, whatever its value, says the same.
+    for (const field of ['attachments', 'proof']) {
+      for (const [op, value] of [['ne', 'x'], ['contains', 'x'], ['gt', 'x'], ['lte', 1], ['in', 'x'], ['in', ['x']], ['eq', null]] as const) {
+        const res = await t.command(clerk, 'dossier.search', { filter: [{ field, op, value }] });
+        expect([res.status, res.body], `${field} ${op}`).toEqual([400, { error: `dossier.${field}: file fields are filtered only with is_null` }]);
+      }
+    }
     const order = await t.command(clerk, 'dossier.list', { order: [{ field: 'scan', dir: 'asc' }] });
     expect(order.body).toEqual({ error: 'dossier.scan: file fields cannot be ordered by' });
   });
