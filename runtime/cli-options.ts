@@ -288,6 +288,9 @@ export function parsePort(value: string): number {
 /** A start refused for a reason the person can act on is a CliError; anything else stays what it is, a bug. */
 export function failStartup(error: unknown): never {
   if (error instanceof MigrationRefusedError) throw new CliError(error.message);
-  if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new CliError(`cannot listen: ${(error as Error).message}`);
+  if (LISTEN_REFUSALS.has(String((error as { code?: unknown }).code))) throw new CliError(`cannot listen: ${(error as Error).message}`);
   throw error;
 }
+
+/** Why a port cannot be listened on that the person can act on: taken, an address not this machine's or no address at all, a port they may not use. */
+const LISTEN_REFUSALS: ReadonlySet<string> = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES']);

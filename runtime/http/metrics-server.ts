@@ -33,9 +33,11 @@ export async function listenForMetrics(metrics: ServerMetrics, host: string, por
   // A scraper's keep-alive connection must not hold the process after the service has drained.
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // Named as the metrics port's, so that a start refused for it does not read as the service's.
+    const refuse = (error: NodeJS.ErrnoException) => reject(Object.assign(new Error(`the metrics port: ${error.message}`), { code: error.code }));
+    server.once('error', refuse);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve();
     });
   });

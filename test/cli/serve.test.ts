@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -135,6 +136,24 @@ describe('rmsgen serve: logs', () => {
     ] as const) {
       const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, ...args], { cwd: dir, encoding: 'utf8', env: { ...envWithoutServeVariables(), ...env } });
       expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `${message}\n` });
+    }
+  });
+
+  it('refuses a metrics port it cannot listen on in one line that names the metrics port', async () => {
+    const db = `sqlite:${join(dir, 'metrics-port.sqlite')}`;
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const env = { ...envWithoutServeVariables(), RMS_ADMIN_PASSWORD: 'cli-test-password' };
+      const busy = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--metrics-port', String(port)], { cwd: dir, encoding: 'utf8', env });
+      expect({ status: busy.status, stderr: busy.stderr }).toEqual({ status: 1, stderr: `cannot listen: the metrics port: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n` });
+      // An address that is not this machine's (TEST-NET-1).
+      const foreign = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--metrics-port', '0', '--metrics-host', '192.0.2.1'], { cwd: dir, encoding: 'utf8', env });
+      expect(foreign.status).toBe(1);
+      expect(foreign.stderr).toMatch(/^cannot listen: the metrics port: listen EADDRNOTAVAIL: .*192\.0\.2\.1.*\n$/);
+    } finally {
+      taken.close();
     }
   });
 });
