@@ -285,7 +285,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
   program
     .command('backup')
     .description('Copy a live SQLite database to a new file, consistently, while servers keep serving (PostgreSQL: pg_dump or point-in-time recovery, see docs/operations.md)')
-    .requiredOption('--to <file>', 'the backup file to write; must not exist')
+    .requiredOption('--to <file>', 'the backup file to write; must not exist', fileOption('--to'))
     .option('--db <url>', dbHelp)
     .option('--files <where>', `where the server keeps uploaded files (as serve's --files); disk storage is copied to <file>.files/ after the database (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
     .action(async (options: { to: string; db?: string; files?: string }) => {
@@ -308,7 +308,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
   program
     .command('restore')
     .description('Replace a SQLite database with a backup, its schema brought to this build as serve would (additively); a database that holds tables only with --force')
-    .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)')
+    .requiredOption('--from <file>', 'the backup file (made by rmsgen backup)', fileOption('--from'))
     .option('--db <url>', dbHelp)
     .option('--force', 'replace a database that holds tables (stop every server using it first)')
     .option('--files <where>', `where the server keeps uploaded files (as serve's --files); a backup's <file>.files/ is copied into disk storage (default: env ${FILES_ENV}, else files/ beside the SQLite file)`)
@@ -342,4 +342,12 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     });
 
   registerUserCommands(program, loadRegistry);
+}
+
+/** A file option's parser: an empty or blank name names no file (resolved, it would be the folder the command runs in). */
+function fileOption(flag: string): (value: string) => string {
+  return (value) => {
+    if (value.trim() === '') throw new CliError(`${flag} needs a file name`);
+    return value;
+  };
 }

@@ -124,6 +124,8 @@ describe('rmsgen backup', () => {
     ]) {
       expect(await runFixtureCli([...args, '--db', 'mysql://u:pw@x/y']), args.join(' ')).toEqual({ code: 1, stdout: '', stderr: url });
     }
+    expect(await runFixtureCli(['backup', '--db', t.dbUrl, '--to', ''])).toEqual({ code: 1, stdout: '', stderr: '--to needs a file name\n' });
+    expect(await runFixtureCli(['restore', '--db', `sqlite:${join(dir, 'r.sqlite')}`, '--from', ' '])).toEqual({ code: 1, stdout: '', stderr: '--from needs a file name\n' });
     const fromEnv = await runFixtureCli(['migrate'], { env: { RMS_DB: 'mysql://u:pw@x/y' } });
     expect(fromEnv).toEqual({ code: 1, stdout: '', stderr: url.replace('--db', 'RMS_DB') });
   });
