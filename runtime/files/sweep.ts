@@ -23,6 +23,8 @@ export const FILE_SWEEP_LEASE = 'files';
 export const UNATTACHED_FILE_MS = 24 * 60 * 60 * 1000;
 /** How often the sweep runs. */
 export const FILE_SWEEP_EVERY_MS = 60 * 60 * 1000;
+/** The first pass after a start: soon, so that a server restarted more often than hourly still sweeps. */
+export const FIRST_FILE_SWEEP_AFTER_MS = 5 * 60 * 1000;
 const PAGE = 500;
 
 /** A file's id in stored JSON: `"id":"<26 characters>"` (records' and history's `FileRef`s), or any quoted id (plans' inputs). */
@@ -78,11 +80,14 @@ export function startFileSweeper(options: {
   };
   const timer = setInterval(() => void runPass().catch(options.logError), FILE_SWEEP_EVERY_MS);
   timer.unref();
+  const first = setTimeout(() => void runPass().catch(options.logError), FIRST_FILE_SWEEP_AFTER_MS);
+  first.unref();
   return {
     runPass,
     async stop() {
       stopping = true;
       clearInterval(timer);
+      clearTimeout(first);
       await running?.catch(() => {});
       await releaseLease(db, FILE_SWEEP_LEASE, holder);
     },
