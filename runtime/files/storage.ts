@@ -7,13 +7,13 @@
  * reach the file system: only hashes do.
  */
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { parseDatabaseUrl } from '../db/connect.ts';
-import { CHUNK_BYTES, FILE_CHUNKS_TABLE } from './store.ts';
+import { CHUNK_BYTES, FILE_CHUNKS_TABLE, FILES_TABLE } from './store.ts';
 import { youngGarbageCollector } from './young-garbage.ts';
 
 /** `--files`: a directory, or the database. */
@@ -38,7 +38,11 @@ export interface FileStorage {
   keep(tempPath: string, sha256: string, size: number): Promise<void>;
   /** Bytes `start` to `end` (inclusive) of the content. */
   read(sha256: string, start: number, end: number): Readable;
-  /** Removes the content (nothing when there is none). */
+  /**
+   * Removes the content unless a file row holds it, checked as it removes (nothing when there is
+   * none): an upload of the same bytes inserts its row before it keeps them (upload.ts), so that
+   * a removal racing it either sees the row or is undone by `keep`.
+   */
   remove(sha256: string): Promise<void>;
 }
 
@@ -51,10 +55,15 @@ function checkedHash(sha256: string): string {
 }
 
 export async function openFileStorage(choice: FileStorageChoice, db: Knex): Promise<FileStorage> {
-  return choice.kind === 'disk' ? diskStorage(choice) : databaseStorage(choice, db);
+  return choice.kind === 'disk' ? diskStorage(choice, db) : databaseStorage(choice, db);
 }
 
-async function diskStorage(choice: Extract<FileStorageChoice, { kind: 'disk' }>): Promise<FileStorage> {
+/** Whether a file row holds the content. */
+async function held(db: Knex, sha256: string): Promise<boolean> {
+  return (await db(FILES_TABLE).where({ sha256 }).first('id')) !== undefined;
+}
+
+async function diskStorage(choice: Extract<FileStorageChoice, { kind: 'disk' }>, db: Knex): Promise<FileStorage> {
   const tempDir = join(choice.dir, 'tmp');
   await mkdir(tempDir, { recursive: true, mode: 0o700 });
   const pathOf = (sha256: string) => join(choice.dir, checkedHash(sha256).slice(0, 2), sha256);
@@ -71,14 +80,27 @@ async function diskStorage(choice: Extract<FileStorageChoice, { kind: 'disk' }>)
       return createReadStream(pathOf(sha256), { start, end });
     },
     async remove(sha256) {
-      await rm(pathOf(sha256), { force: true });
+      if (await held(db, sha256)) return;
+      // Set aside, then looked at again: an upload of the same bytes may have inserted its row
+      // meanwhile (and perhaps kept its copy already, the same bytes): then they are put back.
+      const path = pathOf(sha256);
+      const aside = `${path}.removing-${process.pid}`;
+      try {
+        await rename(path, aside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      if (await held(db, sha256)) await rename(aside, path);
+      else await rm(aside, { force: true });
     },
   };
 }
 
 async function databaseStorage(choice: Extract<FileStorageChoice, { kind: 'db' }>, db: Knex): Promise<FileStorage> {
-  const tempDir = join(tmpdir(), 'rmsgen-uploads');
-  await mkdir(tempDir, { recursive: true, mode: 0o700 });
+  // A folder of this process's own (0700, made new): a shared one that another user of the
+  // machine made first could have a temporary file swapped between its hash and `keep`.
+  const tempDir = await mkdtemp(join(tmpdir(), 'rmsgen-uploads-'));
   return {
     choice,
     tempDir,
@@ -123,7 +145,8 @@ async function databaseStorage(choice: Extract<FileStorageChoice, { kind: 'db' }
       return Readable.from(chunks());
     },
     async remove(sha256) {
-      await db(FILE_CHUNKS_TABLE).where({ sha256: checkedHash(sha256) }).delete();
+      const hash = checkedHash(sha256);
+      await db(FILE_CHUNKS_TABLE).where({ sha256: hash }).whereNotExists(db(FILES_TABLE).select(db.raw('1')).where({ sha256: hash })).delete();
     },
   };
 }

@@ -85,11 +85,14 @@ export async function filesUploadedBefore(db: Knex, before: string, afterId: str
 }
 
 /**
- * Deletes a file's row if it was still last uploaded or attached before `before`; whether it did
- * (a file attached since the sweep read what refers to files is kept: `touchFiles`).
+ * Deletes a file's row — with `before`, only if it was still last uploaded or attached before
+ * then (a file attached since the sweep read what refers to files is kept: `touchFiles`); whether
+ * it did.
  */
-export async function deleteFileRow(db: Knex, id: string, before: string): Promise<boolean> {
-  return (await db(FILES_TABLE).where({ id }).andWhere('uploaded_at', '<', before).delete()) > 0;
+export async function deleteFileRow(db: Knex, id: string, before?: string): Promise<boolean> {
+  const row = db(FILES_TABLE).where({ id });
+  if (before !== undefined) row.andWhere('uploaded_at', '<', before);
+  return (await row.delete()) > 0;
 }
 
 /**
@@ -99,9 +102,4 @@ export async function deleteFileRow(db: Knex, id: string, before: string): Promi
  */
 export async function touchFiles(db: Knex, ids: readonly string[], at: string): Promise<void> {
   if (ids.length > 0) await db(FILES_TABLE).whereIn('id', [...ids]).andWhere('uploaded_at', '<', at).update({ uploaded_at: at });
-}
-
-/** Whether another file row holds this content (its bytes are kept while one does). */
-export async function contentStillUsed(db: Knex, sha256: string): Promise<boolean> {
-  return (await db(FILES_TABLE).where({ sha256 }).first('id')) !== undefined;
 }

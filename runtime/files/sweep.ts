@@ -16,7 +16,7 @@ import { newId } from '../ids.ts';
 import { PLAN_TABLE } from '../plans/store.ts';
 import { releaseLease, takeLease } from '../retention/lease.ts';
 import type { FileStorage } from './storage.ts';
-import { contentStillUsed, deleteFileRow, filesUploadedBefore } from './store.ts';
+import { deleteFileRow, filesUploadedBefore } from './store.ts';
 
 export const FILE_SWEEP_LEASE = 'files';
 /** An upload no record holds is removed once it is this old. */
@@ -62,7 +62,8 @@ export function startFileSweeper(options: {
         if (stopping) return { ran: true, removed };
         if (referenced.has(file.id)) continue;
         if (!(await deleteFileRow(db, file.id, cutoff))) continue;
-        if (!(await contentStillUsed(db, file.sha256))) await storage.remove(file.sha256);
+        // Kept while another file has the same bytes (remove checks as it removes).
+        await storage.remove(file.sha256);
         removed++;
       }
       if (page.length < PAGE) break;

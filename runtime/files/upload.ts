@@ -19,7 +19,7 @@ import { essenceOf, sizeInWords } from './media-types.ts';
 import { fileName } from './names.ts';
 import { temporaryFile, type FileStorage } from './storage.ts';
 import { youngGarbageCollector } from './young-garbage.ts';
-import { fileRef, insertFile, uploaderKey } from './store.ts';
+import { deleteFileRow, fileRef, insertFile, uploaderKey } from './store.ts';
 
 /** How many first bytes type detection reads (file-type's own sample size). */
 const SAMPLE_BYTES = 4100;
@@ -99,9 +99,17 @@ export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Kn
     const { detect, detectable } = await typeDetector();
     const type = typeOf(declared, await detect(Buffer.concat(sample)), detectable);
     const sha256 = hash.digest('hex');
-    await storage.keep(temp.path, sha256, size);
     const file = { id: newId(clock.now()), name, size, type, sha256, uploadedBy: uploaderKey(caller), uploadedAt: new Date(clock.now()).toISOString() };
+    // The row before the content: a sweep removing the last other file of the same bytes then sees
+    // this one and keeps them (storage.remove checks for a row as it removes), or removes them
+    // before `keep` puts them back. No one knows the id before the answer, so none reads it between.
     await insertFile(db, file);
+    try {
+      await storage.keep(temp.path, sha256, size);
+    } catch (error) {
+      await deleteFileRow(db, file.id);
+      throw error;
+    }
     return fileRef(file);
   } finally {
     await rm(temp.path, { force: true });

@@ -864,6 +864,26 @@ describe('the sweep', () => {
     expect(t.inspect((db) => db.prepare('select id from rms_files where id = ?').get(held.id))).toBeDefined();
   });
 
+  it('removes content only while no file row holds it, checked as it removes: an upload of the same bytes racing the sweep keeps them', async () => {
+    const bytes = Buffer.from('%PDF-1.4\n% raced bytes\n');
+    const first = await uploaded(clerk, bytes, 'application/pdf', 'first.pdf');
+    const storage = t.server.files.storage;
+    // The sweep deleted the first file's row; an upload of the same bytes inserted its own before the sweep removes the content.
+    const db = openDatabase(t.dbUrl);
+    try {
+      expect(await deleteFileRow(db, first.id)).toBe(true);
+      await db('rms_files').insert({ id: '01M8RACEDUPLOAD000000000000'.slice(0, 26), sha256: first.sha256, name: 'second.pdf', size: bytes.length, type: 'application/pdf', uploaded_by: 'person:x', uploaded_at: new Date(clock.now()).toISOString() });
+      await storage.remove(first.sha256);
+      expect(contentKept(first.sha256)).toBe(true);
+      // Once no row holds them, they go.
+      await db('rms_files').where({ sha256: first.sha256 }).delete();
+      await storage.remove(first.sha256);
+      expect(contentKept(first.sha256)).toBe(false);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('does not remove a file a write attached after the pass read what refers to files: the delete is only of a file still last touched before the cutoff', async () => {
     const raced = await uploaded(clerk, Buffer.from('%PDF-1.4\n% raced\n'), 'application/pdf', 'raced.pdf');
     const spare = await uploaded(clerk, Buffer.from('%PDF-1.4\n% spare\n'), 'application/pdf', 'spare.pdf');
