@@ -18,6 +18,7 @@ import { newId } from '../ids.ts';
 import { essenceOf, sizeInWords } from './media-types.ts';
 import { fileName } from './names.ts';
 import { temporaryFile, type FileStorage } from './storage.ts';
+import { drainRefusedBody } from '../http/body.ts';
 import { youngGarbageCollector } from './young-garbage.ts';
 import { deleteFileRow, fileRef, insertFile, uploaderKey } from './store.ts';
 
@@ -59,7 +60,10 @@ export async function receiveUpload(req: IncomingMessage, caller: Caller, db: Kn
   if ((req.headersDistinct['x-file-name']?.length ?? 0) > 1) throw new HttpError(400, 'X-File-Name must be given once');
   const name = fileName(req.headers['x-file-name']);
   const length = req.headers['content-length'];
-  if (length !== undefined && Number(length) > limits.maxBytes) throw tooLarge(limits);
+  if (length !== undefined && Number(length) > limits.maxBytes) {
+    await drainRefusedBody(req, Number(length));
+    throw tooLarge(limits);
+  }
 
   const hash = createHash('sha256');
   const sample: Buffer[] = [];

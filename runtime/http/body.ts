@@ -62,6 +62,34 @@ function decoderFor(encoding: string | undefined): Transform | null | undefined 
   }
 }
 
+/** The most a body refused by its Content-Length may declare and still be read (and dropped) before the refusal is answered. */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+/** How long such a body is waited for. */
+const DRAIN_MS = 5_000;
+
+/**
+ * Reads a body refused by its Content-Length to its end, and drops it, before the refusal is
+ * answered — when it is not much: answered while the client still writes it, its connection
+ * closed, the client would see the connection reset before it read the answer. A larger body,
+ * one slower than `DRAIN_MS`, and one whose client waits to be told to send it (`Expect:
+ * 100-continue`: it is answered at once, and sends nothing) are not read: the answer then closes
+ * the connection.
+ */
+export async function drainRefusedBody(req: IncomingMessage, declared: number): Promise<void> {
+  if (declared > DRAIN_LIMIT_BYTES || req.readableEnded || /100-continue/i.test(req.headers.expect ?? '')) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, DRAIN_MS);
+    function done(): void {
+      clearTimeout(timer);
+      resolve();
+    }
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
+}
+
 /**
  * The request's body, parsed; undefined when there is none (no bytes, or only a byte order mark).
  * Rejects with a BodyRefusal. What the client sends after a refusal is not read: the answer then
@@ -79,7 +107,7 @@ export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
   if (decoder === undefined) return Promise.reject(new BodyRefusal('unknown-encoding'));
   const length = req.headers['content-length'];
   const declared = length === undefined ? undefined : Number(length);
-  if (declared !== undefined && declared > limit) return Promise.reject(new BodyRefusal('too-large'));
+  if (declared !== undefined && declared > limit) return drainRefusedBody(req, declared).then(() => Promise.reject(new BodyRefusal('too-large')));
 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
