@@ -70,7 +70,7 @@ class FullTablePlanner extends TableDraft implements TablePlanner {
         return this.replaceEmptyColumn(column, change);
       }
     } else if (change && change.removedOptions.length > 0) {
-      const used = this.t.data.valuesUsed(column.name, change.removedOptions);
+      const used = this.t.data.valuesUsed(column.name, change.removedOptions, change.field?.kind === 'multiselect');
       if (used.length > 0) {
         const options = used.map(([value, rows]) => `${value} (used by ${rows} row(s))`).join(', ');
         return this.refuse(`${change.path}: option(s) ${options} were removed: keep them, or move those records to another option first`);

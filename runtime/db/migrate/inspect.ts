@@ -118,7 +118,7 @@ export async function answerQuestions(db: Knex, inspected: InspectedDatabase, qu
           valuesOutside.set(question.column, await countOutside(db, table, question.column, question.options));
           break;
         case 'values-used':
-          valuesUsed.set(question.column, await countUsing(db, table, question.column, question.values));
+          valuesUsed.set(question.column, question.list ? await countHolding(db, table, question.column, question.values) : await countUsing(db, table, question.column, question.values));
           break;
         case 'duplicates':
           duplicates.set(question.columns.join(','), await countDuplicates(db, table, question.columns));
@@ -154,6 +154,19 @@ async function countOutside(db: Knex, table: string, column: string, options: re
 async function countUsing(db: Knex, table: string, column: string, values: readonly string[]): Promise<ValueCount[]> {
   const rows = await db(table).select(column).count({ n: '*' }).whereIn(column, [...values]).groupBy(column);
   return rows.map(valueCount(column));
+}
+
+/** How many rows' lists (a multiselect's JSON array) hold each of `values`, for those some row holds. */
+async function countHolding(db: Knex, table: string, column: string, values: readonly string[]): Promise<ValueCount[]> {
+  const counts: ValueCount[] = [];
+  for (const value of values) {
+    // An option is a JSON string in the array: quoted, it cannot be a part of another option.
+    const pattern = `%${JSON.stringify(value).replace(/[\\%_]/g, '\\$&')}%`;
+    const row = await db(table).count({ n: '*' }).whereRaw('?? like ? escape ?', [column, pattern, '\\']).first();
+    const rows = Number((row as { n: unknown } | undefined)?.n ?? 0);
+    if (rows > 0) counts.push([value, rows]);
+  }
+  return counts;
 }
 
 /** Up to five value combinations that several rows hold in `columns` (empty values never collide, so rows with one are left out). */

@@ -40,7 +40,7 @@ export type DataQuestion =
   | { readonly kind: 'rows'; readonly table: string }
   | { readonly kind: 'filled'; readonly table: string; readonly column: string }
   | { readonly kind: 'values-outside'; readonly table: string; readonly column: string; readonly options: readonly string[] }
-  | { readonly kind: 'values-used'; readonly table: string; readonly column: string; readonly values: readonly string[] }
+  | { readonly kind: 'values-used'; readonly table: string; readonly column: string; readonly values: readonly string[]; readonly list?: boolean }
   | { readonly kind: 'duplicates'; readonly table: string; readonly columns: readonly string[] };
 
 export function inspectedTable(columns: readonly string[]): InspectedTable {

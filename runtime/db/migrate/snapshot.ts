@@ -12,6 +12,10 @@ export interface FieldSnapshot {
   readonly kind: FieldKind;
   readonly options?: readonly string[];
   readonly target?: string;
+  /** A decimal's digits after the point: its values are stored scaled by them (absent in older rows). */
+  readonly scale?: number;
+  /** A money field's currency: its values are minor units of it (absent in older rows). */
+  readonly currency?: string;
 }
 
 export interface TableSnapshot {
@@ -24,7 +28,13 @@ export interface TableSnapshot {
 export function snapshotOf(model: ModelMeta): TableSnapshot {
   const fields: Record<string, FieldSnapshot> = {};
   for (const field of model.fields) {
-    fields[field.name] = { kind: field.kind, ...(field.options ? { options: [...field.options] } : {}), ...(field.target ? { target: field.target } : {}) };
+    fields[field.name] = {
+      kind: field.kind,
+      ...(field.options ? { options: [...field.options] } : {}),
+      ...(field.target ? { target: field.target } : {}),
+      ...(field.kind === 'decimal' && field.scale !== undefined ? { scale: field.scale } : {}),
+      ...(field.kind === 'money' && field.currency !== undefined ? { currency: field.currency } : {}),
+    };
   }
   return { version: 1, model: model.name, table: model.table, fields };
 }

@@ -34,10 +34,10 @@ export class StoredData {
     return this.known.duplicates?.get(columns.join(',')) ?? unanswered({ kind: 'duplicates', table: this.table, columns });
   }
 
-  /** Which of `values` rows hold in `column`. */
-  valuesUsed(column: string, values: readonly string[]): readonly ValueCount[] {
+  /** Which of `values` rows hold in `column` (`list`: a multiselect's, a JSON array of them). */
+  valuesUsed(column: string, values: readonly string[], list = false): readonly ValueCount[] {
     if (this.rows() === 0) return [];
-    return this.known.valuesUsed.get(column) ?? unanswered({ kind: 'values-used', table: this.table, column, values });
+    return this.known.valuesUsed.get(column) ?? unanswered({ kind: 'values-used', table: this.table, column, values, list });
   }
 }
 

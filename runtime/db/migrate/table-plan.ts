@@ -84,7 +84,7 @@ export interface ColumnChange {
   readonly kindChange: string | undefined;
   /** The column type or the field kind changed. */
   readonly kindChanged: boolean;
-  /** Options the recorded select had and the designed one lacks (only when the kind stayed). */
+  /** Options the recorded select (or multiselect) had and the designed one lacks (only when the kind stayed). */
   readonly removedOptions: readonly string[];
   readonly requiredChanged: boolean;
 }
@@ -99,7 +99,7 @@ export function columnChange(t: TableContext, column: ColumnMeta): ColumnChange 
   const typeChanged = recorded.type !== column.type;
   const kindChanged = typeChanged || kindChange !== undefined;
   const removedOptions =
-    !kindChanged && field?.kind === 'select' && recordedField?.options && field.options
+    !kindChanged && (field?.kind === 'select' || field?.kind === 'multiselect') && recordedField?.options && field.options
       ? recordedField.options.filter((option) => !field.options!.includes(option))
       : [];
   return {
@@ -116,9 +116,21 @@ export function columnChange(t: TableContext, column: ColumnMeta): ColumnChange 
   };
 }
 
-function describeKindChange(before: FieldSnapshot, after: { kind: FieldKind; target?: string }): string | undefined {
+/**
+ * A change that gives stored values another meaning: of kind, of a ref's target, of a decimal's
+ * scale (values are stored scaled: 1.234 at scale 3 is 1234, which reads 123.4 at scale 1), of a
+ * money field's currency (minor units of another currency). Snapshots from before scale and
+ * currency were recorded say nothing of them.
+ */
+function describeKindChange(before: FieldSnapshot, after: { kind: FieldKind; target?: string; scale?: number; currency?: string }): string | undefined {
   if (before.kind !== after.kind) return `from ${before.kind} to ${after.kind}`;
   if (before.kind === 'ref' && before.target !== after.target) return `from a ref to ${before.target} to a ref to ${after.target}`;
+  if (before.kind === 'decimal' && before.scale !== undefined && after.scale !== undefined && before.scale !== after.scale) {
+    return `from a decimal of scale ${before.scale} to a decimal of scale ${after.scale}`;
+  }
+  if (before.kind === 'money' && before.currency !== undefined && after.currency !== undefined && before.currency !== after.currency) {
+    return `from money in ${before.currency} to money in ${after.currency}`;
+  }
   return undefined;
 }
 

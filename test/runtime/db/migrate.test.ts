@@ -233,6 +233,38 @@ describe('destructive changes are refused, changing nothing', () => {
     ]);
   });
 
+  it("a decimal's scale, or a money field's currency, changed while rows hold values (they would read as other numbers); not while none do", async () => {
+    const db = await freshDb();
+    await db('party').insert({ id: 'P9', name: 'p' });
+    await db('order').insert({ id: 'O1', number: 'N1', customer: 'P9', status: 'draft', discount_pct: 1250 });
+    expect(await refusedMigration(db, changeField(registry, 'order', 'discount_pct', { scale: 1 }))).toEqual([
+      'order.discount_pct changed kind from a decimal of scale 2 to a decimal of scale 1, but 1 row(s) hold a value in it: keep the kind, or add a new field, copy the values over, and remove this one when it is empty',
+    ]);
+    // A money field in euros (the fixture's has no currency: a currency first given says nothing new of the values).
+    const inEuros = changeField(registry, 'lead', 'expected_revenue', { currency: 'EUR' });
+    await migrate(db, inEuros);
+    await insertLead(db, { expected_revenue: 120000 });
+    expect(await refusedMigration(db, changeField(registry, 'lead', 'expected_revenue', { currency: 'JPY' }))).toEqual([
+      'lead.expected_revenue changed kind from money in EUR to money in JPY, but 1 row(s) hold a value in it: keep the kind, or add a new field, copy the values over, and remove this one when it is empty',
+    ]);
+    // Empty, the column takes the new scale, and the snapshot records it.
+    await db('order').update({ discount_pct: null });
+    await migrate(db, changeField(registry, 'order', 'discount_pct', { scale: 1 }));
+    const recorded = JSON.parse((await db(SCHEMA_TABLE).where('table_name', 'order').first()).snapshot);
+    expect(recorded.fields.discount_pct).toMatchObject({ kind: 'decimal', scale: 1 });
+  });
+
+  it('a multiselect option removed while rows hold it; kept when none do', async () => {
+    const db = await freshDb();
+    await db('party').insert({ id: 'P8', name: 'p' });
+    await db('order').insert({ id: 'O2', number: 'N2', customer: 'P8', status: 'draft', tags: JSON.stringify(['rush', 'export']) });
+    await db('order').insert({ id: 'O3', number: 'N3', customer: 'P8', status: 'draft', tags: JSON.stringify(['export']) });
+    expect(await refusedMigration(db, changeField(registry, 'order', 'tags', { options: ['rush', 'gift'] }))).toEqual([
+      'order.tags: option(s) export (used by 2 row(s)) were removed: keep them, or move those records to another option first',
+    ]);
+    await migrate(db, changeField(registry, 'order', 'tags', { options: ['rush', 'export'] }));
+  });
+
   it('a new required column without a default on a table with rows', async () => {
     const db = await freshDb();
     await insertLead(db);
