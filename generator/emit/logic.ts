@@ -15,7 +15,7 @@ import { allModels } from '../ir.ts';
 import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
 import { modelBase, projectSource, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { alwaysSet } from './model.ts';
-import { code, docComment, literal, quote } from './print.ts';
+import { code, docComment, lineComment, literal, quote } from './print.ts';
 import { valueType } from './schemas.ts';
 import type { PropertySignature, SourceText } from './source.ts';
 
@@ -127,7 +127,7 @@ function buildLogicFile(context: EmitContext, model: ModelIR, path: string, file
   }
   const computeBody =
     computed.length === 0
-      ? [`// ${capitalised(plural(phrase))} have no computed fields.`]
+      ? [lineComment(`${capitalised(plural(phrase))} have no computed fields.`)]
       : [
           ...model.lines.flatMap((list) => {
             const ofList = computed.filter((fn) => fn.of.lines === list.name);

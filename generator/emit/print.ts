@@ -118,11 +118,19 @@ export function call(callee: string, args: readonly unknown[], indent = 0, prefi
   return code(`${callee}(\n${args.map((arg) => `${pad}${layout(arg, indent + 1, 0, cache)},\n`).join('')}${'  '.repeat(indent)})`);
 }
 
-/** A doc comment of several sentences, its lines filled up to `width` characters. */
+/** A `//` comment: line breaks in its text (a label may hold anything) become spaces, so that none ends it early. */
+export function lineComment(text: string): string {
+  return `// ${text.replace(/[\r\n\u2028\u2029]+/g, ' ')}`;
+}
+
+/**
+ * A doc comment of several sentences, its lines filled up to `width` characters. A `*\/` in the
+ * text (a label may hold anything) is written `*\/` so that it cannot end the comment early.
+ */
 export function docComment(text: string, width = 100): string {
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(/\s+/).filter((part) => part !== '')) {
+  for (const word of text.replaceAll('*/', '*\\/').split(/\s+/).filter((part) => part !== '')) {
     if (line !== '' && line.length + 1 + word.length > width - 3) {
       lines.push(line);
       line = word;

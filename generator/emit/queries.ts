@@ -9,7 +9,7 @@ import { allModels, forFieldKind, type FieldIR, type FieldKindTable, type LineLi
 import { camelCase, inSentence, pascalCase, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { alwaysSet, lineTableName, storedWhere, tableName } from './model.ts';
-import { code, docComment, literal, quote } from './print.ts';
+import { code, docComment, lineComment, literal, quote } from './print.ts';
 import { absentForSomeCallers, lineTypeName, valueType } from './schemas.ts';
 import type { ImportedName, Parameter, SourceText } from './source.ts';
 import { BINDINGS_COLUMN, bindingsColumn } from '../../runtime/masking/bindings.ts';
@@ -330,7 +330,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     docs: `Writes the given fields of the ${phrase} with this id; the others keep their values.`,
     parameters: [db, id, { name: 'changes', type: names.changes }],
     returnType: 'Promise<void>',
-    statements: model.fields.length === 0 ? [`// ${plural(model.label)} have no fields: there is nothing to write.`] : [
+    statements: model.fields.length === 0 ? [lineComment(`${plural(model.label)} have no fields: there is nothing to write.`)] : [
       ...dialect,
       'const assignments: string[] = [];',
       'const bindings: unknown[] = [];',
@@ -387,7 +387,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
       const self = ref.model === model.name;
       const sql = `select ${ref.record === '"id"' ? '"id"' : `${ref.record} as "id"`} from ${ref.table} where ${sqlName(ref.field)} = ?${self ? ` and ${ref.record} <> ?` : ''} limit 1`;
       const named = ref.lines === undefined ? ref.field : `${ref.lines}.${ref.field}`;
-      if (self) statements.push(`// A ${ref.label} whose ${named} is itself does not keep itself alive.`);
+      if (self) statements.push(lineComment(`A ${ref.label} whose ${named} is itself does not keep itself alive.`));
       const lines = ref.lines === undefined ? '' : `, lines: ${quote(ref.lines)}`;
       statements.push(
         `const ${ref.local} = await selectFirst<${alias('StoredRecord')}>(db, ${quote(sql)}, ${self ? '[id, id]' : '[id]'});`,

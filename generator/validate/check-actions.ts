@@ -131,7 +131,7 @@ function checkDeclaredInputs(model: ModelDraft, action: ActionDraft, fields: Rea
     const path = ['models', model.name, 'actions', action.name, 'input', input.name];
     const report: Report = (problem) => problems.at(model.module.source, { model: model.name, action: action.name, input: input.name })({ line: written.lineOf(path), ...problem });
     const field = fields.get(input.name);
-    if (model.def.lines?.[input.name] !== undefined) {
+    if (model.def.lines !== undefined && Object.hasOwn(model.def.lines, input.name)) {
       report({ code: 'reserved-input-name', message: `named like the line list ${input.name}: lines change only through create and update`, fix: 'rename the input' });
     }
     if (!field) continue;

@@ -63,6 +63,9 @@ function readModule(module: LoadedModule, problems: ProblemList, refused: Refuse
     });
     return undefined;
   }
+  for (const key of ['models', 'roles'] as const) {
+    if (lostProtoKey(module.definition[key])) report({ code: 'reserved-model-name', message: `a key "__proto__" in ${key} sets a JavaScript object's prototype: what it names would be lost`, fix: 'rename it' });
+  }
   const def = parseShape(moduleShape, module.definition, report);
   if (!def) {
     // What it would have declared, as far as it can be read.
@@ -82,6 +85,9 @@ function readModule(module: LoadedModule, problems: ProblemList, refused: Refuse
 }
 
 /** Keys of a model that are newer than its problems' lines: their problems carry the line. */
+/** SQLite keeps its own tables under this prefix, and refuses to make one of its own. */
+const SQLITE_TABLE_PREFIX = 'sqlite_';
+
 const LOCATED_MODEL_KEYS: ReadonlySet<PropertyKey> = new Set(['lines', 'unique', 'locked_in', 'rules']);
 
 function readModel(module: ModuleDraft, name: string, raw: unknown, problems: ProblemList): ModelDraft | undefined {
@@ -97,10 +103,15 @@ function readModel(module: ModuleDraft, name: string, raw: unknown, problems: Pr
       detail: "the model's table takes its name",
       fix: 'choose another',
     });
+  } else if (name.startsWith(SQLITE_TABLE_PREFIX)) {
+    report({ code: 'reserved-model-name', message: `names starting with ${SQLITE_TABLE_PREFIX} are SQLite's own tables`, detail: "the model's table takes its name", fix: 'choose another' });
   }
   if (!isPlainObject(raw)) {
     report({ code: 'not-an-object', message: 'must be an object', fix: `write ${name}: { fields: {...} }; got ${describeValue(raw)}` });
     return undefined;
+  }
+  for (const key of ['fields', 'lines', 'actions'] as const) {
+    if (lostProtoKey(raw[key])) report({ code: 'reserved-field-name', message: `a key "__proto__" in ${key} sets a JavaScript object's prototype: what it names would be lost`, fix: 'rename it' });
   }
   const locate: Locate = (at) => (LOCATED_MODEL_KEYS.has(at[0] as PropertyKey) ? module.written.lineOf([...path, ...(at as (string | number)[])]) : undefined);
   const def = parseShape(modelShape, raw, report, { locate });
@@ -163,6 +174,7 @@ function readLineList(module: ModuleDraft, model: string, name: string, raw: unk
     });
     return undefined;
   }
+  if (isPlainObject(raw) && lostProtoKey(raw.fields)) report({ code: 'reserved-field-name', line, message: `a key "__proto__" in fields sets a JavaScript object's prototype: what it names would be lost`, fix: 'rename it' });
   const def = parseShape(lineListShape, raw, report, { locate: (at) => module.written.lineOf([...path, ...(at as (string | number)[])]) });
   if (!def) return undefined;
   if (def.min !== undefined && def.max !== undefined && def.min > def.max) {
@@ -237,6 +249,12 @@ function readField(reportAt: Report, name: string, raw: unknown, where: FieldPla
     report({ code: 'reserved-field-name', message: `"${name}" is a column every line has`, fix: 'rename the field' });
   } else if (name === ID_FIELD) {
     report({ code: 'reserved-field-name', message: `"${ID_FIELD}" is reserved for the record id every model has`, fix: where.place === 'input' ? 'rename the input' : 'remove the field, or rename it' });
+  } else if (name === OBJECT_KEY) {
+    report({
+      code: 'reserved-field-name',
+      message: `"${OBJECT_KEY}" is a name every JavaScript object has (Object.prototype.${OBJECT_KEY}): a record without the field would seem to hold it`,
+      fix: where.place === 'input' ? 'rename the input' : 'rename the field',
+    });
   }
   if (!isPlainObject(raw)) {
     report({ code: 'not-an-object', message: 'must be an object', fix: `write ${name}: { kind: 'text' }; got ${describeValue(raw)}` });
@@ -509,6 +527,19 @@ function readAction(module: ModuleDraft, model: string, name: string, raw: unkno
     else broken = true;
   }
   return broken ? undefined : { ...def, name, inputs };
+}
+
+/** The one lower-case name every object inherits (`toString` and the rest are not names a definition can take). */
+const OBJECT_KEY = 'constructor';
+
+/**
+ * Whether an object literal was written with a `__proto__` key: JavaScript took it as the
+ * object's prototype, and the name is not among its keys (what it named would be lost without a word).
+ */
+function lostProtoKey(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto !== Object.prototype && proto !== null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -159,6 +159,36 @@ const REFUSED: readonly Refused[] = [
     first: { message: "the name is reserved by the service's own endpoints", detail: '/api/auth/…', fix: 'choose another' },
   },
   {
+    name: "a model named like SQLite's own tables",
+    modules: `export default { models: { sqlite_master: { fields: {} }, sqlite_stat1: { fields: {} }, sqlite: { fields: {} } } };`,
+    problems: ['sqlite_master', 'sqlite_stat1'].map((model) => `${F}: model ${model}: names starting with sqlite_ are SQLite's own tables (the model's table takes its name); choose another`),
+    located: ['sqlite_master', 'sqlite_stat1'].map((model) => ({ file: F, model, code: 'reserved-model-name' })),
+  },
+  {
+    name: 'a field, a line field or an input named constructor (every JavaScript object has one)',
+    modules: `export default { models: { thing: {
+      fields: { constructor: { kind: 'text' }, status: { kind: 'select', options: ['aa', 'bb'], governed: true } },
+      lines: { parts: { fields: { constructor: { kind: 'text' } } } },
+      actions: { go: { from: 'aa', to: 'bb', input: { constructor: { kind: 'text' } } } },
+    } } };`,
+    problems: [
+      `${F}: model thing, field constructor: "constructor" is a name every JavaScript object has (Object.prototype.constructor): a record without the field would seem to hold it (rename the field)`,
+      `${F}:3: model thing, lines parts, field constructor: "constructor" is a name every JavaScript object has (Object.prototype.constructor): a record without the field would seem to hold it (rename the field)`,
+      `${F}:4: model thing, action go, input constructor: "constructor" is a name every JavaScript object has (Object.prototype.constructor): a record without the field would seem to hold it (rename the input)`,
+    ],
+    located: [
+      { file: F, model: 'thing', field: 'constructor', code: 'reserved-field-name' },
+      { file: F, line: 3, model: 'thing', lines: 'parts', field: 'constructor', code: 'reserved-field-name' },
+      { file: F, line: 4, model: 'thing', action: 'go', input: 'constructor', code: 'reserved-field-name' },
+    ],
+  },
+  {
+    name: 'a key __proto__, which JavaScript takes as the prototype, not a name',
+    modules: `export default { models: { thing: { fields: { __proto__: { kind: 'text' }, name: { kind: 'text' } } } } };`,
+    problems: [`${F}: model thing: a key "__proto__" in fields sets a JavaScript object's prototype: what it names would be lost (rename it)`],
+    located: [{ file: F, model: 'thing', code: 'reserved-field-name' }],
+  },
+  {
     name: 'a field named id',
     modules: `export default { models: { party: { fields: { id: { kind: 'text' } } } } };`,
     problems: [`${F}: model party, field id: "id" is reserved for the record id every model has (remove the field, or rename it)`],

@@ -126,7 +126,8 @@ export function snapshotFolder(dir: string): Record<string, string> {
 /** Unusual but valid definitions: no fields, names like the imports of generated code, self-references, quotes in options. */
 export const UNUSUAL = `export default {
   models: {
-    bare: { fields: {} },
+    // A label that would end a comment early, or break a line comment in two: the generated code still compiles.
+    bare: { label: "Bare */ thing\\nsecond line", fields: {} },
     // Its record interface is called Knex, like the knex type the queries file imports.
     knex: { fields: { secret: { kind: 'text', required: true, read: ['viewer'] }, on: { kind: 'bool' }, size: { kind: 'number' } } },
     team_member: {

@@ -54,7 +54,7 @@ describe('the logic file', () => {
   it('holds each function as written in the module file, typed by the constant it is assigned to', async () => {
     const files = emit(await loadProject(join(ROOT, 'test/fixtures/modules')));
     const text = files.get('sales/order.logic.ts')!;
-    expect(text).toContain('/** `order.items[].amount`, as written at modules/sales/module.ts:34. */\nconst computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round(l.quantity * l.unit_price);');
+    expect(text).toContain('/** `order.items[].amount`, as written at modules/sales/module.ts:36. */\nconst computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000);');
     expect(text).toContain('/** `order.total`, as written at modules/sales/module.ts:23. */\nconst computeTotal: (record: OrderValues) => number = (o) => o.items.reduce((s, l) => s + l.amount, 0);');
     // A field with a default reads as never empty; one without as possibly empty; lines as their values.
     expect(text).toContain('  readonly ordered_on: string;\n  readonly deliver_by: string | null;');
