@@ -47,6 +47,18 @@ describe('records as CSV', () => {
     expect(input).toEqual({ title: '=SUM(A1)', amount: 123450, count: 3, hot: false, due: '2025-03-31', stage: 'closed_won', party: 'P1' });
   });
 
+  it('writes a file field as its files\' ids, which import reads again', () => {
+    const one = field('scan', 'file');
+    const many = field('attachments', 'file', { multiple: true });
+    const file = (id: string) => ({ id, name: `${id}.pdf`, size: 10, type: 'application/pdf', sha256: 'a'.repeat(64) });
+    expect(exportCell(one, file('01M8FILEAAAAAAAAAAAAAAAAAA'))).toBe('01M8FILEAAAAAAAAAAAAAAAAAA');
+    expect(exportCell(many, [file('01M8FILEAAAAAAAAAAAAAAAAAA'), file('01M8FILEBBBBBBBBBBBBBBBBBB')])).toBe('01M8FILEAAAAAAAAAAAAAAAAAA, 01M8FILEBBBBBBBBBBBBBBBBBB');
+    expect(exportCell(many, [])).toBe('');
+    expect(importCell(many, exportCell(many, [file('01M8FILEAAAAAAAAAAAAAAAAAA'), file('01M8FILEBBBBBBBBBBBBBBBBBB')]))).toEqual({ ok: true, value: ['01M8FILEAAAAAAAAAAAAAAAAAA', '01M8FILEBBBBBBBBBBBBBBBBBB'] });
+    expect(importCell(one, exportCell(one, file('01M8FILEAAAAAAAAAAAAAAAAAA')))).toEqual({ ok: true, value: '01M8FILEAAAAAAAAAAAAAAAAAA' });
+    expect(importCell(one, 'A, B')).toEqual({ ok: false, error: 'Scan: “A, B” names 2 files; the field holds one' });
+  });
+
   it.each([
     ['amount', '1,234.50', 123450],
     ['amount', '€1,234.50', 123450],

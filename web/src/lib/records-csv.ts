@@ -91,6 +91,9 @@ export function exportCell(field: FieldInfo, value: unknown): string {
       return value === true ? 'true' : value === false ? 'false' : String(value);
     case 'multiselect':
       return Array.isArray(value) ? inDeclaredOrder(field, value.map(String)).join(', ') : String(value);
+    case 'file':
+      // Its files' ids, as an import takes them (a file as records answer it is {id, name, …}).
+      return (Array.isArray(value) ? value : [value]).map(fileIdOf).join(', ');
     case 'text':
     case 'longtext':
     case 'email':
@@ -100,6 +103,10 @@ export function exportCell(field: FieldInfo, value: unknown): string {
     default:
       return typeof value === 'string' ? value : String(value);
   }
+}
+
+function fileIdOf(file: unknown): string {
+  return typeof file === 'object' && file !== null && typeof (file as { id?: unknown }).id === 'string' ? (file as { id: string }).id : String(file);
 }
 
 export function exportRow(fields: readonly FieldInfo[], record: RecordValue): string[] {
@@ -234,6 +241,12 @@ export function importCell(field: FieldInfo, cell: string): CellValue {
     }
     case 'ref':
       return { ok: true, value: text };
+    case 'file': {
+      // Ids of uploaded files, as the export writes them: several, with `multiple`, separated by commas.
+      const ids = text.split(/[,;]/).map((item) => item.trim()).filter(Boolean);
+      if (field.multiple) return { ok: true, value: ids };
+      return ids.length === 1 ? { ok: true, value: ids[0] } : { ok: false, error: `${field.label}: ${quoted} names ${ids.length} files; the field holds one` };
+    }
     case 'text':
     case 'email':
     case 'url':
