@@ -9,7 +9,7 @@ import { DEFAULT_DB_URL, openDatabase } from './db/connect.ts';
 import { BackupRefusedError, backupDatabase, restoreDatabase, sqliteFileOf } from './db/backup.ts';
 import { backupFilesDir, copyContentFiles } from './files/backup.ts';
 import { defaultFileStorage } from './files/storage.ts';
-import { recomputeStale, recordFreshLogic } from './commands/recompute.ts';
+import { RecomputeError, recomputeStale, recordFreshLogic } from './commands/recompute.ts';
 import { createRecordService } from './commands/service.ts';
 import { MigrationRefusedError, migrate } from './db/migrate.ts';
 import { CliError } from './cli-error.ts';
@@ -174,6 +174,7 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
         progress.done();
         for (const line of lines) console.log(line);
       } catch (error) {
+        if (error instanceof RecomputeError) throw new CliError(error.message);
         if (!(error instanceof MigrationRefusedError)) throw error;
         throw new CliError(error.message);
       } finally {

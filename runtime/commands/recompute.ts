@@ -15,6 +15,25 @@ import type { CompiledModel, RecordService } from './types.ts';
 
 export const LOGIC_TABLE = 'rms_logic';
 
+/**
+ * A computed function that throws on a stored record: which record, and what it threw. The batches
+ * before it are recomputed and committed, the version is not recorded: once the function is fixed,
+ * `rmsgen migrate` recomputes the model again from its first record.
+ */
+export class RecomputeError extends Error {
+  constructor(
+    readonly model: string,
+    readonly recordId: string,
+    cause: unknown,
+  ) {
+    super(
+      `the computed fields of ${model} ${recordId} could not be worked out: ${cause instanceof Error ? cause.message : String(cause)}; fix the model's computed functions, then run rmsgen migrate again (its records are computed again from the first)`,
+      { cause },
+    );
+    this.name = 'RecomputeError';
+  }
+}
+
 /** Records per transaction. */
 const BATCH = 500;
 
@@ -77,7 +96,12 @@ async function recomputeBatch(trx: Knex, model: CompiledModel, ids: readonly str
     const record = await model.queries.lockForWrite(trx, id);
     if (!record) continue;
     const before: LinesOf = lines.get(id) ?? {};
-    const computed = computeDocument(model, record as StoredRecord & Record<string, unknown>, before);
+    let computed: ReturnType<typeof computeDocument>;
+    try {
+      computed = computeDocument(model, record as StoredRecord & Record<string, unknown>, before);
+    } catch (error) {
+      throw new RecomputeError(model.meta.name, id, error);
+    }
     const changes: Record<string, unknown> = {};
     for (const field of model.meta.fields) if (field.computed && !sameValue((record as Record<string, unknown>)[field.name], computed.record[field.name])) changes[field.name] = computed.record[field.name] ?? null;
     let linesChanged = false;

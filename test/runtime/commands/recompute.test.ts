@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../../fixtures/generated/registry.ts';
 import { openDatabase } from '../../../runtime/db/connect.ts';
 import { migrate } from '../../../runtime/db/migrate.ts';
-import { LOGIC_TABLE, recordFreshLogic, staleComputedModels } from '../../../runtime/commands/recompute.ts';
+import { LOGIC_TABLE, RecomputeError, recomputeStale, recordFreshLogic, staleComputedModels } from '../../../runtime/commands/recompute.ts';
 import { createRecordService } from '../../../runtime/commands/service.ts';
 import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
 import { emptyDatabases } from '../../helpers/postgres.ts';
@@ -49,5 +49,26 @@ describe('recording the logic version of models without records', () => {
       expect(rows.map((row) => row.model)).toEqual(computing);
       expect(await staleComputedModels(instances[0]!)).toEqual([]);
     }
+  });
+});
+
+describe('a computed function that throws on a stored record', () => {
+  it('stops the recompute naming the model, the record and what it threw, and leaves the version unrecorded', async () => {
+    const url = await emptyDatabase();
+    const db = openDatabase(url);
+    open.push(db);
+    await db('party').insert({ id: 'P1', name: 'Buyer' });
+    await db('order').insert({ id: 'O1', number: 'R-1', customer: 'P1', status: 'draft', ordered_on: '2026-01-01' });
+    // Functions changed since the values were stored, and one of them now throws.
+    const order = registry.logic.order!;
+    const throwing = { ...registry, logic: { ...registry.logic, order: { ...order, version: 'changed', compute: () => { throw new Error('no R-1'); } } } };
+    const service = createRecordService({ registry: throwing, db });
+    await recordFreshLogic(service);
+    const error = await recomputeStale(service).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RecomputeError);
+    expect((error as Error).message).toBe(
+      "the computed fields of order O1 could not be worked out: no R-1; fix the model's computed functions, then run rmsgen migrate again (its records are computed again from the first)",
+    );
+    expect((await db(LOGIC_TABLE).where('model', 'order').first())?.version).not.toBe('changed');
   });
 });
