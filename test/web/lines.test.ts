@@ -194,6 +194,26 @@ describe.skipIf(!existsSync(CHROMIUM))('records with lines in Chromium', () => {
     await poll(async () => (await ok(adminToken, 'order.get', { id: order.id })).items.map((item: any) => item.description)).toEqual(['Widget', 'Bolt', 'Nut']);
   });
 
+  it('does not save lines over ones someone added while the form was open: it says what was added and keeps them', async () => {
+    const order = await makeOrder('AB-1010', [['Gadget', 1, 500]]);
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit order' }).waitFor();
+    // A colleague adds a line meanwhile.
+    const current = await ok(adminToken, 'order.get', { id: order.id });
+    await ok(adminToken, 'order.update', { id: order.id, items: [{ id: current.items[0].id }, { description: 'Colleague line', quantity: 1, unit_price: 100 }] });
+    await lineInput(1, 'Description').fill('Gadget, renamed');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.alert-error').filter({ hasText: 'Someone added a line in Items since you opened this order; saving would remove them.' }).waitFor();
+    expect((await ok(adminToken, 'order.get', { id: order.id })).items.map((item: any) => item.description)).toEqual(['Gadget', 'Colleague line']);
+    // Opened again, the form shows both, and saves.
+    await page.goto(`/records/order/${order.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit order' }).waitFor();
+    await lineInput(1, 'Description').fill('Gadget, renamed');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /AB-1010/ }).waitFor();
+    expect((await ok(adminToken, 'order.get', { id: order.id })).items.map((item: any) => item.description)).toEqual(['Gadget, renamed', 'Colleague line']);
+  });
+
   it('shows a line’s problem beside that line, and a rule’s beside the field it names', async () => {
     const order = await makeOrder('AB-1002', [
       ['Widget', 2, 1250],

@@ -12,6 +12,7 @@ import { ApiError, isMissingRecord, command, run } from '../lib/api.ts';
 import { collectInput, defaultDraft, isEditable, toDraft, type Drafts, type FieldErrors } from '../lib/form.ts';
 import { placeError } from '../lib/form-errors.ts';
 import { optionLabel } from '../lib/format.ts';
+import { addedSince } from '../lib/stale-lists.ts';
 import { collectLines, draftRecord, hasListErrors, lineDrafts, NO_LIST_ERRORS, startingLines, type ListDrafts, type ListErrors } from '../lib/lines.ts';
 import { computed } from '../lib/logic.ts';
 import { can, lockedState, recordTitle, useMeta } from '../lib/meta.ts';
@@ -111,6 +112,17 @@ function RecordForm({ model, original, query }: { model: ModelInfo; original: Re
     }
     setBusy(true);
     try {
+      if (editing && can(model, 'get') && sendsWholeLists(model, body)) {
+        // Saving replaces these lists whole: first make sure no one added to them meanwhile.
+        const now = await command<RecordValue>(model.name, 'get', { id: original.id });
+        const added = now.kind === 'done' ? addedSince(model, original, now.value, body) : [];
+        if (added.length > 0) {
+          setBusy(false);
+          setFormError(`Someone added ${added.join(' and ')} since you opened this ${model.label.toLowerCase()}; saving would remove them. Open it again to see what they added, then make your change.`);
+          setFocusTick((tick) => tick + 1);
+          return;
+        }
+      }
       const result = editing ? await command<RecordValue>(model.name, 'update', { id: original.id, ...body }) : await command<RecordValue>(model.name, 'create', body);
       if (result.kind === 'proposed') {
         meta.notify('The change was sent for approval.');
@@ -283,4 +295,9 @@ function prefill(kind: string, value: string | null): unknown {
   if (kind === 'multiselect') return value.split(',').map((option) => option.trim()).filter(Boolean);
   if (kind === 'number') return Number.isFinite(Number(value)) ? Number(value) : undefined;
   return value;
+}
+
+/** Whether the body gives a line list or a file field, which an update takes whole. */
+function sendsWholeLists(model: ModelInfo, body: Readonly<Record<string, unknown>>): boolean {
+  return model.lines.some((list) => list.name in body) || model.fields.some((field) => field.kind === 'file' && field.name in body);
 }
