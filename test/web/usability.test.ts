@@ -240,6 +240,15 @@ describe.skipIf(!existsSync(CHROMIUM))('web app usability in Chromium', () => {
     }
   });
 
+  it('says a page past the end of a list is past it, and leads back to the first (an old link, a last page emptied)', async () => {
+    await page.goto('/records/lead?page=999');
+    await page.getByText('No leads on page 999: the list ends before it.').waitFor();
+    expect(await page.locator('.pager-range').innerText()).toMatch(/^none of \d+ on this page$/);
+    expect(await page.locator('.pager-page').innerText()).toMatch(/^Page 999, past the last \(\d+\)$/);
+    await page.getByRole('button', { name: 'Go to the first page' }).click();
+    await poll(() => page.locator('.pager-range').innerText()).toMatch(/^1–\d+ of \d+$/);
+  });
+
   it('leaves no empty cell in a record’s field grid', async () => {
     /** Each row of the grid is filled: its cells' widths add up to the grid's width. */
     const gridRows = (target: Page) =>

@@ -10,7 +10,15 @@ export function Pager(props: { page: number; size: number; total: number | null;
   return (
     <nav class="pager" aria-label={`${props.label} pages`}>
       <span class="pager-range" aria-live="polite">
-        {total === null ? (shown === 0 ? 'No rows' : `${first}–${last}`) : total === 0 ? '0 records' : `${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`}
+        {total === null
+          ? shown === 0
+            ? 'No rows'
+            : `${first}–${last}`
+          : total === 0
+            ? '0 records'
+            : shown === 0
+              ? `none of ${total.toLocaleString('en-US')} on this page`
+              : `${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`}
       </span>
       <span class="spacer" />
       <label class="pager-size">
@@ -26,7 +34,7 @@ export function Pager(props: { page: number; size: number; total: number | null;
       <button type="button" class="btn" disabled={page <= 1} onClick={() => props.onPage(page - 1)}>
         <span aria-hidden="true">‹ </span>Previous
       </button>
-      {pages !== null && <span class="pager-page">{`Page ${page} of ${pages}`}</span>}
+      {pages !== null && <span class="pager-page">{page > pages ? `Page ${page}, past the last (${pages})` : `Page ${page} of ${pages}`}</span>}
       <button type="button" class="btn" disabled={!hasNext} onClick={() => props.onPage(page + 1)}>
         Next<span aria-hidden="true"> ›</span>
       </button>

@@ -144,6 +144,8 @@ export function ImportPage({ model }: { model: ModelInfo }) {
             results.set(index, { ok: true });
           } catch (caught) {
             results.set(index, { ok: false, error: readableError(model, caught) });
+            // The session ended (or the person lost the right): every row after it would be refused too.
+            if (caught instanceof ApiError && (caught.status === 401 || caught.status === 404)) stop.current = true;
           }
         }
         done += 1;

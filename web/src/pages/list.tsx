@@ -244,7 +244,14 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
 
       {state.data && rows.length === 0 && !state.loading && (
         <div class="empty-state">
-          {narrowed ? (
+          {page > 1 ? (
+            <>
+              <p>{`No ${plural.toLowerCase()} on page ${page}: the list ends before it.`}</p>
+              <button type="button" class="btn" onClick={() => setQuery({ page: null })}>
+                Go to the first page
+              </button>
+            </>
+          ) : narrowed ? (
             <>
               <p>{`No ${plural.toLowerCase()} match your search and filters.`}</p>
               <button type="button" class="btn" onClick={() => navigate(paths.list(model.name))}>
