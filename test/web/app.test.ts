@@ -430,6 +430,29 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     expect(await page.getByRole('dialog').count()).toBe(0);
   });
 
+  it('keeps what was typed in a form when the session ends: the same person signs in over the page and saves it', async () => {
+    const lead = (await server.command(await server.login(), 'lead.create', { title: 'Kept across sign-in' })).body.value;
+    await page.goto(`/records/lead/${lead.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit lead' }).waitFor();
+    await page.getByLabel('Title').fill('Typed before the session ended');
+    await page.getByLabel('Notes').fill('A long note, typed with care');
+    const token = await page.evaluate(() => sessionStorage.getItem('rms.session'));
+    await server.request('POST', '/api/auth/logout', {}, token!);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Your session has expired. Please sign in again.').waitFor();
+    await shot('16b-session-expired-over-a-form');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Edit lead' }).waitFor();
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the session ended');
+    expect(await page.getByLabel('Notes').inputValue()).toBe('A long note, typed with care');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Typed before the session ended' }).waitFor();
+    const saved = (await server.command(await server.login(), 'lead.get', { id: lead.id })).body.value;
+    expect([saved.title, saved.notes]).toEqual(['Typed before the session ended', 'A long note, typed with care']);
+  });
+
   it('returns to sign-in when the session ends, and signs out', async () => {
     const token = await page.evaluate(() => sessionStorage.getItem('rms.session'));
     expect(token).toBeTruthy();

@@ -31,11 +31,17 @@ export function App() {
   }, []);
   const [token, setToken] = useState(sessionToken);
   const [notice, setNotice] = useState<string | null>(null);
+  // A session that expired keeps the page under the sign-in (what was typed in a form stays), and
+  // the same person signing in again continues it; anyone else, or a sign-out, starts afresh.
+  const [expired, setExpired] = useState(false);
+  const [generation, setGeneration] = useState(0);
   useEffect(
     () =>
       onSessionChange((reason) => {
         setToken(sessionToken());
         forgetTitles();
+        setExpired(reason === 'expired');
+        if (reason !== 'expired' && reason !== 'signed-in-again') setGeneration((current) => current + 1);
         if (reason === 'expired') setNotice('Your session has expired. Please sign in again.');
         else if (reason === 'signed-out') setNotice('You have signed out.');
         else setNotice(null);
@@ -43,8 +49,19 @@ export function App() {
     [],
   );
   if (!serviceLoaded) return null;
-  if (!token) return <SignInPage notice={notice} />;
-  return <SignedIn key={token} />;
+  if (!token && !expired) return <SignInPage notice={notice} />;
+  return (
+    <>
+      <div class="signed-in" inert={expired} aria-hidden={expired ? 'true' : undefined}>
+        <SignedIn key={generation} />
+      </div>
+      {expired && (
+        <div class="session-over">
+          <SignInPage notice={notice} />
+        </div>
+      )}
+    </>
+  );
 }
 
 const PENDING_POLL_MS = 30_000;

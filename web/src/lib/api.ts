@@ -6,6 +6,8 @@
 import type { ApprovalRequiredAnswer, CommandEnvelope, DryRunAnswer, FilterCondition, LoginAnswer, OrderKey, SearchAnswer } from './types.ts';
 
 const TOKEN_KEY = 'rms.session';
+/** Who signed in (their username as the server compares it), kept past an expiry: a sign-in as the same person continues the page. */
+const USER_KEY = 'rms.session.user';
 
 export class ApiError extends Error {
   constructor(
@@ -18,7 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-type SessionListener = (reason: 'signed-in' | 'signed-out' | 'expired') => void;
+/** `signed-in-again`: the person whose session had expired (the page they were on continues). */
+type SessionListener = (reason: 'signed-in' | 'signed-in-again' | 'signed-out' | 'expired') => void;
 const listeners = new Set<SessionListener>();
 
 function readToken(): string | null {
@@ -45,6 +48,32 @@ export function sessionToken(): string | null {
   return memoryToken;
 }
 
+/** The person the session is, or was until it expired: null after signing out, or when not known. */
+export function sessionUser(): string | null {
+  try {
+    return sessionStorage.getItem(USER_KEY);
+  } catch {
+    return memoryUser;
+  }
+}
+
+let memoryUser: string | null = null;
+
+function writeUser(user: string | null): void {
+  memoryUser = user;
+  try {
+    if (user === null) sessionStorage.removeItem(USER_KEY);
+    else sessionStorage.setItem(USER_KEY, user);
+  } catch {
+    // storage disabled: kept in memory
+  }
+}
+
+/** A username as the server compares it: trimmed, lower case. */
+export function sameUser(username: string): string {
+  return username.trim().toLowerCase();
+}
+
 export function onSessionChange(listener: SessionListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -53,6 +82,7 @@ export function onSessionChange(listener: SessionListener): () => void {
 function endSession(reason: 'signed-out' | 'expired'): void {
   if (memoryToken === null) return;
   writeToken(null);
+  if (reason === 'signed-out') writeUser(null);
   for (const listener of listeners) listener(reason);
 }
 
@@ -121,8 +151,10 @@ export async function post<T>(path: string, body?: unknown): Promise<T> {
 
 export async function signIn(username: string, password: string): Promise<void> {
   const { body } = await request<LoginAnswer>('POST', '/api/auth/login', { username, password }, { auth: false });
+  const before = sessionUser();
   writeToken(body.token);
-  for (const listener of listeners) listener('signed-in');
+  writeUser(sameUser(username));
+  for (const listener of listeners) listener(before === sameUser(username) ? 'signed-in-again' : 'signed-in');
 }
 
 export async function signOut(): Promise<void> {
