@@ -146,7 +146,10 @@ export function requiredWithoutDefault(column: ColumnMeta): boolean {
 export function newRequiredColumnProblem(t: TableContext, column: ColumnMeta): string | undefined {
   const rows = t.data.rows();
   if (rows === 0) return undefined;
-  return `${fieldPath(t, column.name)} is new and required, but ${t.name} has ${rows} row(s) and the field has no default: add it as optional, fill it in, then make it required`;
+  const field = t.model.fields.find((candidate) => candidate.name === column.name);
+  // A module's default (a value, `today`, `now`) is a write's, given to records created from now on, not to rows already there.
+  const why = field?.default !== undefined ? "its default is given to records created from now on, not to rows already there" : 'the field has no default';
+  return `${fieldPath(t, column.name)} is new and required, but ${t.name} has ${rows} row(s) and ${why}: add it as optional, fill it in, then make it required`;
 }
 
 /** Whether the `filled` values of a column whose kind changed stay valid under the new kind; the problem when they do not. */

@@ -274,6 +274,15 @@ describe('destructive changes are refused, changing nothing', () => {
     ]);
   });
 
+  it("a new required field whose module default is a write's, not a column's: rows already there get none, and the problem says why", async () => {
+    const db = await freshDb();
+    await insertLead(db);
+    const next = addField(registry, 'lead', field('score', { kind: 'number', required: true, default: { value: 3 } }), { name: 'score', type: 'integer', notNull: true });
+    expect(await refusedMigration(db, next)).toEqual([
+      'lead.score is new and required, but lead has 1 row(s) and its default is given to records created from now on, not to rows already there: add it as optional, fill it in, then make it required',
+    ]);
+  });
+
   it('a field made required while rows have no value', async () => {
     const db = await freshDb();
     await insertLead(db);
