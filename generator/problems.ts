@@ -45,6 +45,7 @@ export type ProblemCode =
   | 'unknown-title-field'
   | 'title-not-for-kind'
   | 'unknown-ref-target'
+  | 'required-ref-cycle'
   | 'ref-outside-dependencies'
   | 'unknown-read-role'
   | 'unknown-write-role'

@@ -46,8 +46,61 @@ export function checkProject(project: ProjectDraft, problems: ProblemList): Reso
       for (const [action, sets] of actions.sets) actionSets.set(action, sets);
     }
   }
+  checkRequiredRefCycles(project, modelsByName, problems);
   const { granted, byModule } = checkGrants(project, modelsByName, dependencies.reachable, problems);
   return { dependencies: dependencies.direct, roles, movedFields, actionSets, lockedIn, grants: granted, moduleGrants: byModule };
+}
+
+/**
+ * Required refs that go round (a model requiring a ref to itself, two that require each other …):
+ * none of their records could be created first, since each needs one of the next already there.
+ * Reported once per circle, at its first model in declaration order.
+ */
+function checkRequiredRefCycles(project: ProjectDraft, modelsByName: ReadonlyMap<string, ModelDraft>, problems: ProblemList): void {
+  const requires = new Map<string, { field: string; to: string }[]>();
+  for (const module of project.modules) {
+    for (const model of module.models) {
+      const refs: { field: string; to: string }[] = [];
+      for (const field of model.fields) if (field.kind === 'ref' && field.required === true && modelsByName.has(field.to)) refs.push({ field: field.name, to: field.to });
+      requires.set(model.name, refs);
+    }
+  }
+  const reported = new Set<string>();
+  for (const module of project.modules) {
+    for (const model of module.models) {
+      const circle = circleFrom(model.name, requires);
+      if (!circle) continue;
+      const key = [...circle.map((step) => step.model)].sort().join(',');
+      if (reported.has(key)) continue;
+      reported.add(key);
+      const path = circle.map((step) => `${step.model}.${step.field} → ${step.to}`).join(', ');
+      problems.at(module.source, { model: model.name })({
+        code: 'required-ref-cycle',
+        message: `required refs go round (${path}): no record of ${circle.length === 1 ? 'it' : 'any of them'} can be created first`,
+        fix: 'make one of these refs optional',
+      });
+    }
+  }
+}
+
+/** A circle of required refs that starts and ends at `start`, or undefined. */
+function circleFrom(start: string, requires: ReadonlyMap<string, readonly { field: string; to: string }[]>): { model: string; field: string; to: string }[] | undefined {
+  const path: { model: string; field: string; to: string }[] = [];
+  const visiting = new Set<string>();
+  const walk = (model: string): boolean => {
+    for (const ref of requires.get(model) ?? []) {
+      path.push({ model, field: ref.field, to: ref.to });
+      if (ref.to === start) return true;
+      if (!visiting.has(ref.to)) {
+        visiting.add(ref.to);
+        if (walk(ref.to)) return true;
+      }
+      path.pop();
+    }
+    return false;
+  };
+  visiting.add(start);
+  return walk(start) ? path : undefined;
 }
 
 /** Model names are shared by all modules (a model's table and routes take its name); returns each name's first model. */

@@ -189,6 +189,23 @@ const REFUSED: readonly Refused[] = [
     located: [{ file: F, model: 'thing', code: 'reserved-field-name' }],
   },
   {
+    name: 'required refs that go round: a model requiring itself, two requiring each other (optional ones may)',
+    modules: `export default { models: {
+      node: { fields: { partner: { kind: 'ref', to: 'peer', required: true } } },
+      peer: { fields: { back: { kind: 'ref', to: 'node', required: true } } },
+      self: { fields: { parent: { kind: 'ref', to: 'self', required: true } } },
+      tree: { fields: { parent: { kind: 'ref', to: 'tree' }, node: { kind: 'ref', to: 'node', required: true } } },
+    } };`,
+    problems: [
+      `${F}: model node: required refs go round (node.partner → peer, peer.back → node): no record of any of them can be created first (make one of these refs optional)`,
+      `${F}: model self: required refs go round (self.parent → self): no record of it can be created first (make one of these refs optional)`,
+    ],
+    located: [
+      { file: F, model: 'node', code: 'required-ref-cycle' },
+      { file: F, model: 'self', code: 'required-ref-cycle' },
+    ],
+  },
+  {
     name: 'a field named id',
     modules: `export default { models: { party: { fields: { id: { kind: 'text' } } } } };`,
     problems: [`${F}: model party, field id: "id" is reserved for the record id every model has (remove the field, or rename it)`],

@@ -144,6 +144,8 @@ const fieldCases: RefusalCase[] = [
       `${F}:${at('langs:')}: model m, field langs: a required personal multiselect field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
       `${F}:${at('doctor:')}: model m, field doctor: a required personal ref field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
       `${F}:${at('sex:')}: model m, lines kids, field sex: a required personal select field could not be erased (<model>.erase): it cannot be left empty, and every value it takes is a real one (remove required, or say personal: false)`,
+      // (A required ref of a model to itself goes round, too.)
+      `${F}: model m: required refs go round (m.doctor → m): no record of it can be created first (make one of these refs optional)`,
     ],
   },
 ];
