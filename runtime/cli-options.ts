@@ -294,3 +294,11 @@ export function failStartup(error: unknown): never {
 
 /** Why a port cannot be listened on that the person can act on: taken, an address not this machine's or no address at all, a port they may not use. */
 const LISTEN_REFUSALS: ReadonlySet<string> = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES']);
+
+/** A file option's parser: an empty or blank name names no file (resolved, it would be the folder the command runs in). */
+export function fileOption(flag: string): (value: string) => string {
+  return (value) => {
+    if (value.trim() === '') throw new CliError(`${flag} needs a file name`);
+    return value;
+  };
+}

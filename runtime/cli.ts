@@ -60,6 +60,7 @@ import {
   timeouts,
   TRUST_PROXY_ENV,
   trustProxyOption,
+  fileOption,
 } from './cli-options.ts';
 import { DEFAULT_RETENTION_DAYS } from './retention/policy.ts';
 import { prune } from './retention/prune.ts';
@@ -343,12 +344,4 @@ export function registerRuntimeCommands(program: Command, loadRegistry: () => Pr
     });
 
   registerUserCommands(program, loadRegistry);
-}
-
-/** A file option's parser: an empty or blank name names no file (resolved, it would be the folder the command runs in). */
-function fileOption(flag: string): (value: string) => string {
-  return (value) => {
-    if (value.trim() === '') throw new CliError(`${flag} needs a file name`);
-    return value;
-  };
 }

@@ -47,6 +47,8 @@ describe('rmsgen audit prune', () => {
     await t.command(admin, 'lead.update', { id: other, title: 'Other, now' });
     const before = await rows();
     expect(before.map((row) => `${row.command} ${row.access} ${row.outcome}`)).toEqual([
+      // Making the agent's token is in the trail too.
+      'agent_token.create write executed',
       'lead.create write executed',
       'lead.get read executed',
       'lead.list read executed',
@@ -60,10 +62,10 @@ describe('rmsgen audit prune', () => {
 
     expect(await prune('--before', '2024-03-01', '--reads-only')).toEqual({ status: 0, stdout: 'removed 0 audit rows of reads made before 2024-03-01\n', stderr: '' });
     expect(await prune('--before', '2024-03-02', '--reads-only')).toEqual({ status: 0, stdout: 'removed 2 audit rows of reads made before 2024-03-02\n', stderr: '' });
-    expect(await rows()).toEqual(before.filter((_, index) => index !== 1 && index !== 2));
+    expect(await rows()).toEqual(before.filter((_, index) => index !== 2 && index !== 3));
 
-    expect(await prune('--before', '2024-03-02')).toEqual({ status: 0, stdout: 'removed 4 audit rows made before 2024-03-02, and 1 plan decided before then\n', stderr: '' });
-    expect(await rows()).toEqual([before[3], before[7], before[8]]);
+    expect(await prune('--before', '2024-03-02')).toEqual({ status: 0, stdout: 'removed 5 audit rows made before 2024-03-02, and 1 plan decided before then\n', stderr: '' });
+    expect(await rows()).toEqual([before[4], before[8], before[9]]);
     expect(await t.server.db('rms_plans').pluck('id')).toEqual([pending]);
     // The pending plan still stands: a person can decide it.
     expect((await t.request('POST', `/api/reject/${pending}`, undefined, admin)).status).toBe(200);

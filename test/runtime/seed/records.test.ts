@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../fixtures/generated/registry.ts';
 import type { ModelLogic, ModelMeta, RuleMeta } from '../../../runtime/registry.ts';
 import { MAX_DRAWS, SeedRecordError, recordMaker } from '../../../runtime/seed/records.ts';
+import { lineAmount } from '../../helpers/line-amount.ts';
 
 const TODAY = '2026-06-15';
 const targets = { party: Array.from({ length: 20 }, (_, i) => `PARTY${i}`) };
@@ -32,7 +33,7 @@ describe('seeded records and the model\'s logic', () => {
       const { values, lines } = make(n);
       const items = lines.items!;
       expect(items.length).toBeGreaterThanOrEqual(1);
-      for (const line of items) expect(line.amount).toBe(Math.round((line.quantity as number) * (line.unit_price as number)));
+      for (const line of items) expect(line.amount).toBe(lineAmount(line));
       expect(values.total).toBe(items.reduce((sum, line) => sum + (line.amount as number), 0));
     }
   });

@@ -18,6 +18,7 @@ import { SeedRefusedError, seedRecords } from '../../../runtime/seed/seed.ts';
 import { valuesMaker } from '../../../runtime/seed/values.ts';
 import { SYSTEM_TABLES } from '../../../runtime/system-table-list.ts';
 import { emptyDatabases, testPostgresUrl } from '../../helpers/postgres.ts';
+import { lineAmount } from '../../helpers/line-amount.ts';
 
 const pg = testPostgresUrl();
 const databases = emptyDatabases('seed');
@@ -324,7 +325,7 @@ describe('orders: records with lines, computed fields, rules and uniques', () =>
       const checked = schema.safeParse({ ...given(order.fields, values), items: lines.map((line) => given(order.lines[0]!.fields, line)) });
       expect(checked.success, `${values.number}: ${checked.error?.issues[0]?.message}`).toBe(true);
       expect(lines.length >= 1 && lines.length <= 10).toBe(true);
-      for (const line of lines) expect(line.amount).toBe(Math.round((line.quantity as number) * (line.unit_price as number)));
+      for (const line of lines) expect(line.amount).toBe(lineAmount(line));
       expect(values.total).toBe(lines.reduce((sum, line) => sum + (line.amount as number), 0));
       expect(registry.logic.order!.failedRules({ ...values, items: lines })).toEqual([]);
     }

@@ -13,6 +13,7 @@ import { patternRegExp } from '../../../runtime/kinds.ts';
 import { recordMaker, type SeedRecord } from '../../../runtime/seed/records.ts';
 import { SeedValuesError, type SeedValues } from '../../../runtime/seed/value-context.ts';
 import { lineCountRange, linesMaker, valuesMaker } from '../../../runtime/seed/values.ts';
+import { lineAmount } from '../../helpers/line-amount.ts';
 
 const TODAY = '2026-06-15';
 const parties = Array.from({ length: 30 }, (_, i) => `PARTY${String(i).padStart(3, '0')}`);
@@ -195,7 +196,7 @@ describe('lines', () => {
     // Computed: each line's amount and the record's total, as the model's logic gives them.
     for (const record of made) {
       const lines = record.lines.items!;
-      for (const line of lines) expect(line.amount).toBe(Math.round((line.quantity as number) * (line.unit_price as number)));
+      for (const line of lines) expect(line.amount).toBe(lineAmount(line));
       expect(record.values.total).toBe(lines.reduce((sum, line) => sum + (line.amount as number), 0));
     }
   });
