@@ -233,11 +233,11 @@ function linesProperty(model: ModelIR, command: CommandIR, property: Extract<Inp
   const { $schema: _schema, ...item } = line;
   const properties = (item.properties ?? {}) as Record<string, Json>;
   describeProperty(properties.id, audience === 'openapi' ? 'Id of a line the list keeps (from get); without it the line is added.' : 'Id of a line kept (from get); without it the line is added.');
-  idLength(properties.id);
+  limitIdLength(properties, 'id');
   for (const lineField of property.lines) {
     const target = properties[lineField.name];
     if (target) properties[lineField.name] = described(refined(target, checksOf(lineField.field, lineField.maxLength)), fieldDescription(model, lineField.field, command, audience));
-    if (lineField.field.kind === 'file') idLength(properties[lineField.name]);
+    if (lineField.field.kind === 'file') limitIdLength(properties, lineField.name);
   }
   const list: LineListIR = property.list;
   // An update's line with an id gives only the fields it changes: what a line needs is a new line's.
@@ -341,7 +341,7 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   }
   if (input.kind === 'history') {
     describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}; a deleted one's too.`));
-    idLength(properties.id);
+    limitIdLength(properties, 'id');
     describeProperty(properties.limit, say(`Entries to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}, newest first; all when omitted.`, 'All when omitted.'));
     describeProperty(properties.offset, say('Entries to skip.'));
     return schema;
@@ -377,7 +377,7 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     else if (filter) (properties.filter as { items: { properties: Json } }).items.properties.field = filter.items.properties.field;
     describeProperty(properties.filter, say(`Conditions combined with AND, as ${model.name}__list takes them; a filter or ids is required.`, `As ${model.name}__list takes it; a filter or ids is required.`));
     describeProperty(properties.ids, say('Record ids to change; a filter or ids is required, not both.', 'A filter or ids is required, not both.'));
-    idLength(properties.ids);
+    limitIdLength(properties, 'ids');
     describeProperty(
       properties.max_affected,
       say(`The most records the call may change; more selected refuses the call (409). An agent's token caps it (${agentCap}).`, 'More selected refuses the call.'),
@@ -406,15 +406,15 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
   }
   if (input.kind === 'revertBatch') {
     describeProperty(properties.batch_id, say(`The batch_id of the ${model.name}__update_many to put back.`, `Of the ${model.name}__update_many to put back.`));
-    idLength(properties.batch_id);
+    limitIdLength(properties, 'batch_id');
     describeProperty(properties.dry_run, dryRun);
     return schema;
   }
   if (input.kind === 'revert') {
     describeProperty(properties.id, say(`Id of the ${inSentence(model.label)}.`));
     describeProperty(properties.change_id, say(`The change_id of the update to put back, from ${model.name}__history.`));
-    idLength(properties.id);
-    idLength(properties.change_id);
+    limitIdLength(properties, 'id');
+    limitIdLength(properties, 'change_id');
     return schema;
   }
   for (const property of input.properties) {
@@ -422,12 +422,12 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     if (!target) continue;
     if (property.kind === 'id') {
       describeProperty(target, say(`Id of the ${inSentence(model.label)}.`));
-      idLength(target);
+      limitIdLength(properties, property.name);
     }
     else if (property.kind === 'lines') properties[property.name] = linesProperty(model, command, property, target, audience);
     else {
       properties[property.name] = described(refined(target, inputKeywords(property.field, command, property.maxLength)), inputDescription(model, property, command, audience));
-      if (property.field.kind === 'file') idLength(properties[property.name]);
+      if (property.field.kind === 'file') limitIdLength(properties, property.name);
     }
   }
   return schema;
@@ -466,6 +466,16 @@ function withoutIdProperty(schema: Json): Json {
  * An id's schema (a string, an array of them, a file as `{id}`, either or null) with the most
  * characters the server takes in one (`MAX_ID_LENGTH`).
  */
+function limitIdLength(properties: Record<string, Json>, name: string): void {
+  const property = properties[name];
+  if (!property) return;
+  // A copy: the schema may share parts with others (a file as records answer it is one object,
+  // in inputs and outputs alike), which must not take the limit by chance of the order emitted.
+  const copy = structuredClone(property);
+  idLength(copy);
+  properties[name] = copy;
+}
+
 function idLength(property: Json | undefined): void {
   if (!property) return;
   if (property.type === 'string') property.maxLength = MAX_ID_LENGTH;
