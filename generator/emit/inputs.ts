@@ -8,7 +8,7 @@ import { noModelCommand } from '../../runtime/command-kinds.ts';
 import { actionManyInput, createManyInput, deleteManyInput, historyInput, indexedTextMaxLength, revertBatchInput, updateManyInput, kinds, lineObject as lineObjectOf, listInput, recordId, revertInput, unknownFieldError } from '../../runtime/kinds.ts';
 import type { CommandIR, FieldIR, LineListIR, ModelIR } from '../ir.ts';
 import { camelCase, pascalCase } from '../names.ts';
-import { builderCall, valueSchema, type ValueArguments } from '../value-schemas.ts';
+import { builderCall, valueSchema, type ValueArguments } from '../../runtime/value-schemas.ts';
 import { call, Call, code, literal, quote, type Code } from './print.ts';
 
 /** A property of a command's input object: the record's `id`, a field's value, or a line list. */

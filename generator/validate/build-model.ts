@@ -20,7 +20,7 @@ import type {
   UniqueIR,
 } from '../ir.ts';
 import { defaultLabel, inSentence, maskLabelOf, plural, withArticle } from '../names.ts';
-import { DEFAULT_SCALE } from '../value-schemas.ts';
+import { DEFAULT_SCALE } from '../../runtime/value-schemas.ts';
 import type { LockedIn } from './check-fields.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { ADMIN_ROLE, ID_FIELD } from './reserved.ts';

@@ -5,7 +5,7 @@
  */
 import type { ActionSet } from '../../runtime/api-shapes.ts';
 import { unknownNameHint } from '../suggest.ts';
-import { checkedValue, valueSchema } from '../value-schemas.ts';
+import { checkedValue, valueSchema } from '../../runtime/value-schemas.ts';
 import type { ActionDraft, FieldDraft, ModelDraft } from './drafts.ts';
 import { choiceHint, describeValue } from './hints.ts';
 import type { ProblemList, Report } from './problem-list.ts';

@@ -4,7 +4,7 @@
  * lists, unique indexes, locked states and rules name.
  */
 import { unknownNameHint } from '../suggest.ts';
-import { checkedValue, valueSchema } from '../value-schemas.ts';
+import { checkedValue, valueSchema } from '../../runtime/value-schemas.ts';
 import type { FieldDraft, ModelDraft, RefusedNames } from './drafts.ts';
 import { fieldArguments } from './field-arguments.ts';
 import { choiceHint, describeValue } from './hints.ts';

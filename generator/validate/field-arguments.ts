@@ -1,6 +1,6 @@
 /** What the runtime's builder of a field's kind is told, for a field as read (before its IR exists). */
 import { patternRegExp } from '../../runtime/kinds.ts';
-import type { ValueArguments } from '../value-schemas.ts';
+import type { ValueArguments } from '../../runtime/value-schemas.ts';
 import type { FieldDraft } from './drafts.ts';
 import type { FieldShape } from './shapes.ts';
 

@@ -14,7 +14,7 @@ import { FIELD_KINDS, type FieldKind } from '../define.ts';
 import type { DefinitionPath, FunctionSource } from '../definition-source.ts';
 import type { LoadedModule, LoadedModules } from '../load.ts';
 import { defaultLabel, IDENTIFIER, MASK_LABEL, maskLabelOf } from '../names.ts';
-import { checkedValue, valueSchema } from '../value-schemas.ts';
+import { checkedValue, valueSchema } from '../../runtime/value-schemas.ts';
 import { shapeArguments } from './field-arguments.ts';
 import type { ActionDraft, ActionInputDraft, FieldDraft, LineListDraft, ModelDraft, ModuleDraft, ProjectDraft, RuleDraft } from './drafts.ts';
 import { choiceHint, describeValue, identifierHint, invalidName } from './hints.ts';

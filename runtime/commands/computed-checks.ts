@@ -5,9 +5,9 @@
  */
 import type { z } from 'zod';
 import { HttpError, badRequest } from '../errors.ts';
-import { kinds } from '../kinds.ts';
 import type { FieldMeta } from '../registry.ts';
-import { decimalUnits, MAX_DECIMAL_UNITS, type RangeOptions } from '../value-checks.ts';
+import { decimalUnits, MAX_DECIMAL_UNITS } from '../value-checks.ts';
+import { valueSchema } from '../value-schemas.ts';
 import type { CompiledModel } from './types.ts';
 
 /**
@@ -45,58 +45,34 @@ export function refuseUnstorableComputed(model: CompiledModel, computed: { reado
  * Why a computed value is not one its field takes, or undefined: a computed function is typed by
  * its kind's JavaScript type only (a string for a date), so what it gives is held to the checks a
  * written value meets — a real date, an email address, the field's options, length, pattern,
- * range — before it is stored. The value itself is not said (it may be made of personal ones).
+ * range — before it is stored: the field's value schema, built as the generated input schemas
+ * build it (runtime/value-schemas.ts). The value itself is not said (it may be made of personal ones).
  */
 function computedValueProblem(field: FieldMeta, path: string, value: unknown): string | undefined {
   if (!field.computed || value === null || value === undefined) return undefined;
-  const schema = computedValueSchema(field, path);
-  if (schema === undefined) return undefined;
-  const result = schema.safeParse(value);
-  return result.success ? undefined : `${result.error.issues[0]?.message ?? `${path} is not a value of its kind`} (the value its computed function gave)`;
+  const schema = computedValueSchema(field);
+  if (schema === undefined || schema.safeParse(value).success) return undefined;
+  // Refused: the message names the value's place (a line's has its index), so it comes from a
+  // schema built for that path now, not from the one kept per field.
+  const message = fieldValueSchema(field, path)?.safeParse(value).error?.issues[0]?.message;
+  return `${message ?? `${path} is not a value of its kind`} (the value its computed function gave)`;
 }
 
-const computedSchemas = new WeakMap<FieldMeta, Map<string, z.ZodType | undefined>>();
+/** One schema per field, kept: it checks a value wherever the field is (the path is said only on refusal). */
+const computedSchemas = new WeakMap<FieldMeta, z.ZodType | undefined>();
 
-/** The checks a written value of the field meets, as a schema (kept per field and path). */
-function computedValueSchema(field: FieldMeta, path: string): z.ZodType | undefined {
-  let byPath = computedSchemas.get(field);
-  if (!byPath) computedSchemas.set(field, (byPath = new Map()));
-  if (byPath.has(path)) return byPath.get(path);
-  const text = { ...(field.length !== undefined ? { length: field.length } : {}), ...(field.pattern !== undefined ? { pattern: field.pattern } : {}) };
-  const range = { ...(field.min !== undefined ? { min: field.min } : {}), ...(field.max !== undefined ? { max: field.max } : {}) };
-  const options = field.options as readonly [string, ...string[]] | undefined;
-  let schema: z.ZodType | undefined;
-  switch (field.kind) {
-    case 'text':
-    case 'longtext':
-    case 'email':
-    case 'url':
-    case 'phone':
-      schema = kinds[field.kind](path, text);
-      break;
-    case 'number':
-    case 'money':
-      schema = kinds[field.kind](path, range as RangeOptions<number>);
-      break;
-    case 'decimal':
-      schema = kinds.decimal(path, { scale: field.scale ?? 0, ...(range as RangeOptions<number>) });
-      break;
-    case 'date':
-    case 'datetime':
-      schema = kinds[field.kind](path, range as RangeOptions<string>);
-      break;
-    case 'bool':
-      schema = kinds.bool(path);
-      break;
-    case 'select':
-      schema = options ? kinds.select(path, options) : undefined;
-      break;
-    case 'multiselect':
-      schema = options ? kinds.multiselect(path, options) : undefined;
-      break;
-    default:
-      schema = undefined;
-  }
-  byPath.set(path, schema);
-  return schema;
+function computedValueSchema(field: FieldMeta): z.ZodType | undefined {
+  if (!computedSchemas.has(field)) computedSchemas.set(field, fieldValueSchema(field, field.name));
+  return computedSchemas.get(field);
+}
+
+/**
+ * The checks a written value of the field meets; none for a ref or a file (a computed function
+ * does not make those), or a choice without options.
+ */
+function fieldValueSchema(field: FieldMeta, path: string): z.ZodType | undefined {
+  if (field.kind === 'ref' || field.kind === 'file') return undefined;
+  if ((field.kind === 'select' || field.kind === 'multiselect') && !field.options) return undefined;
+  const { length, pattern, min, max, scale, options } = field;
+  return valueSchema(path, field.kind, { length, pattern, min, max, scale: scale ?? 0, options });
 }

@@ -70,7 +70,11 @@ it.each([
   expect((await t.command(admin, 'thing.update', { id, mode })).body.error).toBe(error);
 });
 
-it("refuses a line's computed value naming the line", async () => {
-  const res = await t.command(admin, 'thing.create', { mode: 'ok', parts: [{ n: 1 }, { n: 9 }] });
-  expect([res.status, res.body]).toEqual([400, { error: 'thing.parts[1].when must be a real calendar date YYYY-MM-DD (the value its computed function gave)' }]);
+it("refuses a line's computed value naming the line, wherever it is and whichever was refused before", async () => {
+  // One schema per field checks every line; the refusal's message is the line's own.
+  for (const parts of [[{ n: 1 }, { n: 9 }], [{ n: 9 }], [{ n: 1 }, { n: 1 }, { n: 9 }, { n: 9 }], [{ n: 1 }, { n: 9 }]]) {
+    const res = await t.command(admin, 'thing.create', { mode: 'ok', parts });
+    const index = parts.findIndex((part) => part.n === 9);
+    expect([res.status, res.body]).toEqual([400, { error: `thing.parts[${index}].when must be a real calendar date YYYY-MM-DD (the value its computed function gave)` }]);
+  }
 });

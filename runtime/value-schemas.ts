@@ -6,8 +6,8 @@
  * of a module is refused by exactly the check its value would meet at run time.
  */
 import type { z } from 'zod';
-import type { FieldKind } from '../runtime/api-shapes.ts';
-import { kinds } from '../runtime/kinds.ts';
+import type { FieldKind } from './api-shapes.ts';
+import { kinds } from './kinds.ts';
 
 /** What a kind's builder is told besides the path. Each kind reads only its own. */
 export interface ValueArguments {
