@@ -235,6 +235,14 @@ describe('rights of agents', () => {
       const res = await t.request(method, path, body, agentA);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
+    // Another method on a path of two parts is 405, to an agent as to anyone (docs/api.md): it says
+    // nothing of what is there, as on every command-shaped path.
+    for (const path of ['/api/auth/login', '/api/auth/logout', '/api/auth/nothing']) {
+      for (const token of [agentA, admin]) {
+        const res = await t.request('GET', path, undefined, token);
+        expect([res.status, res.headers.get('allow'), res.body], path).toEqual([405, 'POST', { error: 'method not allowed: commands are called with POST' }]);
+      }
+    }
     // The plan is untouched.
     const plan = await t.request('GET', `/api/plans/${proposal.body.plan_id}`, undefined, admin);
     expect(plan.body.plan.status).toBe('pending');
