@@ -10,7 +10,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { RequestHandler, Router } from 'express';
 import { plansAndAuditExtension } from './plans/extension.ts';
@@ -142,7 +142,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // (see http/command-route.ts); the rest is the app's.
     const commandRoute = fastCommandRoute({ service, callers, isClosing: () => closing });
     const { keepAliveTimeout, ...serverOptions } = httpServerOptions(options.timeouts);
+    const silent = silentConnections();
     const httpServer = createServer(serverOptions, (req, res) => {
+      silent.heard(req.socket);
       observer.start(req, res);
       if (commandRoute(req, res)) return;
       for (const route of directRoutes) if (route(req, res)) return;
@@ -156,6 +158,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (!isOversizedUpload(req, files.limits)) res.writeContinue();
       httpServer.emit('request', req, res);
     });
+    httpServer.on('connection', (socket: Socket) => silent.accepted(socket));
     server = httpServer;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -189,7 +192,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         closed ??= (async () => {
           closing = true;
           observer.closeAfterAnswers();
-          await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt });
+          await drain(httpServer, { graceMs: options.shutdownGraceMs ?? 10_000, quietMs: options.drainQuietMs ?? 0, lastRequestAt: observer.lastRequestAt, closeSilent: silent.closeOlderThan });
           // Its lease released, another instance takes the pruning over at once.
           await pruner?.stop().catch((error: unknown) => logError(error));
           await files.stop().catch((error: unknown) => logError(error));
@@ -216,7 +219,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  * refused; then it stops accepting, closes idle connections (and those that become idle), and
  * waits for in-flight requests; at the end of the grace it cuts what is left.
  */
-async function drain(server: Server, options: { readonly graceMs: number; readonly quietMs: number; readonly lastRequestAt: () => number }): Promise<void> {
+async function drain(
+  server: Server,
+  options: { readonly graceMs: number; readonly quietMs: number; readonly lastRequestAt: () => number; readonly closeSilent: (ms: number) => void },
+): Promise<void> {
   const started = performance.now();
   const { graceMs, quietMs } = options;
   if (quietMs > 0) {
@@ -230,15 +236,48 @@ async function drain(server: Server, options: { readonly graceMs: number; readon
   }
   const left = Math.max(0, graceMs - (performance.now() - started));
   return new Promise((resolve) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const closeIdle = () => {
+      server.closeIdleConnections();
+      options.closeSilent(SILENT_GRACE_MS);
+    };
+    const idle = setInterval(closeIdle, 50);
     const cut = setTimeout(() => server.closeAllConnections(), left);
     server.close(() => {
       clearInterval(idle);
       clearTimeout(cut);
       resolve();
     });
-    server.closeIdleConnections();
+    closeIdle();
   });
+}
+
+/**
+ * How long the drain waits for the first request of a connection accepted before it stopped
+ * listening (a balancer opens one to send a request at once): one that sends nothing by then is
+ * closed, rather than holding the shutdown until the grace ends (or the headers' timeout).
+ */
+const SILENT_GRACE_MS = 1_000;
+
+/**
+ * Connections that have not sent a request yet, and when each was accepted. Node's
+ * `closeIdleConnections` leaves them (their request may be on its way), so the drain closes those
+ * silent for longer than a moment itself.
+ */
+function silentConnections() {
+  const acceptedAt = new Map<Socket, number>();
+  return {
+    accepted(socket: Socket): void {
+      acceptedAt.set(socket, performance.now());
+      socket.once('close', () => acceptedAt.delete(socket));
+    },
+    heard(socket: Socket): void {
+      acceptedAt.delete(socket);
+    },
+    closeOlderThan(ms: number): void {
+      const now = performance.now();
+      for (const [socket, at] of acceptedAt) if (now - at >= ms) socket.destroy();
+    },
+  };
 }
 
 /**

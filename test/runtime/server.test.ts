@@ -3,6 +3,7 @@
  * before the database closes.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,26 @@ describe('startServer', () => {
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
 
+  it('answers a connection accepted before the drain whose request comes after it began, and closes it; one that stays silent is closed', async () => {
+    const server = await startServer({ registry, dbUrl: `sqlite:${join(dir, 'fresh.sqlite')}`, port: 0, adminPassword: 'server-test-password', log: () => undefined });
+    // Accepted (a balancer opened it to send a request) but nothing read from it yet: Node counts
+    // such a connection as idle, and closing idle connections reset it before its request came.
+    const late = await connected(server.port);
+    const silent = await connected(server.port);
+    const closing = server.close();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    late.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const answer = await late.ended;
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer.endsWith('{"ok":false,"draining":true}')).toBe(true);
+    // The silent one does not hold the drain for its whole grace (10 s here).
+    const started = performance.now();
+    expect(await silent.ended).toBe('');
+    await closing;
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it('writes a generated password to a file only its user can read, and never logs it', async () => {
     const lines: string[] = [];
     const dbUrl = `sqlite:${join(dir, 'b.sqlite')}`;
@@ -116,3 +137,14 @@ describe('startServer', () => {
     expect(again).toEqual([`listening on http://127.0.0.1:${second.port}`]);
   });
 });
+
+/** A raw connection to the server on loopback, once connected; `ended`: all it received, when it closes. */
+async function connected(port: number): Promise<{ socket: Socket; ended: Promise<string> }> {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  const ended = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { socket, ended };
+}
