@@ -44,10 +44,11 @@ export function neverEmpty(field: FieldIR): boolean {
 /**
  * Whether the field holds a value in every record the service writes: a NOT NULL column, or a
  * computed field (its function returns a value of the kind on every write; its column stays
- * nullable so that one can be added to a table that has rows).
+ * nullable so that one can be added to a table that has rows) — but a multiselect, whose function
+ * may give no options: that is stored empty, as a written `[]` is.
  */
 export function alwaysSet(field: FieldIR): boolean {
-  return neverEmpty(field) || field.computed !== undefined;
+  return neverEmpty(field) || (field.computed !== undefined && field.kind !== 'multiselect');
 }
 
 /** The database table of a model: named after it. */

@@ -134,7 +134,7 @@ export function computeAndCheck(model: CompiledModel, record: Readonly<Record<st
   const [failed] = model.logic.failedRules(document);
   if (failed) throw new HttpError(400, `${model.meta.name}: ${failed.message}`, { fields: [...failed.fields] });
   const computed = fromDocument(model, record.id, document);
-  refuseUnstorableComputed(model, computed);
+  refuseUnstorableComputed(model, { record: document, lines: linesOfDocument(model, document) }, computed);
   return computed;
 }
 
@@ -143,6 +143,11 @@ export function computeDocument(model: CompiledModel, record: Readonly<Record<st
   const document = documentOf(record, lines);
   model.logic.compute(document);
   return fromDocument(model, record.id, document);
+}
+
+/** A document's line lists, each under its name. */
+function linesOfDocument(model: CompiledModel, document: Readonly<Record<string, unknown>>): Record<string, readonly Record<string, unknown>[]> {
+  return Object.fromEntries([...model.lines.values()].map((list) => [list.meta.name, (document[list.meta.name] as Record<string, unknown>[] | undefined) ?? []]));
 }
 
 /** The record and lines of a computed document, each value as its field stores it. */

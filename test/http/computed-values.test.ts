@@ -17,14 +17,27 @@ const MODULE = `export default {
   models: {
     thing: {
       fields: {
-        mode: { kind: 'select', options: ['ok', 'bad_date', 'bad_email', 'bad_max', 'bad_option', 'bad_pattern'] },
+        mode: { kind: 'select', options: ['ok', 'bad_date', 'bad_email', 'bad_max', 'bad_option', 'bad_pattern', 'nan', 'infinite', 'two_picks', 'no_picks'] },
         d: { kind: 'date', computed: (r) => (r.mode === 'bad_date' ? '2024-02-30' : '2024-02-28') },
         em: { kind: 'email', personal: true, computed: (r) => (r.mode === 'bad_email' ? 'secret-not-an-email' : 'a@example.com') },
         k: { kind: 'number', max: 10, computed: (r) => (r.mode === 'bad_max' ? 100 : 1) },
         st: { kind: 'select', options: ['x', 'y'], computed: (r) => (r.mode === 'bad_option' ? 'z' : 'x') as 'x' },
         code: { kind: 'text', pattern: '[0-9]+', computed: (r) => (r.mode === 'bad_pattern' ? 'abc' : '123') },
+        ratio: { kind: 'decimal', scale: 2, computed: (r) => (r.mode === 'nan' ? 0 / 0 : r.mode === 'infinite' ? -1 / 0 : 0.5) },
+        picks: { kind: 'multiselect', options: ['a', 'b', 'c'], computed: (r) => (r.mode === 'two_picks' ? ['c', 'a'] : r.mode === 'no_picks' ? [] : ['b']) as ('a' | 'b' | 'c')[] },
+        at: { kind: 'datetime', computed: () => '2026-01-01T10:00:00+02:00' },
       },
-      lines: { parts: { fields: { n: { kind: 'number' }, when: { kind: 'date', computed: (l) => ((l.n ?? 0) > 5 ? 'yesterday' : '2024-01-01') } } } },
+      lines: {
+        parts: {
+          fields: {
+            n: { kind: 'number' },
+            when: { kind: 'date', computed: (l) => ((l.n ?? 0) > 5 ? 'yesterday' : '2024-01-01') },
+            share: { kind: 'money', computed: (l) => (l.n === -1 ? 1 / 0 : 100) },
+            marks: { kind: 'multiselect', options: ['x', 'y'], computed: (l) => ((l.n ?? 0) > 1 ? ['y', 'x'] : []) as ('x' | 'y')[] },
+            seen: { kind: 'datetime', computed: () => '2026-06-30T23:30:00-01:00' },
+          },
+        },
+      },
     },
   },
 };`;
@@ -50,6 +63,47 @@ it('stores what its checks take', async () => {
   const res = await t.command(admin, 'thing.create', { mode: 'ok', parts: [{ n: 1 }] });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.value).toMatchObject({ d: '2024-02-28', em: 'a@example.com', k: 1, st: 'x', code: '123', parts: [{ n: 1, when: '2024-01-01' }] });
+});
+
+it('stores a computed multiselect and datetime as a written one is stored: options in their order, none as empty, the UTC instant', async () => {
+  const two = await t.command(admin, 'thing.create', { mode: 'two_picks', parts: [{ n: 2 }, { n: 1 }] });
+  expect(two.status, JSON.stringify(two.body)).toBe(200);
+  const expected = {
+    picks: ['a', 'c'],
+    at: '2026-01-01T08:00:00.000Z',
+    parts: [
+      { n: 2, marks: ['x', 'y'], seen: '2026-07-01T00:30:00.000Z' },
+      { n: 1, marks: null, seen: '2026-07-01T00:30:00.000Z' },
+    ],
+  };
+  expect(two.body.value).toMatchObject(expected);
+  // Read back as answered, and found by the values a caller would write.
+  expect((await t.command(admin, 'thing.get', { id: two.body.value.id })).body.value).toMatchObject(expected);
+  const found = (filter: unknown) => t.command(admin, 'thing.list', { filter }).then((res) => res.body.value.map((row: { id: string }) => row.id));
+  expect(await found([{ field: 'picks', op: 'eq', value: ['c', 'a'] }])).toEqual([two.body.value.id]);
+  expect(await found([{ field: 'at', op: 'eq', value: '2026-01-01T08:00:00Z' }, { field: 'id', op: 'eq', value: two.body.value.id }])).toEqual([two.body.value.id]);
+  expect(await found([{ field: 'at', op: 'gt', value: '2026-01-01T09:00:00Z' }])).toEqual([]);
+
+  // A function that gives no options leaves the field empty, as a write of [] does; an update
+  // that changes nothing records no change (a line's [] against its stored empty was one).
+  const none = await t.command(admin, 'thing.create', { mode: 'no_picks' });
+  expect(none.body.value.picks).toBeNull();
+  expect((await t.command(admin, 'thing.get', { id: none.body.value.id })).body.value.picks).toBeNull();
+  const updated = await t.command(admin, 'thing.update', { id: two.body.value.id, parts: [{ id: two.body.value.parts[0].id, n: 2 }, { id: two.body.value.parts[1].id, n: 1 }] });
+  expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+  const history = await t.command(admin, 'thing.history', { id: two.body.value.id });
+  expect(history.body.value.rows.map((row: { command: string }) => row.command)).toEqual(['thing.create']);
+});
+
+it.each([
+  ['nan', {}, 'thing.ratio is not a finite number (the value its computed function gave)', ['ratio']],
+  ['infinite', {}, 'thing.ratio is not a finite number (the value its computed function gave)', ['ratio']],
+  ['ok', { parts: [{ n: 1 }, { n: -1 }] }, 'thing.parts[1].share is not a finite number (the value its computed function gave)', undefined],
+] as const)('refuses a computed value that is not a finite number (%s %j), storing nothing', async (mode, more, error, fields) => {
+  const before = t.inspect((db) => (db.prepare('select count(*) as n from thing').get() as { n: number }).n);
+  const res = await t.command(admin, 'thing.create', { mode, ...more });
+  expect([res.status, res.body]).toEqual([400, fields ? { error, fields } : { error }]);
+  expect(t.inspect((db) => (db.prepare('select count(*) as n from thing').get() as { n: number }).n)).toBe(before);
 });
 
 it.each([
