@@ -20,11 +20,11 @@ export interface OrderItemsLineValues {
 export interface OrderValues {
   readonly number: string;
   readonly customer: string;
-  readonly ordered_on: string;
+  readonly ordered_on: string | null;
   readonly deliver_by: string | null;
   readonly contact_email: string | null;
   readonly website: string | null;
-  readonly discount_pct: number;
+  readonly discount_pct: number | null;
   readonly tags: ('rush' | 'gift' | 'export')[] | null;
   readonly confirmed_on: string | null;
   readonly delivered_at: string | null;
@@ -42,7 +42,7 @@ const computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.r
 const computeTotal: (record: OrderValues) => number = (o) => o.items.reduce((s, l) => s + l.amount, 0);
 
 /** Rule 1, as written at modules/sales/module.ts:45. */
-const checkRule1: (record: OrderValues) => boolean = (o) => !o.deliver_by || o.deliver_by >= o.ordered_on;
+const checkRule1: (record: OrderValues) => boolean = (o) => !o.deliver_by || !o.ordered_on || o.deliver_by >= o.ordered_on;
 
 /** The rules, in declaration order: what a failure names and says, and its check. */
 const rules: readonly { readonly fields: readonly string[]; readonly message: string; readonly check: (record: OrderValues) => boolean }[] = [

@@ -40,10 +40,13 @@ export function logicNames(model: ModelIR) {
   };
 }
 
-/** The type of a field's value in the functions' view: never empty when required, governed, computed or defaulted. */
+/**
+ * The type of a field's value in the functions' view: never empty when required, governed or
+ * computed (alwaysSet). A default does not make it so: it fills in a field a create leaves out,
+ * and a caller may still write null to it.
+ */
 function valueOf(field: FieldIR): string {
-  const neverEmpty = alwaysSet(field) || field.default !== undefined;
-  return `${valueType(field)}${neverEmpty ? '' : ' | null'}`;
+  return `${valueType(field)}${alwaysSet(field) ? '' : ' | null'}`;
 }
 
 /** The functions a model's logic file copies, in the order compute runs them: each line list's fields, then the record's; then the rules. */

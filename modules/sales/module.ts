@@ -42,7 +42,7 @@ export default defineModule({
       locked_in: ['done', 'cancelled'],
       rules: [
         { fields: ['deliver_by'], message: 'deliver by must be on or after the order date',
-          check: (o) => !o.deliver_by || o.deliver_by >= o.ordered_on },
+          check: (o) => !o.deliver_by || !o.ordered_on || o.deliver_by >= o.ordered_on },
       ],
       actions: {
         confirm: { from: 'draft', to: 'confirmed', set: { confirmed_on: 'today' } },
