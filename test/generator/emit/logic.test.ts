@@ -56,8 +56,9 @@ describe('the logic file', () => {
     const text = files.get('sales/order.logic.ts')!;
     expect(text).toContain('/** `order.items[].amount`, as written at modules/sales/module.ts:36. */\nconst computeItemsAmount: (line: OrderItemsLineValues) => number = (l) => Math.round((Math.round(l.quantity * 1000) * l.unit_price) / 1000);');
     expect(text).toContain('/** `order.total`, as written at modules/sales/module.ts:23. */\nconst computeTotal: (record: OrderValues) => number = (o) => o.items.reduce((s, l) => s + l.amount, 0);');
-    // A field with a default reads as never empty; one without as possibly empty; lines as their values.
-    expect(text).toContain('  readonly ordered_on: string;\n  readonly deliver_by: string | null;');
+    // A required field reads as never empty; one with a default as possibly empty (a caller may write
+    // null to it), as one without; lines as their values.
+    expect(text).toContain('  readonly number: string;\n  readonly customer: string;\n  readonly ordered_on: string | null;\n  readonly deliver_by: string | null;');
     expect(text).toContain('  readonly items: readonly OrderItemsLineValues[];');
     expect(text).toContain("import type { ModelLogic } from '../../runtime/registry.ts';");
   });
