@@ -148,13 +148,18 @@ async function selectedIds(ctx: CommandContext, db: Knex, prepared: PreparedCall
   const max = prepared.input.max_affected as number;
   const given = prepared.input.ids as readonly string[] | undefined;
   if (given) {
-    const ids = [...new Set(given)];
+    // In id order, as a filter's are: two commands that lock the same records lock them in one
+    // order, so neither waits on the other while holding what it waits for (a deadlock on PostgreSQL).
+    const ids = [...new Set(given)].sort();
     if (ids.length > max) throw moreThanAllowed(ctx, ids.length, max);
     return ids;
   }
   const { queries } = ctx.command.model;
   const list = prepared.list!;
-  const count = await queries.count(db, list);
-  if (count > max) throw moreThanAllowed(ctx, count, max);
-  return (await queries.list(db, list)).map((record) => record.id);
+  // One statement selects them, one more than allowed at most: a record a concurrent write adds
+  // between a count and a list could otherwise be changed past `max_affected` (on PostgreSQL,
+  // where other instances write meanwhile). The message's count is read only when refusing.
+  const selected = (await queries.list(db, { ...list, limit: max + 1 })).map((record) => record.id);
+  if (selected.length > max) throw moreThanAllowed(ctx, Math.max(await queries.count(db, list), selected.length), max);
+  return selected;
 }

@@ -313,7 +313,9 @@ const MAX_TRANSACTION_ATTEMPTS = 5;
 /**
  * PostgreSQL may abort a transaction that raced another one (a `search` whose snapshot is older
  * than masking tokens another instance issued meanwhile, a deadlock). It was rolled back, so it
- * is run again, a bounded number of times.
+ * is run again, a bounded number of times — after a pause of a few milliseconds, random and
+ * longer each time: run again at once, a deadlock's victim took the locks the other transaction
+ * was about to take again, and two bulk commands deadlocked on every attempt (probe, 3 in 10).
  */
 async function retryRaces<T>(ctx: CommandContext, attempt: () => Promise<T>): Promise<T> {
   for (let attempts = 1; ; attempts++) {
@@ -322,6 +324,7 @@ async function retryRaces<T>(ctx: CommandContext, attempt: () => Promise<T>): Pr
     } catch (error) {
       const state = String((error as { code?: unknown }).code);
       if (ctx.service.dialect !== 'postgres' || attempts >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_STATES.has(state)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempts * (5 + Math.random() * 20)));
     }
   }
 }
