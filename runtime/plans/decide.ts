@@ -83,9 +83,12 @@ function alreadyDecided(row: PlanRow): HttpError {
 /**
  * Approves a pending plan: its command runs for `person` in the transaction that marks the plan
  * approved, so that of two simultaneous approvals (on one instance or several) only one runs it.
- * When the command fails now (say the record was deleted), the plan is marked failed and the
- * command's error thrown; when the approver may not run it (rights changed since), 404 and the
- * plan stays pending.
+ * When the command fails now (say the record was deleted), its writes are undone (a savepoint),
+ * the plan is marked failed in that same transaction and the command's error thrown: an approval
+ * waiting on the plan meanwhile finds it failed, not pending again (marked in a transaction of its
+ * own, the plan was pending in between, and each waiting approver ran the command once more, with
+ * no audit row). When the approver may not run it (rights changed since), 404 and the plan stays
+ * pending.
  */
 export async function approvePlan(service: RecordService, person: PersonCaller, row: PlanRow): Promise<CommandEnvelope> {
   const { db } = service;
@@ -99,23 +102,26 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
     planId: row.id,
   };
   const decision = { ...auditActor(person), command: row.command, access: 'write', recordId: row.record_id, planId: row.id } as const;
-  try {
-    return await db.transaction(async (trx) => {
-      // Marking the plan first, in the same transaction: of two simultaneous approvals only one
-      // finds it pending, so the command runs once.
-      const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
-      if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
-      const result = await runApprovedCommand(service, person, prepared, { db: trx, proposal });
+  let failure: HttpError | undefined;
+  const result = await db.transaction(async (trx) => {
+    // Marking the plan first, in the same transaction: of two simultaneous approvals only one
+    // finds it pending, so the command runs once.
+    const won = await decidePlan(trx, row.id, { status: 'approved', decidedBy: person.userId });
+    if (!won) throw alreadyDecided((await findPlan(trx, row.id)) ?? row);
+    try {
+      const answer = await trx.transaction((savepoint) => runApprovedCommand(service, person, prepared, { db: savepoint, proposal }));
       await writeAudit(trx, { ...decision, outcome: 'approved' });
-      return result;
-    });
-  } catch (error) {
-    if (!(error instanceof HttpError) || error instanceof PlanDecidedError || error.status === 404) throw error;
-    if (await decidePlan(db, row.id, { status: 'failed', decidedBy: person.userId, error: error.message })) {
-      await writeAudit(db, { ...decision, outcome: 'failed', status: error.status, error: error.message });
+      return answer;
+    } catch (error) {
+      if (!(error instanceof HttpError) || error instanceof PlanDecidedError || error.status === 404) throw error;
+      await decidePlan(trx, row.id, { status: 'failed', decidedBy: person.userId, error: error.message }, 'approved');
+      await writeAudit(trx, { ...decision, outcome: 'failed', status: error.status, error: error.message });
+      failure = error;
+      return undefined;
     }
-    throw error;
-  }
+  });
+  if (failure) throw failure;
+  return result!;
 }
 
 /**

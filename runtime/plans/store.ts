@@ -80,17 +80,18 @@ export async function findPlan(db: Knex, id: string): Promise<PlanRow | undefine
 }
 
 /**
- * Moves a pending plan to its decision. Returns false when the plan was no longer pending: the
- * conditional update is what makes two simultaneous approvals (on one or several instances)
- * execute a plan once.
+ * Moves a pending plan (or one in the status `from`) to its decision. Returns false when the plan
+ * was no longer in it: the conditional update is what makes two simultaneous approvals (on one or
+ * several instances) execute a plan once.
  */
 export async function decidePlan(
   db: Knex,
   id: string,
   decision: { status: Exclude<PlanStatus, 'pending'>; decidedBy: string; result?: unknown; error?: string },
+  from: PlanStatus = 'pending',
 ): Promise<boolean> {
   const changed = await db(PLAN_TABLE)
-    .where({ id, status: 'pending' })
+    .where({ id, status: from })
     .update({
       status: decision.status,
       decided_at: new Date().toISOString(),

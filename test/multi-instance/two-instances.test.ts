@@ -224,6 +224,27 @@ describe.skipIf(!PG_URL)(`two rmsgen serve processes on one PostgreSQL database$
     }
   });
 
+  it('a plan whose command fails, approved through A and B at once, runs once: one 400 and an audit row, the others 409', async () => {
+    const agent = await agentToken(A, ['party.*'], 'failing racer');
+    for (let round = 0; round < 5; round++) {
+      const party = await created(A, 'party', { name: `kept by a lead ${round}` });
+      const proposal = await command(A, agent, 'party.delete', { id: party });
+      expect(proposal.status).toBe(202);
+      const planId = proposal.body.plan_id as string;
+      // A lead refers to the party now: the delete fails when it runs.
+      await created(B, 'lead', { title: `refers ${round}`, party });
+      const answers = await Promise.all([A, B, A, B].map((instance) => call(instance, 'POST', `/api/approve/${planId}`, undefined, admin)));
+      const statuses = answers.map((answer) => answer.status).sort();
+      // Marked failed in a transaction of its own, the plan was pending again meanwhile: each waiting
+      // approver ran the command once more (2 to 4 answers of 400, found by a probe).
+      expect(statuses, JSON.stringify(answers.map((answer) => answer.body))).toEqual([400, 409, 409, 409]);
+      expect(answers.filter((answer) => answer.status === 409).map((answer) => answer.body)).toEqual(Array(3).fill({ error: `plan ${planId} is already failed` }));
+      expect(await db!('rms_audit').where({ plan_id: planId, outcome: 'failed' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      expect((await db!('rms_plans').first('status').where('id', planId))!.status).toBe('failed');
+      expect((await command(B, admin, 'party.get', { id: party })).status).toBe(200);
+    }
+  });
+
   it('an agent sees the same masking tokens from A and B, and a token from A resolves on B', async () => {
     const agent = await agentToken(A, ['party.*'], 'masked-reader');
     const party = await created(A, 'party', { name: 'Grace Hopper', email: 'grace@example.org' });
