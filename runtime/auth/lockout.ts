@@ -12,6 +12,7 @@
  * (a successful sign-in clears the username's failures).
  */
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/connect.ts';
 import { newId } from '../ids.ts';
 import { LOGIN_FAILURES_TABLE, type LoginFailureRow } from './tables.ts';
 import { isoNow } from './tokens.ts';
@@ -61,8 +62,23 @@ export type AttemptStart =
  * Starts a sign-in attempt for `username` from `address`: refuses it when the username is locked
  * or the address throttled, otherwise records it (pessimistically) as a failure and returns its
  * id for `passAttempt`.
+ *
+ * On PostgreSQL the attempts of one username are looked at and recorded one at a time (a lock held
+ * until the attempt is recorded): with several instances, an attempt that read the failures
+ * before another's row was committed, while the other read them before this one's, let both pass
+ * — the ids' order is no order across processes (up to nine wrong passwords were checked before
+ * the lock, found by a probe). In one process (SQLite's) the ids do follow the order rows are
+ * recorded in, which the check after recording relies on.
  */
 export async function beginAttempt(db: Knex, username: string, address: string | null, now: number = Date.now()): Promise<AttemptStart> {
+  if (dialectOf(db) !== 'postgres') return recordAttempt(db, username, address, now);
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`rms_login_failures:${username}`]);
+    return recordAttempt(trx, username, address, now);
+  });
+}
+
+async function recordAttempt(db: Knex, username: string, address: string | null, now: number): Promise<AttemptStart> {
   const before = lockedUntil(await recentFailures(db, username, now));
   if (before > now) return { outcome: 'locked', retryAfterSeconds: secondsUntil(before, now) };
   const throttled = address === null ? 0 : await addressThrottledUntil(db, address, now);

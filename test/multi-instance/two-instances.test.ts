@@ -193,6 +193,18 @@ describe.skipIf(!PG_URL)(`two rmsgen serve processes on one PostgreSQL database$
     await login(B, 'otto', 'otto-password');
   });
 
+  it('twelve wrong passwords for one username sent at once over A and B: five are checked, the rest locked out', async () => {
+    // Each attempt read the failures recorded before its own id, and the ids' order is no order
+    // across processes: up to nine were checked (found by a probe). Three usernames, as it raced.
+    for (const username of ['mara', 'nils', 'ove']) {
+      await createPerson(db!, { username, password: `${username}-password`, roles: ['sales'] });
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call(i % 2 ? B : A, 'POST', '/api/auth/login', { username, password: `wrong-${i}` })));
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses, username).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+      expect(await db!('rms_login_failures').where({ username }).count({ n: '*' })).toEqual([{ n: '5' }]);
+    }
+  });
+
   it('a plan proposed through A is approved through B', async () => {
     const agent = await agentToken(A, ['lead.*'], 'planner');
     const lead = await created(A, 'lead', { title: 'to be deleted by plan' });
