@@ -11,7 +11,10 @@ import type { Knex } from 'knex';
 import type { DryRunAnswer } from '../api-shapes.ts';
 import { auditFailure, writeAuditEvent } from '../audit/events.ts';
 import type { Caller } from '../caller.ts';
-import { notFound } from '../errors.ts';
+import { INVALID_TOKEN } from '../auth/authenticate.ts';
+import { TOKENS_TABLE } from '../auth/tables.ts';
+import { dialectOf } from '../db/connect.ts';
+import { HttpError, notFound } from '../errors.ts';
 import { insertPlan } from '../plans/store.ts';
 import { rightsOf } from '../rights.ts';
 import { dryRunShowsChanges } from '../command-kinds.ts';
@@ -129,6 +132,11 @@ async function proposeCommand(ctx: CommandContext, prepared: PreparedCall): Prom
   await tryInTransaction(ctx, prepared);
   const agent = ctx.caller as Extract<Caller, { kind: 'agent' }>;
   return ctx.service.db.transaction(async (trx) => {
+    // The token as it is now, held until the plan is stored: a revocation (which rejects the
+    // token's pending plans in its transaction) either comes first, and the plan is refused as the
+    // next request would be, or waits for the plan and rejects it too. Checked only when the
+    // request began, a plan stored just after a revocation on another instance stayed pending.
+    if (!(await tokenStillValid(trx, agent.tokenId))) throw new HttpError(401, INVALID_TOKEN);
     const agentTokens = prepared.clearPersonal ? await writtenTokensOf(ctx, trx, agent.tokenId, prepared) : prepared.agentTokens;
     const plan = storedForm({ ...prepared, ...(agentTokens ? { agentTokens } : {}) });
     const planId = await insertPlan(trx, {
@@ -149,4 +157,11 @@ async function tryInTransaction(ctx: CommandContext, prepared: PreparedCall): Pr
   await rolledBack(ctx.service.db, async (trx) => {
     await handlers[ctx.command.meta.kind](ctx, trx, prepared);
   });
+}
+
+/** Whether the agent token is not revoked, its row locked against a revocation until the transaction ends (PostgreSQL; SQLite writes one at a time). */
+async function tokenStillValid(db: Knex, tokenId: string): Promise<boolean> {
+  const query = db(TOKENS_TABLE).first('revoked_at').where('id', tokenId);
+  const row = (await (dialectOf(db) === 'postgres' ? query.forShare() : query)) as { revoked_at: string | null } | undefined;
+  return row !== undefined && row.revoked_at === null;
 }
