@@ -11,6 +11,7 @@ import { mayBeHeldForApproval } from '../../runtime/view/caller-schemas.ts';
 import { acceptSentence } from './schemas.ts';
 import { forFieldKind, type ActionIR, type CommandIR, type FieldIR, type FieldKindTable, type LineListIR, type ModelIR } from '../ir.ts';
 import { minorUnitsExample } from '../../runtime/words.ts';
+import { ordersBy } from '../../runtime/shapes/values.ts';
 import { MAX_ID_LENGTH, TEXT_LIMITS } from '../../runtime/value-checks.ts';
 import { camelCase, defaultLabel, inSentence, minorUnitsSentence, plural, withArticle } from '../names.ts';
 import { modelBase, modelExports, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
@@ -321,7 +322,8 @@ function inputJsonSchema(model: ModelIR, command: CommandIR, input: CommandInput
     );
     filter.items.properties.value = described({}, say('Value to compare with; omit for is_null, an array for in.'));
     describeProperty(order, say(`Sort keys, at most ${LIMITS.orderKeys}; empty values sort last.`, 'Empty values sort last.'));
-    order.items.properties.field = described({ type: 'string', enum: fields }, say('Field to sort by.'));
+    const orderFields = ['id', ...model.fields.filter((field) => ordersBy(field.kind)).map((field) => field.name)];
+    order.items.properties.field = described({ type: 'string', enum: orderFields }, say('Field to sort by.'));
     order.items.properties.dir = described(order.items.properties.dir!, say('asc (default) or desc.', 'asc by default.'));
     properties.limit = described(properties.limit!, say(`Rows to return, ${LIMITS.minLimit} to ${LIMITS.maxLimit}; no limit when omitted.`, 'No limit when omitted.'));
     properties.offset = described(properties.offset!, say('Rows to skip.'));

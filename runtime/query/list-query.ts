@@ -15,6 +15,7 @@ import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
 import type { FieldMeta, ModelMeta } from '../registry.ts';
+import { ordersBy } from '../shapes/values.ts';
 import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
 import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
@@ -126,8 +127,7 @@ export function compileList(
   const order: { field: CompiledQueryField; desc: boolean }[] = [];
   for (const key of input.order ?? []) {
     const target = field(key.field);
-    // A file's JSON orders nothing anyone means (its id first).
-    if (target.kind === 'file') throw badRequest(`${target.path}: file fields cannot be ordered by`);
+    if (target.kind !== 'id' && !ordersBy(target.kind)) throw badRequest(`${target.path}: ${target.kind} fields cannot be ordered by`);
     if (order.some((known) => known.field === target)) continue; // a key again orders nothing more
     order.push({ field: target, desc: key.dir === 'desc' });
     if (target.kind === 'id') break; // ids are unique: later keys order nothing

@@ -70,6 +70,15 @@ export interface FilterCondition {
   readonly value?: unknown;
 }
 
+/**
+ * Whether records order by a field of this kind: not by a file (its JSON, the id first) or a
+ * multiselect (its list as text), which order nothing anyone means. The one rule: the list query
+ * refuses such a key, the tools' and OpenAPI's order enums leave them out, the web app offers no sort.
+ */
+export function ordersBy(kind: FieldKind): boolean {
+  return kind !== 'file' && kind !== 'multiselect';
+}
+
 /** One key of the `order` of `list`/`search`. */
 export interface OrderKey {
   readonly field: string;

@@ -5,7 +5,7 @@
  * removed or withheld since simply drops out.
  */
 import { fieldOf, titleFieldOf } from './meta.ts';
-import type { FieldInfo, FieldKind, ModelInfo, OrderKey } from './types.ts';
+import { ordersBy, type FieldInfo, type FieldKind, type ModelInfo, type OrderKey } from './types.ts';
 
 export interface ListPrefs {
   /** Field names shown besides the title (shown in `columnOrder`); absent: the default columns. */
@@ -110,7 +110,8 @@ export function parseSort(text: string | null | undefined, fields: readonly Fiel
   if (!text) return null;
   const dir = text.startsWith('-') ? 'desc' : 'asc';
   const name = text.replace(/^-/, '');
-  return fields.some((field) => field.name === name) ? { field: name, dir } : null;
+  // A field records do not order by (a shared link or a remembered sort from before) sorts nothing.
+  return fields.some((field) => field.name === name && ordersBy(field.kind)) ? { field: name, dir } : null;
 }
 
 export function sortText(sort: OrderKey | null): string | null {

@@ -45,7 +45,7 @@ export type {
   WebhookInfo,
 } from '../../../runtime/api-shapes.ts';
 // The values among them: plain constants, so the bundle gains a few bytes, not the runtime.
-export { DEFAULT_SERVICE_INFO, FILTER_OPERATORS } from '../../../runtime/api-shapes.ts';
+export { DEFAULT_SERVICE_INFO, FILTER_OPERATORS, ordersBy } from '../../../runtime/api-shapes.ts';
 
 /**
  * `GET /api/meta` as the app sees it: only people sign in to the app (an agent token cannot), so

@@ -13,7 +13,7 @@ import { listColumns, parseSort, readListPrefs, sortText, writeListPrefs, type L
 import { pluralLabel, useDocumentTitle, useLoad } from '../lib/page.ts';
 import { navigate, onLinkClick, paths } from '../lib/router.ts';
 import { rememberTitles, useTitles } from '../lib/titles.ts';
-import { FILTER_OPERATORS, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type RecordValue } from '../lib/types.ts';
+import { FILTER_OPERATORS, ordersBy, type FieldInfo, type FilterCondition, type FilterOperator, type ModelInfo, type RecordValue } from '../lib/types.ts';
 import { ColumnChooser } from '../components/column-chooser.tsx';
 import { CsvExport } from '../components/csv-export.tsx';
 import { FilterBuilder } from '../components/filter-builder.tsx';
@@ -182,7 +182,7 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
           <span>Sort</span>
           <select value={sortText(sort) ?? ''} onChange={(event) => setSort(event.currentTarget.value || null)}>
             <option value="">Default order</option>
-            {model.fields.flatMap((field) => [
+            {model.fields.filter((field) => ordersBy(field.kind)).flatMap((field) => [
               <option key={field.name} value={field.name}>{`${field.label} ↑`}</option>,
               <option key={`-${field.name}`} value={`-${field.name}`}>{`${field.label} ↓`}</option>,
             ])}
@@ -280,12 +280,16 @@ export function ListPage({ model, query }: { model: ModelInfo; query: URLSearchP
                 const sorted = sort?.field === field.name ? sort.dir : null;
                 return (
                   <th scope="col" key={field.name} class={`col-${field.kind}`} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                    <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
-                      {field.label}
-                      <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
-                        {sorted === 'desc' ? '▼' : '▲'}
-                      </span>
-                    </button>
+                    {ordersBy(field.kind) ? (
+                      <button type="button" class="sort" onClick={() => toggleSort(field)} title={`Sort by ${field.label}`}>
+                        {field.label}
+                        <span class={sorted ? 'sort-mark on' : 'sort-mark'} aria-hidden="true">
+                          {sorted === 'desc' ? '▼' : '▲'}
+                        </span>
+                      </button>
+                    ) : (
+                      field.label
+                    )}
                   </th>
                 );
               })}
