@@ -168,14 +168,15 @@ function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Reco
 
 /**
  * A computed value as its field stores it: a number of a decimal rounded to its scale, money and
- * numbers to integers, undefined as empty (a function may leave a value out). `rmsgen seed`
+ * numbers to integers (halves away from zero, for all three), undefined as empty (a function may leave a value out). `rmsgen seed`
  * stores computed values the same way.
  */
 export function normalised(field: FieldMeta, value: unknown): unknown {
   if (!field.computed || value === undefined || value === null) return value ?? null;
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (field.kind === 'decimal' && typeof value === 'number') return decimalUnits(value, field.scale ?? 0) / 10 ** (field.scale ?? 0);
-  if ((field.kind === 'money' || field.kind === 'number') && typeof value === 'number') return Math.round(value);
+  // Halves away from zero, as a decimal's are (-12.5 is -13, not Math.round's -12).
+  if ((field.kind === 'money' || field.kind === 'number') && typeof value === 'number') return decimalUnits(value, 0);
   return value;
 }
 

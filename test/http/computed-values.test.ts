@@ -32,7 +32,7 @@ const MODULE = `export default {
           fields: {
             n: { kind: 'number' },
             when: { kind: 'date', computed: (l) => ((l.n ?? 0) > 5 ? 'yesterday' : '2024-01-01') },
-            share: { kind: 'money', computed: (l) => (l.n === -1 ? 1 / 0 : 100) },
+            share: { kind: 'money', computed: (l) => (l.n === -1 ? 1 / 0 : l.n === 3 ? -12.5 : l.n === 4 ? 12.5 : 100) },
             marks: { kind: 'multiselect', options: ['x', 'y'], computed: (l) => ((l.n ?? 0) > 1 ? ['y', 'x'] : []) as ('x' | 'y')[] },
             seen: { kind: 'datetime', computed: () => '2026-06-30T23:30:00-01:00' },
           },
@@ -93,6 +93,11 @@ it('stores a computed multiselect and datetime as a written one is stored: optio
   expect(updated.status, JSON.stringify(updated.body)).toBe(200);
   const history = await t.command(admin, 'thing.history', { id: two.body.value.id });
   expect(history.body.value.rows.map((row: { command: string }) => row.command)).toEqual(['thing.create']);
+});
+
+it('rounds a computed money value as a decimal is rounded: halves away from zero', async () => {
+  const res = await t.command(admin, 'thing.create', { mode: 'ok', parts: [{ n: 3 }, { n: 4 }] });
+  expect(res.body.value.parts.map((part: { share: number }) => part.share)).toEqual([-13, 13]);
 });
 
 it.each([
