@@ -161,7 +161,7 @@ export const orderTools: readonly ToolMeta[] = [
           description: 'Personal: may be a token like CONTACT_EMAIL_1 you were given.',
         },
         website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri', maxLength: 10000 }, { type: 'null' }] },
-        discount_pct: { type: ['number', 'null'], multipleOf: 0.01, minimum: 0, maximum: 100, default: 0 },
+        discount_pct: { type: ['number', 'null'], minimum: 0, maximum: 100, default: 0 },
         tags: {
           anyOf: [
             { type: 'array', items: { type: 'string', enum: ['rush', 'gift', 'export'] }, uniqueItems: true },
@@ -198,7 +198,7 @@ export const orderTools: readonly ToolMeta[] = [
             type: 'object',
             properties: {
               description: { type: 'string', minLength: 1, maxLength: 200 },
-              quantity: { type: 'number', multipleOf: 0.001, minimum: 0.001 },
+              quantity: { type: 'number', minimum: 0.001 },
               unit_price: { type: 'integer', minimum: 0, description: 'Minor units: 950.00 EUR is 95000.' },
               note: {
                 anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],
@@ -234,7 +234,7 @@ export const orderTools: readonly ToolMeta[] = [
           description: 'Personal: may be a token like CONTACT_EMAIL_1 you were given.',
         },
         website: { anyOf: [{ type: 'string', minLength: 1, format: 'uri', maxLength: 10000 }, { type: 'null' }] },
-        discount_pct: { type: ['number', 'null'], multipleOf: 0.01, minimum: 0, maximum: 100 },
+        discount_pct: { type: ['number', 'null'], minimum: 0, maximum: 100 },
         tags: {
           anyOf: [
             { type: 'array', items: { type: 'string', enum: ['rush', 'gift', 'export'] }, uniqueItems: true },
@@ -282,7 +282,7 @@ export const orderTools: readonly ToolMeta[] = [
                 maxLength: 64,
               },
               description: { type: 'string', minLength: 1, maxLength: 200 },
-              quantity: { type: 'number', multipleOf: 0.001, minimum: 0.001 },
+              quantity: { type: 'number', minimum: 0.001 },
               unit_price: { type: 'integer', minimum: 0, description: 'Minor units: 950.00 EUR is 95000.' },
               note: {
                 anyOf: [{ type: 'string', minLength: 1, maxLength: 10000 }, { type: 'null' }],

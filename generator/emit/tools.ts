@@ -104,7 +104,9 @@ const RECORD_SCHEMAS: FieldKindTable<ValueSchema> = {
   bool: () => ({ type: 'boolean' }),
   select: (field) => ({ type: 'string', enum: field.options }),
   ref: () => ({ type: 'string' }),
-  decimal: (field) => ({ type: 'number', multipleOf: 10 ** -field.scale }),
+  // No `multipleOf` for decimals: 33.33 / 0.01 is 3332.9999… in floating point, so validators
+  // with their default settings (ajv's) refuse values the server takes. The scale is in the description.
+  decimal: (field) => (field.scale === 0 ? { type: 'number', multipleOf: 1 } : { type: 'number' }),
   datetime: () => ({ type: 'string', format: 'date-time' }),
   email: () => ({ type: 'string', format: 'email' }),
   url: () => ({ type: 'string', format: 'uri' }),

@@ -23,9 +23,9 @@ type Json = { readonly [key: string]: unknown };
 
 // ajv-formats is CommonJS with its function as the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
-// A decimal's schema says `multipleOf: 0.1` (its scale): 2.4 / 0.1 is 23.999… in floating point, so
-// the check rounds to 9 places as a client's validator should (ajv's multipleOfPrecision).
-const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
+// Default settings, as a client's validator has them: a decimal's schema says no `multipleOf`
+// (generator/emit/tools.ts), which such a validator would get wrong for values like 33.33.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 const WIDEST: Record<CallerKind, Caller> = {
