@@ -55,7 +55,7 @@ describe("order's tools as the MCP client lists them", () => {
     expect(Object.keys(properties)).not.toContain('status');
     expect(valueSchema(properties.number!)).toMatchObject({ type: 'string', pattern: '^(?:[A-Z]{2}-[0-9]{4,})$' });
     expect(properties.discount_pct).toMatchObject({ type: ['number', 'null'], minimum: 0, maximum: 100, default: 0 });
-    expect(properties.discount_pct.multipleOf).toBeUndefined();
+    expect(properties.discount_pct?.multipleOf).toBeUndefined();
     expect(properties.ordered_on!.description).toContain("When absent: today (the server's UTC day).");
     expect(valueSchema(properties.contact_email!)).toMatchObject({ type: 'string', format: 'email' });
     expect(valueSchema(properties.website!)).toMatchObject({ type: 'string', format: 'uri' });
