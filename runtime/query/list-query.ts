@@ -206,6 +206,14 @@ function multiselectCondition(dialect: Dialect, field: CompiledQueryField, op: F
   }
 }
 
+const NOTHING: SqlFragment = { sql: '1 = 0', bindings: [] };
+const EVERYTHING: SqlFragment = { sql: '1 = 1', bindings: [] };
+
+/** Whether a datetime as written says more than its milliseconds: a fraction of a second with a digit other than 0 past the third. */
+function finerThanMilliseconds(value: unknown): boolean {
+  return typeof value === 'string' && /T\d{2}:\d{2}:\d{2}\.\d{3}\d*[1-9]/.test(value);
+}
+
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
   if (field.kind === 'multiselect') return multiselectCondition(dialect, field, op, value, hasValue);
   const { column, path } = field;
@@ -215,10 +223,16 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
     if (value === undefined || value === null) throw badRequest(`${path}: ${op} needs a value (use is_null for empty values)`);
     return field.toDb(parseOr400(field.value, value));
   };
+  // A datetime finer than the milliseconds stored (Python's isoformat gives microseconds) is read
+  // as its millisecond, which is before it: no stored value equals it, `gte` it is `gt` that
+  // millisecond, and `lt` it is `lte` that millisecond.
+  const between = field.kind === 'datetime' && finerThanMilliseconds(value);
   switch (op) {
     case 'eq':
+      if (between) return (needsValue(), NOTHING);
       return { sql: `${column} = ?`, bindings: [needsValue()] };
     case 'ne':
+      if (between) return (needsValue(), EVERYTHING);
       // SPEC: `ne` also matches records where the field is empty.
       return { sql: `(${column} <> ? OR ${column} IS NULL)`, bindings: [needsValue()] };
     case 'contains':
@@ -227,10 +241,12 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
       if (!Array.isArray(value) || value.length < 1 || value.length > LIMITS.inValues) {
         throw badRequest(`${path}: in needs an array of 1 to ${LIMITS.inValues} values`);
       }
-      const values = value.map((item) => {
+      const values = value.flatMap((item) => {
         if (item === undefined || item === null) throw badRequest(`${path}: in values cannot be empty (use is_null)`);
-        return field.toDb(parseOr400(field.value, item));
+        const stored = field.toDb(parseOr400(field.value, item));
+        return field.kind === 'datetime' && finerThanMilliseconds(item) ? [] : [stored];
       });
+      if (values.length === 0) return NOTHING;
       // One parameter for the whole list: 50 conditions of 1000 values stay within parameter limits.
       return dialect === 'sqlite'
         ? { sql: `${column} IN (SELECT value FROM json_each(?))`, bindings: [JSON.stringify(values)] }
@@ -241,7 +257,7 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
     case 'lt':
     case 'lte': {
       if (!field.ordered) throw badRequest(`${path}: ${op} is not allowed on ${field.kind} fields`);
-      const sign = op === 'gt' ? '>' : op === 'gte' ? '>=' : op === 'lt' ? '<' : '<=';
+      const sign = op === 'gt' || (op === 'gte' && between) ? '>' : op === 'gte' ? '>=' : op === 'lt' && !between ? '<' : '<=';
       // Compared as ordered: a select by its options' order.
       if (value === undefined || value === null) throw badRequest(`${path}: ${op} needs a value (use is_null for empty values)`);
       return { sql: `${field.sortable} ${sign} ?`, bindings: [field.sortValue(parseOr400(field.value, value))] };
