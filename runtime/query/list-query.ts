@@ -126,6 +126,10 @@ export function compileList(
 
   const order: { field: CompiledQueryField; desc: boolean }[] = [];
   for (const key of input.order ?? []) {
+    // A line field the caller reads filters (records with a line that passes) but orders nothing:
+    // a record has many lines.
+    const dot = key.field.indexOf('.');
+    if (dot > 0 && lineClearNames.get(key.field.slice(0, dot))?.has(key.field.slice(dot + 1))) throw badRequest(`${query.model}.${key.field}: line fields cannot be ordered by`);
     const target = field(key.field);
     if (target.kind !== 'id' && !ordersBy(target.kind)) throw badRequest(`${target.path}: ${target.kind} fields cannot be ordered by`);
     if (order.some((known) => known.field === target)) continue; // a key again orders nothing more

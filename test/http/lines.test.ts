@@ -222,6 +222,14 @@ describe('filters on line fields', () => {
     expect(await t.command(token, 'order.list', { filter: [condition] })).toMatchObject({ status: 400, body: { error } });
   });
 
+  it('orders by no line field, saying so to whoever reads it; to a role it is withheld from it is no field', async () => {
+    for (const command of ['order.list', 'order.search']) {
+      expect(await t.command(admin, command, { order: [{ field: 'items.amount' }] })).toMatchObject({ status: 400, body: { error: 'order.items.amount: line fields cannot be ordered by' } });
+      expect(await t.command(admin, command, { order: [{ field: 'items.colour' }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.colour' } });
+      expect(await t.command(accountant, command, { order: [{ field: 'items.note' }] })).toMatchObject({ status: 400, body: { error: 'unknown field order.items.note' } });
+    }
+  });
+
   it('an agent filters on the line fields it reads in clear; a masked one is refused saying why, a hidden one is no field', async () => {
     const agent = await agentToken(t, admin, ['order.*'], 'line filter bot');
     const found = await t.command(agent, 'order.list', { filter: [{ field: 'items.description', op: 'contains', value: `${tag} fountain` }] });
