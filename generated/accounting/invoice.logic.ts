@@ -4,7 +4,7 @@
  */
 import type { ModelLogic } from '../../runtime/registry.ts';
 
-/** The logic of `invoice`: its computed fields (each line's first, then the record's, in declaration order) and its rules. */
+/** The logic of `invoice`: its computed fields (each line's first, then the record's, in declaration order but after the computed fields each reads) and its rules. */
 export const invoiceLogic: ModelLogic = {
   version: '',
   compute() {

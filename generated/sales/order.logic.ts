@@ -49,7 +49,7 @@ const rules: readonly { readonly fields: readonly string[]; readonly message: st
   { fields: ['deliver_by'], message: 'deliver by must be on or after the order date', check: checkRule1 },
 ];
 
-/** The logic of `order`: its computed fields (each line's first, then the record's, in declaration order) and its rules. */
+/** The logic of `order`: its computed fields (each line's first, then the record's, in declaration order but after the computed fields each reads) and its rules. */
 export const orderLogic: ModelLogic = {
   version: '75094c284481f470',
   compute(record) {

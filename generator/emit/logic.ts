@@ -54,13 +54,13 @@ export function logicFunctions(model: ModelIR): LogicFunction[] {
   const names = logicNames(model);
   const functions: LogicFunction[] = [];
   for (const list of model.lines) {
-    for (const field of list.fields) {
+    for (const field of inReadingOrder(list.fields)) {
       if (!field.computed) continue;
       const name = `compute${pascalCase(list.name)}${pascalCase(field.name)}`;
       functions.push({ name, type: `(line: ${names.lineValues(list)}) => ${valueType(field)}`, source: field.computed, of: { lines: list.name, field: field.name } });
     }
   }
-  for (const field of model.fields) {
+  for (const field of inReadingOrder(model.fields)) {
     if (!field.computed) continue;
     const name = `compute${pascalCase(field.name)}`;
     functions.push({ name, type: `(record: ${names.values}) => ${valueType(field)}`, source: field.computed, of: { field: field.name } });
@@ -70,6 +70,29 @@ export function logicFunctions(model: ModelIR): LogicFunction[] {
     functions.push({ name, type: `(record: ${names.values}) => boolean`, source: rule.check, of: { rule: index } });
   });
   return functions;
+}
+
+/**
+ * Fields in declaration order, except that a computed field comes after the computed fields its
+ * function reads (`r.subtotal`, `r['subtotal']`), so that it sees their values of this write, not
+ * the stored ones. What a function reads is found in its text, so a name it only mentions counts
+ * too: that moves a field later, which is harmless; where reads go round in a circle, the fields
+ * of the circle keep their declaration order.
+ */
+export function inReadingOrder(fields: readonly FieldIR[]): FieldIR[] {
+  const computed = fields.filter((field) => field.computed);
+  const reads = new Map(
+    computed.map((field) => [field, computed.filter((other) => other !== field && new RegExp(`(\\.\\s*${other.name}\\b|\\[\\s*['"\`]${other.name}['"\`]\\s*\\])`).test(field.computed!.text))]),
+  );
+  const placed: FieldIR[] = [];
+  const left = [...computed];
+  while (left.length > 0) {
+    // The first field (in declaration order) whose reads are all placed; none: a circle, the first.
+    const next = left.find((field) => reads.get(field)!.every((read) => placed.includes(read))) ?? left[0]!;
+    placed.push(next);
+    left.splice(left.indexOf(next), 1);
+  }
+  return [...fields.filter((field) => !field.computed), ...placed];
 }
 
 function valuesProperties(fields: readonly FieldIR[]): PropertySignature[] {
@@ -150,7 +173,7 @@ function buildLogicFile(context: EmitContext, model: ModelIR, path: string, file
   file.addConst({
     name: names.logic,
     isExported: true,
-    docs: `The logic of \`${model.name}\`: its computed fields (each line's first, then the record's, in declaration order) and its rules.`,
+    docs: `The logic of \`${model.name}\`: its computed fields (each line's first, then the record's, in declaration order but after the computed fields each reads) and its rules.`,
     type: 'ModelLogic',
     initializer: `{\n  version: ${quote(logicVersion(computed))},\n  compute(${computed.length === 0 ? '' : 'record'}) {\n${computeBody.map((line) => `    ${line}`).join('\n')}\n  },\n  ${failedRules}\n}`,
   });

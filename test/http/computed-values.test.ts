@@ -26,6 +26,9 @@ const MODULE = `export default {
         ratio: { kind: 'decimal', scale: 2, computed: (r) => (r.mode === 'nan' ? 0 / 0 : r.mode === 'infinite' ? -1 / 0 : 0.5) },
         picks: { kind: 'multiselect', options: ['a', 'b', 'c'], computed: (r) => (r.mode === 'two_picks' ? ['c', 'a'] : r.mode === 'no_picks' ? [] : ['b']) as ('a' | 'b' | 'c')[] },
         at: { kind: 'datetime', computed: () => '2026-01-01T10:00:00+02:00' },
+        // Read before they are declared: each is worked out after what it reads.
+        doubled: { kind: 'number', computed: (r) => r.counted * 2 },
+        counted: { kind: 'number', computed: (r) => (r.code ?? '').length + r.parts.reduce((sum, part) => sum + part.later, 0) },
       },
       lines: {
         parts: {
@@ -35,6 +38,8 @@ const MODULE = `export default {
             share: { kind: 'money', computed: (l) => (l.n === -1 ? 1 / 0 : l.n === 3 ? -12.5 : l.n === 4 ? 12.5 : 100) },
             marks: { kind: 'multiselect', options: ['x', 'y'], computed: (l) => ((l.n ?? 0) > 1 ? ['y', 'x'] : []) as ('x' | 'y')[] },
             seen: { kind: 'datetime', computed: () => '2026-06-30T23:30:00-01:00' },
+            earlier: { kind: 'number', computed: (l) => l['later'] + 1 },
+            later: { kind: 'number', computed: (l) => (l.n ?? 0) * 10 },
           },
         },
       },
@@ -93,6 +98,14 @@ it('stores a computed multiselect and datetime as a written one is stored: optio
   expect(updated.status, JSON.stringify(updated.body)).toBe(200);
   const history = await t.command(admin, 'thing.history', { id: two.body.value.id });
   expect(history.body.value.rows.map((row: { command: string }) => row.command)).toEqual(['thing.create']);
+});
+
+it('works out a computed field after the computed fields it reads, on create and on update (not from their stored values)', async () => {
+  const made = await t.command(admin, 'thing.create', { mode: 'ok', parts: [{ n: 1 }, { n: 2 }] });
+  // code '123': 3, plus the lines' later 10 + 20.
+  expect(made.body.value).toMatchObject({ counted: 33, doubled: 66, parts: [{ later: 10, earlier: 11 }, { later: 20, earlier: 21 }] });
+  const updated = await t.command(admin, 'thing.update', { id: made.body.value.id, parts: [{ id: made.body.value.parts[0].id, n: 4 }] });
+  expect(updated.body.value).toMatchObject({ counted: 43, doubled: 86, parts: [{ later: 40, earlier: 41 }] });
 });
 
 it('rounds a computed money value as a decimal is rounded: halves away from zero', async () => {

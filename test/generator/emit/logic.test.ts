@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emit } from '../../../generator/emit/index.ts';
+import { inReadingOrder } from '../../../generator/emit/logic.ts';
+import type { FieldIR } from '../../../generator/ir.ts';
 import { loadProject } from '../../../generator/pipeline.ts';
 import { orderLogic } from '../../fixtures/generated/sales/order.logic.ts';
 import { partyLogic } from '../../fixtures/generated/crm/party.logic.ts';
@@ -89,5 +91,20 @@ describe('the logic file', () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.every((input) => input.startsWith('test/fixtures/generated/') && input.endsWith('logic.ts')), inputs.join(', ')).toBe(true);
     expect(result.outputFiles[0]!.text.length).toBeLessThan(10_000);
+  });
+});
+
+describe('the order computed fields are worked out in', () => {
+  const field = (name: string, text?: string) => ({ name, ...(text === undefined ? {} : { computed: { text, prefix: 0, line: 1, column: 1, writtenLines: [] } }) }) as unknown as FieldIR;
+  const order = (fields: FieldIR[]) => inReadingOrder(fields).map((one) => one.name);
+
+  it('puts a computed field after the computed fields it reads, by dot or by quoted name, else keeps declaration order', () => {
+    expect(order([field('title'), field('a', '(r) => r.b + 1'), field('b', "(r) => r['c'] * 2"), field('c', '(r) => r.title.length'), field('d', '(r) => 1')])).toEqual(['title', 'c', 'b', 'a', 'd']);
+    // A name that only starts like another field's is no read of it.
+    expect(order([field('a', '(r) => r.bb + 1'), field('b', '(r) => 2'), field('bb')])).toEqual(['bb', 'a', 'b']);
+  });
+
+  it('keeps declaration order for fields whose reads go round in a circle', () => {
+    expect(order([field('a', '(r) => r.b'), field('b', '(r) => r.a'), field('c', '(r) => r.a')])).toEqual(['a', 'b', 'c']);
   });
 });
