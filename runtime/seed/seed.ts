@@ -52,9 +52,9 @@ export interface SeedOptions {
 const BULK_LOAD = 50_000;
 
 /** A table's indexes that are not unique and are kept in a database index (PostgreSQL's trigram index too, not SQLite's search tables). */
-function orderedIndexes(db: Knex, table: TableMeta): IndexDesign[] {
+function orderedIndexes(db: Knex, table: TableMeta, listed: boolean): IndexDesign[] {
   const dialect = dialectOf(db);
-  return indexesOf(table, dialect).filter((index) => !index.unique && (index.method !== 'search' || dialect === 'postgres'));
+  return indexesOf(table, dialect, listed).filter((index) => !index.unique && (index.method !== 'search' || dialect === 'postgres'));
 }
 
 /** Records made and checked against the create input before anything is written. */
@@ -113,7 +113,7 @@ async function seed(db: Knex, registry: Registry, options: SeedOptions): Promise
     // stay, so that a value repeated meanwhile is still refused; if the seed is stopped midway,
     // serve or migrate builds the missing indexes again.
     const bulk = step.count >= Math.max(options.rebuildIndexesFrom ?? BULK_LOAD, first - 1);
-    const rebuilt = bulk ? [stepModel.table, ...stepModel.lines.map((list) => list.table)].flatMap((table) => orderedIndexes(db, table)) : [];
+    const rebuilt = bulk ? [orderedIndexes(db, stepModel.table, true), ...stepModel.lines.map((list) => orderedIndexes(db, list.table, false))].flat() : [];
     for (const index of rebuilt) await db.raw(`drop index if exists ${sqlIdentifier(index.name)}`);
     const written = await insertRecords(db, stepModel, { first, count: step.count, make: makerOf(stepModel, targets) }, (records) => {
       options.onProgress?.(done + records, total);

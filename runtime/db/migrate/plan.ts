@@ -9,7 +9,7 @@ import { fullPolicy } from './full-policy.ts';
 import { indexesOf } from './index-design.ts';
 import type { DataQuestion, InspectedDatabase } from './inspected.ts';
 import { snapshotOf, type TableSnapshot } from './snapshot.ts';
-import { tableModels } from './table-models.ts';
+import { isListedTable, tableModels } from './table-models.ts';
 import type { MigrationMode, MigrationPlan } from './steps.ts';
 import { StoredData, asking } from './stored-data.ts';
 import { columnChange, tableContext, type ModePolicy, type PlanParts, type TablePlan, type TablePlanner, type TableContext } from './table-plan.ts';
@@ -50,7 +50,7 @@ export function planMigration(
   for (const model of models) {
     const actual = inspected.tables.get(model.table.name);
     if (!actual) {
-      plan.steps.push({ kind: 'create-table', model, indexes: indexesOf(model.table, inspected.dialect), recreate: false });
+      plan.steps.push({ kind: 'create-table', model, indexes: indexesOf(model.table, inspected.dialect, isListedTable(model)), recreate: false });
       plan.snapshots.push(snapshotOf(model));
       continue;
     }

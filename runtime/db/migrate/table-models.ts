@@ -9,9 +9,17 @@ export function tableModels(design: Pick<Registry, 'models'>): ModelMeta[] {
   return Object.values(design.models).flatMap((model) => [model, ...model.lines.map((list) => lineTableModel(model, list.name))]);
 }
 
+/** The models tableModels made for line lists' tables. */
+const LINE_TABLE_MODELS = new WeakSet<ModelMeta>();
+
+/** Whether the table is a model's, which lists read in order (index-design.ts, `indexesOf`), not a line list's. */
+export function isListedTable(model: ModelMeta): boolean {
+  return !LINE_TABLE_MODELS.has(model);
+}
+
 function lineTableModel(model: ModelMeta, name: string): ModelMeta {
   const list = model.lines.find((candidate) => candidate.name === name)!;
-  return {
+  const lineModel: ModelMeta = {
     name: list.table.name,
     module: model.module,
     label: list.label,
@@ -25,4 +33,6 @@ function lineTableModel(model: ModelMeta, name: string): ModelMeta {
     uniques: [],
     rules: [],
   };
+  LINE_TABLE_MODELS.add(lineModel);
+  return lineModel;
 }

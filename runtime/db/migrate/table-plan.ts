@@ -6,6 +6,7 @@
 import type { Dialect } from '../connect.ts';
 import type { ColumnMeta, FieldKind, FieldMeta, ModelMeta } from '../../registry.ts';
 import { includesIndex, indexesOf, type IndexDesign } from './index-design.ts';
+import { isListedTable } from './table-models.ts';
 import type { InspectedTable } from './inspected.ts';
 import type { FieldSnapshot, TableSnapshot } from './snapshot.ts';
 import type { MigrationStep } from './steps.ts';
@@ -37,7 +38,7 @@ export function tableContext(
   dialect: Dialect,
   indexNames?: ReadonlySet<string>,
 ): TableContext {
-  const recordedIndexes = recorded ? indexesOf(recorded.table, dialect) : [];
+  const recordedIndexes = recorded ? indexesOf(recorded.table, dialect, isListedTable(model)) : [];
   return {
     model,
     name: model.table.name,
@@ -46,7 +47,7 @@ export function tableContext(
     actual: new Set(inspected.columns),
     designedColumns: new Map(model.table.columns.map((column) => [column.name, column])),
     recordedColumns: new Map((recorded?.table.columns ?? []).map((column) => [column.name, column])),
-    designedIndexes: indexesOf(model.table, dialect),
+    designedIndexes: indexesOf(model.table, dialect, isListedTable(model)),
     recordedIndexes,
     hasIndex: (index) => (indexNames ? indexNames.has(index.name) : includesIndex(recordedIndexes, index)),
     data: new StoredData(model.table.name, inspected),

@@ -392,7 +392,8 @@ describe('orders: records with lines, computed fields, rules and uniques', () =>
     const before = [...(await indexesOfTable(db, 'order')), ...(await indexesOfTable(db, 'order__items'))];
     const lines: string[] = [];
     await seedRecords(db, registry, { model: 'order', count: 120, rebuildIndexesFrom: 100, log: (line) => lines.push(line) });
-    expect(lines).toEqual(['party has no records for order.customer to point at: seeding 12 party records first', 'building 4 indexes of order']);
+    // PostgreSQL: the order's ids byte by byte too (a line list's table has none).
+    expect(lines).toEqual(['party has no records for order.customer to point at: seeding 12 party records first', `building ${pg ? 5 : 4} indexes of order`]);
     expect([...(await indexesOfTable(db, 'order')), ...(await indexesOfTable(db, 'order__items'))]).toEqual(before);
   });
 });
