@@ -23,6 +23,11 @@ export interface QueryField {
 export interface CompiledQueryField extends QueryField {
   /** Quoted column, e.g. `"title"`. */
   readonly column: string;
+  /**
+   * The column as `eq`, `ne` and `in` compare it: itself, or on PostgreSQL `"description" COLLATE "C"`
+   * where the field's index is built byte by byte (`bytewiseEqualFields` in list-query.ts).
+   */
+  readonly equality: string;
   /** SQLite, a `search: true` field: the statements of its trigram index that `contains` uses (see contains.ts). */
   readonly searchIndex?: SearchIndexSql;
   /** Expression used for comparisons and ordering (PostgreSQL: byte order, as on SQLite; a select: its option's place). */

@@ -14,8 +14,9 @@ import { selectRows, sqlIdentifier } from '../db/statements.ts';
 import { badRequest } from '../errors.ts';
 import type { FilterOperator, ListInput } from '../kinds.ts';
 import { LIMITS } from '../kinds.ts';
-import type { FieldMeta, ModelMeta } from '../registry.ts';
+import type { FieldMeta, ModelMeta, TableMeta } from '../registry.ts';
 import { ordersBy } from '../shapes/values.ts';
+import { bytewiseEqualFields, EVERYTHING, finerThanMilliseconds, NOTHING, TEXT_KINDS } from './comparisons.ts';
 import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
 import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
@@ -28,21 +29,22 @@ export { containsPlanning, plannedWhere } from './contains.ts';
 
 export type { CompiledList, CompiledQueryField, Keyset, ModelQuery, SqlFragment };
 
-/** Kinds whose values are text: compared byte by byte; `contains` looks inside them. */
-const TEXT_KINDS: ReadonlySet<QueryField['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
 
 export function compileModelQuery(model: ModelMeta, dialect: Dialect): ModelQuery {
   const lines = new Map<string, { table: string; fields: Map<string, CompiledQueryField> }>();
   for (const list of model.lines) {
     const path = `${model.name}.${list.name}`;
-    const fields = compileFields(list.table.name, path, [...list.fields], new Set(list.table.search ?? []), dialect);
+    const fields = compileFields(list.table, path, [...list.fields], dialect);
     lines.set(list.name, { table: list.table.name, fields });
   }
-  return { model: model.name, table: model.table.name, dialect, fields: compileFields(model.table.name, model.name, model.fields, new Set(model.table.search ?? []), dialect), lines };
+  return { model: model.name, table: model.table.name, dialect, fields: compileFields(model.table, model.name, model.fields, dialect), lines };
 }
 
 /** The fields of a table (a model's, or a line list's) compiled for the query layer, `id` first. */
-function compileFields(table: string, owner: string, metas: readonly FieldMeta[], searched: ReadonlySet<string>, dialect: Dialect): Map<string, CompiledQueryField> {
+function compileFields(tableMeta: TableMeta, owner: string, metas: readonly FieldMeta[], dialect: Dialect): Map<string, CompiledQueryField> {
+  const table = tableMeta.name;
+  const searched = new Set(tableMeta.search ?? []);
+  const bytewiseEquals = bytewiseEqualFields(tableMeta, metas, dialect);
   const fields = new Map<string, CompiledQueryField>();
   const add = (field: QueryField) => {
     const column = sqlIdentifier(field.name);
@@ -52,6 +54,7 @@ function compileFields(table: string, owner: string, metas: readonly FieldMeta[]
     fields.set(field.name, {
       ...field,
       column,
+      equality: bytewiseEquals.has(field.name) ? `${column} COLLATE "C"` : column,
       ...(searched.has(field.name) && dialect === 'sqlite' ? { searchIndex: searchIndexSql(table, field.name) } : {}),
       // A select orders by its options' declared order (a workflow's states in sequence), not by
       // their names. PostgreSQL orders text by the database's locale, SQLite by bytes: "C" gives
@@ -210,14 +213,6 @@ function multiselectCondition(dialect: Dialect, field: CompiledQueryField, op: F
   }
 }
 
-const NOTHING: SqlFragment = { sql: '1 = 0', bindings: [] };
-const EVERYTHING: SqlFragment = { sql: '1 = 1', bindings: [] };
-
-/** Whether a datetime as written says more than its milliseconds: a fraction of a second with a digit other than 0 past the third. */
-function finerThanMilliseconds(value: unknown): boolean {
-  return typeof value === 'string' && /T\d{2}:\d{2}:\d{2}\.\d{3}\d*[1-9]/.test(value);
-}
-
 function compileCondition(dialect: Dialect, field: CompiledQueryField, op: FilterOperator, value: unknown, hasValue: boolean): SqlFragment {
   if (field.kind === 'multiselect') return multiselectCondition(dialect, field, op, value, hasValue);
   const { column, path } = field;
@@ -234,11 +229,11 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
   switch (op) {
     case 'eq':
       if (between) return (needsValue(), NOTHING);
-      return { sql: `${column} = ?`, bindings: [needsValue()] };
+      return { sql: `${field.equality} = ?`, bindings: [needsValue()] };
     case 'ne':
       if (between) return (needsValue(), EVERYTHING);
       // SPEC: `ne` also matches records where the field is empty.
-      return { sql: `(${column} <> ? OR ${column} IS NULL)`, bindings: [needsValue()] };
+      return { sql: `(${field.equality} <> ? OR ${column} IS NULL)`, bindings: [needsValue()] };
     case 'contains':
       return containsCondition(dialect, field, value);
     case 'in': {
@@ -254,7 +249,7 @@ function compileCondition(dialect: Dialect, field: CompiledQueryField, op: Filte
       // One parameter for the whole list: 50 conditions of 1000 values stay within parameter limits.
       return dialect === 'sqlite'
         ? { sql: `${column} IN (SELECT value FROM json_each(?))`, bindings: [JSON.stringify(values)] }
-        : { sql: `${column} = ANY(?)`, bindings: [values] };
+        : { sql: `${field.equality} = ANY(?)`, bindings: [values] };
     }
     case 'gt':
     case 'gte':

@@ -49,7 +49,8 @@ afterAll(async () => {
 function compiled(input: ListInput, name = 'lead'): CompiledList {
   const model = t.server.service.registry.models[name]!;
   const query = compileModelQuery(model, t.dialect);
-  return compileList(query, new Set(model.fields.map((field) => field.name)), input);
+  const lineNames = new Map(model.lines.map((list) => [list.name, new Set(list.fields.map((field) => field.name))]));
+  return compileList(query, new Set(model.fields.map((field) => field.name)), input, undefined, lineNames);
 }
 
 /** The database's plan of the list statement the runtime would run, as text. */
@@ -129,6 +130,28 @@ describe('the query plan uses the declared indexes', () => {
         expect(sortsEverything(text), text).toBe(false);
         if (t.dialect === 'postgres') expect(text, text).toContain(`rms_ix_${model}_id`);
       }
+    }
+  });
+
+  it("a line field's own index serves eq and in on it (PostgreSQL: compared byte by byte, as the index is built)", async () => {
+    for (const condition of [
+      { field: 'items.description', op: 'eq', value: 'Widget' },
+      { field: 'items.description', op: 'in', value: ['Widget', 'Gadget'] },
+    ] as NonNullable<ListInput['filter']>) {
+      if (t.dialect === 'sqlite') {
+        expect(await plan({ filter: [condition], limit: 50 }, 'order')).toMatch(/SEARCH order__items USING (COVERING )?INDEX rms_ix_order__items_description \(description=/);
+        continue;
+      }
+      // The lines the condition selects, as the list statement asks for them (no orders here: how
+      // the planner joins them to their orders is its choice on an empty table).
+      const { sql, bindings } = listStatement('select * from "order"', compiled({ filter: [condition], limit: 50 }, 'order'), t.dialect);
+      const lines = /IN \((SELECT "owner" FROM "order__items" WHERE .*?)\) order by/.exec(sql)![1]!;
+      const text = await t.server.db.transaction(async (trx) => {
+        await trx.raw('set local enable_seqscan = off');
+        const result = (await trx.raw(`explain ${lines}`, bindings.slice(0, -1) as never)) as { rows: { 'QUERY PLAN': string }[] };
+        return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+      expect(text, text).toMatch(/Index (Only )?Scan using rms_ix_order__items_description on order__items[^\n]*\n\s*Index Cond: \(\(?description\)?/);
     }
   });
 
