@@ -144,7 +144,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const { keepAliveTimeout, ...serverOptions } = httpServerOptions(options.timeouts);
     const silent = silentConnections();
     const httpServer = createServer(serverOptions, (req, res) => {
-      silent.heard(req.socket);
       observer.start(req, res);
       if (commandRoute(req, res)) return;
       for (const route of directRoutes) if (route(req, res)) return;
@@ -259,9 +258,9 @@ async function drain(
 const SILENT_GRACE_MS = 1_000;
 
 /**
- * Connections that have not sent a request yet, and when each was accepted. Node's
- * `closeIdleConnections` leaves them (their request may be on its way), so the drain closes those
- * silent for longer than a moment itself.
+ * The open connections and when each was accepted, for the drain: one that has sent nothing yet
+ * (not a byte read) is left by Node's `closeIdleConnections` (its request may be on its way), so
+ * the drain closes those silent for longer than a moment itself. Nothing here runs per request.
  */
 function silentConnections() {
   const acceptedAt = new Map<Socket, number>();
@@ -270,12 +269,9 @@ function silentConnections() {
       acceptedAt.set(socket, performance.now());
       socket.once('close', () => acceptedAt.delete(socket));
     },
-    heard(socket: Socket): void {
-      acceptedAt.delete(socket);
-    },
     closeOlderThan(ms: number): void {
       const now = performance.now();
-      for (const [socket, at] of acceptedAt) if (now - at >= ms) socket.destroy();
+      for (const [socket, at] of acceptedAt) if (socket.bytesRead === 0 && now - at >= ms) socket.destroy();
     },
   };
 }

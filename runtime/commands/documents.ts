@@ -168,8 +168,8 @@ function fromDocument(model: CompiledModel, id: unknown, document: Readonly<Reco
 
 /**
  * A computed value as its field stores it: a number of a decimal rounded to its scale, money and
- * numbers to integers (halves away from zero, for all three), undefined as empty (a function may leave a value out). `rmsgen seed`
- * stores computed values the same way.
+ * numbers to integers (halves away from zero, for all three), undefined as empty (a function may
+ * leave a value out). `rmsgen seed` stores computed values the same way.
  */
 export function normalised(field: FieldMeta, value: unknown): unknown {
   if (!field.computed || value === undefined || value === null) return value ?? null;

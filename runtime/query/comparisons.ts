@@ -3,6 +3,7 @@
  * compare byte by byte on PostgreSQL, and datetimes finer than what is stored (list-query.ts).
  */
 import type { Dialect } from '../db/connect.ts';
+import { indexesOf } from '../db/migrate/index-design.ts';
 import type { FieldMeta, TableMeta } from '../registry.ts';
 import type { QueryField, SqlFragment } from './compiled-list.ts';
 
@@ -10,20 +11,21 @@ import type { QueryField, SqlFragment } from './compiled-list.ts';
 export const TEXT_KINDS: ReadonlySet<QueryField['kind']> = new Set(['text', 'longtext', 'email', 'url', 'phone']);
 
 /**
- * PostgreSQL: the text fields whose one index leading with them is a declared index of the field
- * alone, which is built byte by byte (`COLLATE "C"`, index-design.ts) to serve orders. `eq`, `ne`
- * and `in` compare them in that collation too, so that the index serves them as well (text equal
- * in the database's collation is equal byte by byte): compared in the database's collation, a
- * line's description `eq` read every line (194-328 ms at 600,000 lines, found by a probe).
+ * PostgreSQL: the text fields whose every index leading with them is built byte by byte
+ * (`COLLATE "C"`, as index-design.ts designs a declared index of the field alone, to serve
+ * orders). `eq`, `ne` and `in` compare them in that collation too, so that the index serves them
+ * as well (text equal in the database's collation is equal byte by byte): compared in the
+ * database's collation, a line's description `eq` read every line (194-328 ms at 600,000 lines,
+ * found by a probe).
  */
 export function bytewiseEqualFields(table: TableMeta, metas: readonly FieldMeta[], dialect: Dialect): ReadonlySet<string> {
   if (dialect !== 'postgres') return new Set();
   const inDatabaseCollation = new Set<string>();
   const bytewise = new Set<string>();
-  for (const declared of table.indexes) {
-    if (typeof declared === 'string') inDatabaseCollation.add(declared);
-    else if (declared.unique || declared.fields.length > 1) inDatabaseCollation.add(declared.fields[0]!);
-    else bytewise.add(declared.fields[0]!);
+  for (const index of indexesOf(table, dialect)) {
+    if (index.method === 'search') continue;
+    const first = index.columns[0]!;
+    (index.bytewise?.includes(first) ? bytewise : inDatabaseCollation).add(first);
   }
   return new Set(metas.filter((field) => TEXT_KINDS.has(field.kind) && bytewise.has(field.name) && !inDatabaseCollation.has(field.name)).map((field) => field.name));
 }
