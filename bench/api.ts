@@ -9,9 +9,11 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 export interface Answer {
   readonly status: number;
   readonly json: unknown;
+  /** The body's length in bytes. */
+  readonly bytes: number;
 }
 
-export function post(url: string, body: unknown, headers: Readonly<Record<string, string>> = {}): Promise<Answer> {
+export function post(url: string, body: unknown, headers: Readonly<Record<string, string>> = {}, timeoutMs = 30_000): Promise<Answer> {
   const payload = JSON.stringify(body);
   const target = new URL(url);
   return new Promise((resolve, reject) => {
@@ -35,11 +37,11 @@ export function post(url: string, body: unknown, headers: Readonly<Record<string
           } catch {
             json = text;
           }
-          resolve({ status: res.statusCode ?? 0, json });
+          resolve({ status: res.statusCode ?? 0, json, bytes: Buffer.byteLength(text) });
         });
       },
     );
-    req.setTimeout(30_000, () => req.destroy(new Error(`POST ${url} timed out`)));
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`POST ${url} timed out`)));
     req.on('error', reject);
     req.end(payload);
   });

@@ -54,12 +54,26 @@ interface ScaleCase {
   readonly why?: string;
 }
 
+/** `lead.list {}`: every lead in one answer, sent a page at a time (runtime/query/list-pages.ts). */
+interface WholeList {
+  readonly records: number;
+  readonly bytes: number;
+  readonly seconds: number;
+  /** The server's resident set: its peak while it answered, and before. */
+  readonly peakRssMiB: number;
+  readonly rssBeforeMiB: number;
+  /** The slowest of the `get`s sent one after another while it answered. */
+  readonly slowestGetMs: number;
+  readonly gets: number;
+}
+
 export interface ScaleReport {
   readonly dialect: string;
   readonly rows: number;
   readonly seedSeconds?: number;
   readonly seedOutput?: string;
   readonly measures: Measure[];
+  readonly wholeList?: WholeList;
   readonly skipped?: string;
 }
 
@@ -172,12 +186,40 @@ async function measureAtScale(dialect: 'sqlite' | 'postgres', options: ScaleOpti
       const result = await runWrk(target, { seconds: options.seconds, connections: 1, stopAfter: options.stopAfter });
       measures.push({ name: item.name, target: item.target, ...(item.limitMs !== undefined ? { limitMs: item.limitMs } : {}), ...(item.why ? { why: item.why } : {}), result });
     }
-    return { dialect, rows: options.rows, seedSeconds, seedOutput, measures };
+    log(`${dialect}: list of every lead, without a limit`);
+    const wholeList = await measureWholeList(server, headers, inputs.ids[0]!);
+    return { dialect, rows: options.rows, seedSeconds, seedOutput, measures, wholeList };
   } finally {
     closeConnections();
     await server?.stop();
     await database.drop();
   }
+}
+
+/**
+ * `lead.list {}` of every lead, read to its end by a client of its own, while `get`s go one after
+ * another on another connection: how long it takes, how large it is, how much memory the server
+ * needed for it, and how long the server kept the others waiting.
+ */
+async function measureWholeList(server: StartedProcess, headers: Record<string, string>, id: string): Promise<WholeList> {
+  const rssBeforeMiB = server.rssMiB();
+  const started = performance.now();
+  let done = false;
+  const listed = post(`${server.url}/api/lead/list`, {}, headers, 10 * 60_000).finally(() => (done = true));
+  let slowestGetMs = 0;
+  let gets = 0;
+  while (!done) {
+    const sent = performance.now();
+    await post(`${server.url}/api/lead/get`, { id }, headers);
+    slowestGetMs = Math.max(slowestGetMs, performance.now() - sent);
+    gets++;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const answer = await listed;
+  const seconds = (performance.now() - started) / 1000;
+  if (answer.status !== 200) throw new Error(`lead.list {} answered ${answer.status}`);
+  const records = (answer.json as { value: unknown[] }).value.length;
+  return { records, bytes: answer.bytes, seconds, peakRssMiB: server.peakRssMiB(), rssBeforeMiB, slowestGetMs, gets };
 }
 
 /**
@@ -315,6 +357,13 @@ export function renderScaleTable(reports: readonly ScaleReport[], rows: number):
       );
     }
     lines.push('');
+    const whole = report.wholeList;
+    if (whole) {
+      lines.push(
+        `\`lead.list {}\`, every lead in one answer (${whole.records.toLocaleString('en-US')} records, ${(whole.bytes / 2 ** 20).toFixed(0)} MiB, sent a page at a time): ${whole.seconds.toFixed(1)} s; the server's resident set ${whole.rssBeforeMiB.toFixed(0)} MiB before, ${whole.peakRssMiB.toFixed(0)} MiB at its peak; the slowest of ${whole.gets} \`get\`s sent meanwhile ${whole.slowestGetMs.toFixed(0)} ms.`,
+        '',
+      );
+    }
     if (misses.length > 0) lines.push(`Targets missed on ${report.dialect}, by how much, and why (docs/performance.md):`, '', ...misses, '');
   }
   return lines.join('\n');

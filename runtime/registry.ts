@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { ActionSet, CommandKind, FieldDefault, FieldKind, FileRef } from './api-shapes.ts';
-import type { CompiledList } from './query/compiled-list.ts';
+import type { CompiledList, ListPages } from './query/compiled-list.ts';
 
 // Declared with the API's shapes (runtime/api-shapes.ts), which the web app imports too.
 export type { ActionSet, CommandKind, FieldDefault, FieldKind };
@@ -251,6 +251,8 @@ export interface ModelQueries<Stored extends StoredRecord = StoredRecord> {
   findForAgent?(db: Knex, id: string, agentTokenId: string): Promise<{ record: Stored; bindings: ReadonlyMap<string, MaskBinding> } | undefined>;
   /** The records a compiled `list`/`search` input selects, in its order and page. */
   list(db: Knex, list: CompiledList): Promise<Stored[]>;
+  /** Every record a compiled input without a `limit` selects, a page at a time in one snapshot, and their count when `withTotal` (query/list-pages.ts). */
+  listPages(db: Knex, list: CompiledList, withTotal: boolean): Promise<ListPages<Stored>>;
   /** How many records the list's conditions select (without its page). */
   count(db: Knex, list: CompiledList): Promise<number>;
   /** Stores a new record: every field given, null when empty. */

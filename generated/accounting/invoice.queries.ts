@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
 import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
+import { mapListPages, openListPages, type ListPages } from '../../runtime/query/list-pages.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import type { ModelQueries, Referrer } from '../../runtime/registry.ts';
 import type { Invoice } from './invoice.schemas.ts';
@@ -72,6 +73,11 @@ export async function findInvoice(db: Knex, id: string): Promise<Required<Invoic
 export async function listInvoices(db: Knex, list: CompiledList): Promise<Required<Invoice>[]> {
   const rows = await selectList(db, SELECT, list);
   return rows.map(invoiceFromRow);
+}
+
+/** Every invoice a compiled `list`/`search` input without a limit selects, read a page at a time in one snapshot (and their count, when asked for). */
+export async function listInvoicesByPage(db: Knex, list: CompiledList, withTotal: boolean): Promise<ListPages<Required<Invoice>>> {
+  return mapListPages(await openListPages(db, SELECT, COUNT, list, withTotal), invoiceFromRow);
 }
 
 /** How many invoices the conditions of a compiled `list`/`search` input select. */
@@ -161,6 +167,7 @@ export const invoiceQueries: ModelQueries<Required<Invoice>> = {
   columns: invoiceColumns,
   find: findInvoice,
   list: listInvoices,
+  listPages: listInvoicesByPage,
   count: countInvoices,
   insert: insertInvoice,
   insertMany: insertManyInvoices,

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
 import { runSelect, runWrite, selectFirst } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
+import { mapListPages, openListPages, type ListPages } from '../../runtime/query/list-pages.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
 import type { MaskBinding, ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -81,6 +82,11 @@ export async function findLeadForAgent(db: Knex, id: string, agentTokenId: strin
 export async function listLeads(db: Knex, list: CompiledList): Promise<Lead[]> {
   const rows = await selectList(db, SELECT, list);
   return rows.map(leadFromRow);
+}
+
+/** Every lead a compiled `list`/`search` input without a limit selects, read a page at a time in one snapshot (and their count, when asked for). */
+export async function listLeadsByPage(db: Knex, list: CompiledList, withTotal: boolean): Promise<ListPages<Lead>> {
+  return mapListPages(await openListPages(db, SELECT, COUNT, list, withTotal), leadFromRow);
 }
 
 /** How many leads the conditions of a compiled `list`/`search` input select. */
@@ -179,6 +185,7 @@ export const leadQueries: ModelQueries<Lead> = {
   find: findLead,
   findForAgent: findLeadForAgent,
   list: listLeads,
+  listPages: listLeadsByPage,
   count: countLeads,
   insert: insertLead,
   insertMany: insertManyLeads,

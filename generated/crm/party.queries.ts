@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
 import { runSelect, runWrite, selectFirst, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
+import { mapListPages, openListPages, type ListPages } from '../../runtime/query/list-pages.ts';
 import { fromDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
 import type { MaskBinding, ModelQueries, Referrer, StoredRecord } from '../../runtime/registry.ts';
@@ -70,6 +71,11 @@ export async function findPartyForAgent(db: Knex, id: string, agentTokenId: stri
 export async function listParties(db: Knex, list: CompiledList): Promise<Required<Party>[]> {
   const rows = await selectList(db, SELECT, list);
   return rows.map(partyFromRow);
+}
+
+/** Every party a compiled `list`/`search` input without a limit selects, read a page at a time in one snapshot (and their count, when asked for). */
+export async function listPartiesByPage(db: Knex, list: CompiledList, withTotal: boolean): Promise<ListPages<Required<Party>>> {
+  return mapListPages(await openListPages(db, SELECT, COUNT, list, withTotal), partyFromRow);
 }
 
 /** How many parties the conditions of a compiled `list`/`search` input select. */
@@ -160,6 +166,7 @@ export const partyQueries: ModelQueries<Required<Party>> = {
   find: findParty,
   findForAgent: findPartyForAgent,
   list: listParties,
+  listPages: listPartiesByPage,
   count: countParties,
   insert: insertParty,
   insertMany: insertManyParties,

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { dialectOf } from '../../runtime/db/connect.ts';
 import { runSelect, runWrite, selectFirst, selectIn, uniqueFields } from '../../runtime/db/statements.ts';
 import { countList, selectList, type CompiledList } from '../../runtime/query/list-query.ts';
+import { mapListPages, openListPages, type ListPages } from '../../runtime/query/list-pages.ts';
 import { fromDb, toDb } from '../../runtime/query/values.ts';
 import { bindingsFromColumn } from '../../runtime/masking/bindings.ts';
 import type { FileColumnReader, LineQueries, MaskBinding, ModelQueries, Referrer } from '../../runtime/registry.ts';
@@ -97,6 +98,11 @@ export async function findOrderForAgent(db: Knex, id: string, agentTokenId: stri
 export async function listOrders(db: Knex, list: CompiledList): Promise<StoredOrder[]> {
   const rows = await selectList(db, SELECT, list);
   return rows.map((row) => orderFromRow(row));
+}
+
+/** Every order a compiled `list`/`search` input without a limit selects, read a page at a time in one snapshot (and their count, when asked for). */
+export async function listOrdersByPage(db: Knex, list: CompiledList, withTotal: boolean): Promise<ListPages<StoredOrder>> {
+  return mapListPages(await openListPages(db, SELECT, COUNT, list, withTotal), (row) => orderFromRow(row));
 }
 
 /** How many orders the conditions of a compiled `list`/`search` input select. */
@@ -295,6 +301,7 @@ export const orderQueries: ModelQueries<StoredOrder> = {
   find: findOrder,
   findForAgent: findOrderForAgent,
   list: listOrders,
+  listPages: listOrdersByPage,
   count: countOrders,
   insert: insertOrder,
   insertMany: insertManyOrders,

@@ -24,6 +24,7 @@ export function queryNames(model: ModelIR) {
     fromRow: `${camel}FromRow`,
     find: `find${pascal}`,
     list: `list${pascalCase(plural(model.name))}`,
+    listPages: `list${pascalCase(plural(model.name))}ByPage`,
     count: `count${pascalCase(plural(model.name))}`,
     insert: `insert${pascal}`,
     insertMany: `insertMany${pascalCase(plural(model.name))}`,
@@ -142,6 +143,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     moduleSpecifier: context.runtimeImport(path, 'query/list-query.ts'),
     namedImports: ['countList', 'selectList', namedImport('CompiledList', true)],
   });
+  file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/list-pages.ts'), namedImports: ['mapListPages', 'openListPages', namedImport('ListPages', true)] });
   file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'query/values.ts'), namedImports: anyConverted ? ['fromDb', 'toDb'] : ['fromDb'] });
   const personal = model.fields.some((field) => field.personal);
   if (personal) file.addImportDeclaration({ moduleSpecifier: context.runtimeImport(path, 'masking/bindings.ts'), namedImports: ['bindingsFromColumn'] });
@@ -278,6 +280,16 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
     parameters: [db, list],
     returnType: `Promise<${record}[]>`,
     statements: [`const rows = await selectList(db, SELECT, list);`, holdsFiles ? `return rows.map((row) => ${names.fromRow}(row));` : `return rows.map(${names.fromRow});`],
+  });
+
+  file.addFunction({
+    name: names.listPages,
+    isExported: true,
+    isAsync: true,
+    docs: `Every ${phrase} a compiled \`list\`/\`search\` input without a limit selects, read a page at a time in one snapshot (and their count, when asked for).`,
+    parameters: [db, list, { name: 'withTotal', type: 'boolean' }],
+    returnType: `Promise<${alias('ListPages')}<${record}>>`,
+    statements: [`return mapListPages(await openListPages(db, SELECT, COUNT, list, withTotal), ${holdsFiles ? `(row) => ${names.fromRow}(row)` : names.fromRow});`],
   });
 
   file.addFunction({
@@ -418,6 +430,7 @@ function buildQueriesFile(context: EmitContext, model: ModelIR, path: string, fi
   columns: ${names.columns},
   find: ${names.find},${personal ? `\n  findForAgent: ${names.findForAgent},` : ''}
   list: ${names.list},
+  listPages: ${names.listPages},
   count: ${names.count},
   insert: ${names.insert},
   insertMany: ${names.insertMany},

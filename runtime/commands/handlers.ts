@@ -19,7 +19,7 @@ import { fileTextForAnswer } from '../query/values.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
 import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
-import type { CommandContext, CompiledModel } from './types.ts';
+import type { CommandContext, CompiledModel, PreparedCall } from './types.ts';
 import { changeMany, createMany, revertBatch } from './bulk.ts';
 import { draftRecord, storedRecord } from './create-record.ts';
 import type { Handler, KeptLineFields, RecordChange, RevertOf, RunResult } from './results.ts';
@@ -67,12 +67,15 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async list(ctx, db, prepared) {
+    if (answersByPage(ctx, prepared) && !db.isTransaction) return { shape: 'pages', search: false, open: () => ctx.command.model.queries.listPages(db, prepared.list!, false) };
     const { records, next } = await page(ctx, db, prepared.list!);
     return { shape: 'list', records: await withIncludedLines(ctx, db, records, prepared.input), ...(next ? { next } : {}) };
   },
 
   async search(ctx, db, prepared) {
     const list = prepared.list!;
+    // The count and the rows in one snapshot of the pages' own (query/list-pages.ts).
+    if (answersByPage(ctx, prepared) && !db.isTransaction) return { shape: 'pages', search: true, open: () => ctx.command.model.queries.listPages(db, list, true) };
     // The count and the page must see one state of the table. On PostgreSQL `db` is a repeatable
     // read transaction (see run.ts). On SQLite it is the database itself: both statements then run
     // on the read-only connection, synchronously, one right after the other in this same turn of
@@ -242,6 +245,16 @@ export function revertWrites(model: CompiledModel, entry: HistoryEntry): { field
     lines[name] = [...written].filter((lineField) => list.fields.get(lineField)?.computed === false);
   }
   return { fields, lines };
+}
+
+/**
+ * Whether a `list` or `search` is answered a page at a time as it is read (REST, without a
+ * `limit`): every record it selects, which may be more than memory holds at once. With `include`
+ * it is read whole: a record's lines are read in the snapshot of its row only then.
+ */
+export function answersByPage(ctx: CommandContext, prepared: PreparedCall): boolean {
+  if (!ctx.answerIsJsonOnly || prepared.list === undefined || prepared.list.limit !== undefined) return false;
+  return ((prepared.input.include as readonly string[] | undefined) ?? []).length === 0;
 }
 
 /** `list`/`search` with `include`: the records with the named line lists. */

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { ErasureInfo } from '../api-shapes.ts';
 import type { HistoryEntry } from '../history/store.ts';
 import type { TokenFor } from '../masking/bindings.ts';
+import type { ListPages } from '../query/compiled-list.ts';
 import type { StoredRecord } from '../registry.ts';
 import type { LinesChange } from './documents.ts';
 import type { CommandContext, PreparedCall, PreparedCommand } from './types.ts';
@@ -73,6 +74,11 @@ export type RunResult =
   /** `next`: keyset paging's cursor of the page's last row, when more rows follow. */
   | { readonly shape: 'list'; readonly records: StoredRecord[]; readonly next?: string }
   | { readonly shape: 'search'; readonly records: StoredRecord[]; readonly total: number; readonly next?: string }
+  /**
+   * A list or search without a `limit`, over REST (`answersByPage`): `open` reads the records a
+   * page at a time, with a search's count (query/list-pages.ts); nothing is read until it is called.
+   */
+  | { readonly shape: 'pages'; readonly search: boolean; readonly open: () => Promise<ListPages<StoredRecord>> }
   | { readonly shape: 'deleted'; readonly recordId: string; readonly change: RecordChange }
   | ErasureResult;
 

@@ -18,7 +18,8 @@ import { writeGroupsOf } from '../db/write-groups.ts';
 import { batchAsSeen } from './batch-view.ts';
 import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
-import { handlers, type RunResult } from './handlers.ts';
+import { answersByPage, handlers, type RunResult } from './handlers.ts';
+import { RecordPages, viewedPages } from '../view/record-pages.ts';
 import { changeEventOf, writeEvents, writeHistoryAndEvent, type ChangeEvent } from '../webhooks/outbox.ts';
 import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
@@ -40,7 +41,7 @@ export interface RunOptions {
 export async function runCommand(ctx: CommandContext, prepared: PreparedCall, options: RunOptions = {}): Promise<CommandEnvelope> {
   const { service } = ctx;
   const kind = ctx.command.meta.kind;
-  const transactional = isTransactional(ctx);
+  const transactional = isTransactional(ctx, prepared);
   const deferAudit = transactional && !options.outer && kindTraits(kind).access === 'read';
   let afterCommit: (() => Promise<void>) | undefined;
   const body = async (db: Knex): Promise<CommandEnvelope> => {
@@ -115,9 +116,11 @@ export async function rolledBack(db: Knex, work: (trx: Knex) => Promise<void>): 
 
 const ROLLBACK = Symbol('rolled back');
 
-function isTransactional(ctx: CommandContext): boolean {
-  // PostgreSQL reads a search's count and page in one repeatable read transaction (see transactionConfig).
-  return kindTraits(ctx.command.meta.kind).transaction || (ctx.command.meta.kind === 'search' && ctx.service.dialect === 'postgres');
+function isTransactional(ctx: CommandContext, prepared: PreparedCall): boolean {
+  // PostgreSQL reads a search's count and page in one repeatable read transaction (see
+  // transactionConfig); one answered a page at a time has a transaction of its own.
+  const searchOnPostgres = ctx.command.meta.kind === 'search' && ctx.service.dialect === 'postgres' && !answersByPage(ctx, prepared);
+  return kindTraits(ctx.command.meta.kind).transaction || searchOnPostgres;
 }
 
 /** An agent's call with the written tokens of the values it sent in clear, issued in `db` (the write's transaction). */
@@ -173,6 +176,11 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
       return recordsAsSeen(db, caller, fields, result.records);
     case 'search':
       return { rows: await recordsAsSeen(db, caller, fields, result.records), total: result.total };
+    case 'pages':
+      return new RecordPages(result.search, async () => {
+        const opened = await result.open();
+        return { total: opened.total, pages: viewedPages(opened.pages, (page) => recordsAsSeen(db, caller, fields, page)) };
+      });
     case 'history':
       return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
     case 'deleted':

@@ -65,8 +65,9 @@ export interface CommandContext {
   /** An approved plan's command: the agent token that proposed it (the files it uploaded may be attached). */
   readonly proposedByAgent?: string;
   /**
-   * Nothing reads the answer but JSON.stringify (REST's, http/send.ts): a record read for it may
-   * keep its file values as the text the database holds (query/stored-json.ts).
+   * Nothing reads the answer but REST's sender (http/send.ts): a record read for it may keep its
+   * file values as the text the database holds (query/stored-json.ts), and a list without a limit
+   * may be answered a page at a time as it is read (`RecordPages`, view/record-pages.ts).
    */
   readonly answerIsJsonOnly?: boolean;
 }

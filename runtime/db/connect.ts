@@ -146,6 +146,8 @@ export interface SqliteReader {
 
 interface ReaderSlot {
   current?: SqliteReader;
+  /** The database's file, which `openSqliteReadConnection` opens again. */
+  filename?: string;
 }
 
 const readers = new WeakMap<Knex, ReaderSlot>();
@@ -175,12 +177,30 @@ function attachReader(connection: SqliteConnection, filename: string, slot: Read
   slot.current = {
     all: (sql, bindings) => reader.prepare(sql).all(...bindings),
   };
+  slot.filename = filename;
   const close = connection.close.bind(connection);
   connection.close = () => {
     slot.current = undefined;
+    slot.filename = undefined;
     reader.close();
     return close();
   };
+}
+
+/**
+ * A read-only connection of its own to the SQLite database `db` opened by `openDatabase`, which the
+ * caller closes; undefined where `sqliteReaderOf` has none. A statement read a page at a time
+ * (query/list-pages.ts) keeps its connection busy, and its snapshot, until its last row: on the
+ * shared read-only connection it would refuse every other read meanwhile.
+ */
+export function openSqliteReadConnection(db: Knex): BetterSqlite3.Database | undefined {
+  const filename = readers.get(db)?.filename;
+  if (filename === undefined) return undefined;
+  const Database = loadBetterSqlite3();
+  const connection = new Database(filename, { readonly: true, fileMustExist: true });
+  connection.pragma('busy_timeout = 5000');
+  defineFunctions(connection);
+  return connection;
 }
 
 const PG_DATE_OID = 1082;

@@ -18,7 +18,7 @@ import { readJsonBody } from './body.ts';
 import type { Callers } from './callers.ts';
 import { sendError } from './error-handler.ts';
 import { noteCommand } from './observe.ts';
-import { sendJson } from './send.ts';
+import { sendAnswer, sendJson } from './send.ts';
 
 
 /**
@@ -37,7 +37,7 @@ export async function answerCommand(
   const caller = await callers.of(call.authorization, res, call.id, callCost(command?.kind));
   if (call.dryRun) return sendJson(res, 200, await dryRunCommand(service, caller, call.id, call.input));
   const outcome = await executeCommand(service, caller, call.id, call.input, { answerIsJsonOnly: true });
-  sendJson(res, outcome.status, outcome.body);
+  await sendAnswer(res, outcome.status, outcome.body);
 }
 
 /** A command path with nothing to decode: identifiers only, no query string. */

@@ -103,3 +103,14 @@ export interface CompiledList {
     readonly after?: Keyset;
   };
 }
+
+/** What `openListPages` (query/list-pages.ts) answers: a list without a limit, read a page at a time. */
+export interface ListPages<Row> {
+  /** How many rows the conditions select, counted in the rows' snapshot, when asked for (a search's `total`). */
+  readonly total: number | undefined;
+  /**
+   * The rows in the list's order, a page at a time. The read (its snapshot, its connection) ends
+   * after the last page, or when a loop over them stops: whoever opens the pages loops over them.
+   */
+  readonly pages: AsyncGenerator<Row[], void, undefined>;
+}

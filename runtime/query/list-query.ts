@@ -318,13 +318,16 @@ export function selectList(db: Knex, select: string, list: CompiledList): Promis
 
 /** Runs `count` (a model's `select count(*) as "n" from <table>`) with the list's conditions: how many records match. */
 export async function countList(db: Knex, count: string, list: CompiledList): Promise<number> {
+  const { sql, bindings } = countStatement(count, list);
+  const [row] = await selectRows<{ n: unknown }>(db, sql, bindings);
+  return Number(row?.n ?? 0);
+}
+
+/** The statement `countList` runs: its one row's `n` is the count. */
+export function countStatement(count: string, list: CompiledList): SqlFragment {
   // A lone `contains` on a search field: the index counts its matches itself, without a row.
   const [only] = list.where;
-  if (list.where.length === 1 && only?.searched) {
-    const [row] = await selectRows<{ n: unknown }>(db, only.searched.count.sql, only.searched.count.bindings);
-    return Number(row?.n ?? 0);
-  }
+  if (list.where.length === 1 && only?.searched) return only.searched.count;
   const where = whereClause(list);
-  const [row] = await selectRows<{ n: unknown }>(db, `${count}${where.sql}`, where.bindings);
-  return Number(row?.n ?? 0);
+  return { sql: `${count}${where.sql}`, bindings: where.bindings };
 }
