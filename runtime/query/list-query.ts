@@ -281,7 +281,7 @@ export function applyWhere(builder: Knex.QueryBuilder, list: CompiledList): Knex
  */
 export function listStatement(select: string, list: CompiledList, dialect: Dialect): SqlFragment {
   const after = list.keyset?.after;
-  if (after && after.keys.length === 2 && after.keys[0]!.field.kind !== 'id') return keysetByOneKey(select, list, after);
+  if (after && after.keys.length === 2 && after.keys[0]!.field.kind !== 'id') return keysetByOneKey(select, list, after, dialect);
   const where = whereClause(after ? { ...list, where: [...list.where, keysetCondition(after)] } : list);
   let sql = `${select}${where.sql} order by ${list.orderBy}`;
   const bindings = [...where.bindings];
