@@ -248,6 +248,13 @@ export function revertWrites(model: CompiledModel, entry: HistoryEntry): { field
 }
 
 /**
+ * The most records a `list` or `search` without a `limit` answers when it is read whole (over MCP,
+ * whose tool result is one message, or with `include`): what one answer holds in memory at once.
+ * Over REST without `include` it is sent a page at a time, whatever the number (`answersByPage`).
+ */
+export const MOST_READ_WHOLE = 10_000;
+
+/**
  * Whether a `list` or `search` is answered a page at a time as it is read (REST, without a
  * `limit`): every record it selects, which may be more than memory holds at once. With `include`
  * it is read whole: a record's lines are read in the snapshot of its row only then.
@@ -271,7 +278,12 @@ async function withIncludedLines(ctx: CommandContext, db: Knex, records: StoredR
  */
 async function page(ctx: CommandContext, db: Knex, list: CompiledList): Promise<{ records: StoredRecord[]; next?: string }> {
   const { queries } = ctx.command.model;
-  if (!list.keyset || list.limit === undefined) return { records: await queries.list(db, list) };
+  if (list.limit === undefined) {
+    const records = await queries.list(db, { ...list, limit: MOST_READ_WHOLE + 1 });
+    if (records.length > MOST_READ_WHOLE) throw badRequest(`${ctx.command.meta.id} without a limit answers at most ${MOST_READ_WHOLE} records at once here, and more match: give a limit (1 to 5000), with "after": "" to read the rest page by page`);
+    return { records };
+  }
+  if (!list.keyset) return { records: await queries.list(db, list) };
   const records = await queries.list(db, { ...list, limit: list.limit + 1 });
   if (records.length <= list.limit) return { records };
   const shown = records.slice(0, list.limit);

@@ -185,6 +185,38 @@ describe('one snapshot, however long the client takes', () => {
   });
 });
 
+describe('read whole: over MCP, a list without a limit answers at most 10,000 records', () => {
+  it('refuses more, saying how to page, while REST sends them all', async () => {
+    // Past 10,000 leads (this file's other tests leave the 1,234 they made).
+    for (let made = 0; made < 8_800; made += 1000) {
+      const records = Array.from({ length: 1000 }, (_, k) => ({ title: `More ${made + k}` }));
+      expect((await t.command(admin, 'lead.create_many', { records })).status).toBe(200);
+    }
+    const total = (await t.command(admin, 'lead.search', { limit: 1 })).body.value.total as number;
+    expect(total).toBeGreaterThan(10_000);
+
+    const refused = await callTool('lead__list', {});
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]!.text).toBe('lead.list without a limit answers at most 10000 records at once here, and more match: give a limit (1 to 5000), with "after": "" to read the rest page by page');
+    const searched = await callTool('lead__search', {});
+    expect(searched.isError).toBe(true);
+    expect((searched.content as { text: string }[])[0]!.text).toMatch(/^lead\.search without a limit answers at most 10000 records/);
+    // Fewer than that match: answered whole, as before.
+    const hot = await callTool('lead__search', { filter: [{ field: 'hot', op: 'eq', value: true }] });
+    expect(hot.isError).toBeFalsy();
+    const hotLeads = (await t.command(admin, 'lead.search', { filter: [{ field: 'hot', op: 'eq', value: true }], limit: 1 })).body.value.total as number;
+    expect(hotLeads).toBeGreaterThan(600);
+    expect((hot.structuredContent as { value: { rows: unknown[]; total: number } }).value.rows).toHaveLength(hotLeads);
+    // A page of them.
+    const paged = await callTool('lead__list', { limit: 5000, after: '' });
+    expect((paged.structuredContent as { value: unknown[]; next: string }).value).toHaveLength(5000);
+
+    const rest = await post(admin, 'lead.list', {});
+    expect(rest.status).toBe(200);
+    expect((JSON.parse(rest.text) as { value: unknown[] }).value).toHaveLength(total);
+  });
+});
+
 /** Starts the call and reads its first chunk, then stops reading: the server waits for the client. */
 function openPaused(token: string, command: string, input: unknown): Promise<{ res: IncomingMessage; firstChunk: string }> {
   const [model, name] = command.split('.');
