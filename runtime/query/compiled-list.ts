@@ -94,6 +94,8 @@ export interface CompiledList {
   /** Conditions, combined with AND (the filter; a keyset's start is not among them: a search's total counts every match). */
   readonly where: readonly SqlFragment[];
   readonly orderBy: string;
+  /** Whether the order's keys (the id's, last, among them) go different ways: no index reads them in that order at once. */
+  readonly mixedDirections: boolean;
   readonly limit: number | undefined;
   readonly offset: number | undefined;
   /** Keyset paging (`after`): the order's keys, for the cursor of the page's last row; and where the page starts. */

@@ -47,8 +47,7 @@ export function keysetByOneKey(select: string, list: CompiledList, after: Keyset
     const where = whereClause({ ...list, where: [...filters, ...conditions] });
     const page = `${select}${where.sql} order by ${orderBy}${limit === undefined ? '' : ' limit ?'}`;
     return {
-      // SQLite reads only the columns the outer select takes from a subquery: here the ids.
-      sql: idsFirst ? `select * from (${select} where ${id.column} in (select ${id.column} from (${page}))) as part${partCount++}` : `select * from (${page}) as part${partCount++}`,
+      sql: idsFirst ? `select * from (${select} where ${id.column} in (${idsOf(select)}${where.sql} order by ${orderBy} limit ?)) as part${partCount++}` : `select * from (${page}) as part${partCount++}`,
       bindings: [...where.bindings, ...(limit === undefined ? [] : [limit])],
     };
   };
@@ -79,6 +78,14 @@ export function keysetByOneKey(select: string, list: CompiledList, after: Keyset
     sql: `select * from (${union}) as page order by ${list.orderBy}${limit === undefined ? '' : ' limit ?'}`,
     bindings: [...parts.flatMap((fragment) => fragment.bindings), ...(limit === undefined ? [] : [limit])],
   };
+}
+
+/**
+ * `select "id" from <table>` of a model's `select <columns> from <table>`: a page's ids, which an
+ * index on its order's keys gives without reading the rows.
+ */
+export function idsOf(select: string): string {
+  return `select "id"${select.slice(select.lastIndexOf(' from '))}`;
 }
 
 /** The conditions of a compiled list as a `where` clause (empty without conditions), with its bindings. */

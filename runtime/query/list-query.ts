@@ -21,7 +21,7 @@ import { decodeCursor } from './cursor.ts';
 import { filterValueSchema, parseOr400, toDbConverter } from './values.ts';
 import type { CompiledList, CompiledQueryField, Keyset, ModelQuery, QueryField, SqlFragment } from './compiled-list.ts';
 import { containsCondition, plannedWhere, searchIndexSql } from './contains.ts';
-import { keysetByOneKey, keysetCondition, whereClause } from './keyset.ts';
+import { idsOf, keysetByOneKey, keysetCondition, whereClause } from './keyset.ts';
 import { maskedCondition, maskedFieldError, maskedLineFieldError, type MaskedFilters } from './token-filter.ts';
 
 export { maskedFilterTokens, maskedTokenKey, type MaskedFilters } from './token-filter.ts';
@@ -145,11 +145,12 @@ export function compileList(
   // Empty values last in both directions (false sorts before true). `NULLS LAST` rather than an
   // `IS NULL` key, so that an index on the keys gives the order (see migrate/index-design.ts).
   const orderBy = order.map(({ field: key, desc }) => `${key.sortable} ${desc ? 'DESC' : 'ASC'}${key.nullable ? ' NULLS LAST' : ''}`).join(', ');
+  const mixedDirections = new Set(order.map((key) => key.desc)).size > 1;
 
-  if (input.after === undefined) return { where, orderBy, limit: input.limit, offset: input.offset };
+  if (input.after === undefined) return { where, orderBy, mixedDirections, limit: input.limit, offset: input.offset };
   if (input.offset !== undefined) throw badRequest('after and offset cannot be used together: after continues where the last page ended');
   const after = input.after === '' ? undefined : decodeCursor(input.after, order);
-  return { where, orderBy, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
+  return { where, orderBy, mixedDirections, limit: input.limit, offset: undefined, keyset: { keys: order, ...(after ? { after } : {}) } };
 }
 
 /**
@@ -283,7 +284,12 @@ export function listStatement(select: string, list: CompiledList, dialect: Diale
   const after = list.keyset?.after;
   if (after && after.keys.length === 2 && after.keys[0]!.field.kind !== 'id') return keysetByOneKey(select, list, after, dialect);
   const where = whereClause(after ? { ...list, where: [...list.where, keysetCondition(after)] } : list);
-  let sql = `${select}${where.sql} order by ${list.orderBy}`;
+  // An order whose keys go different ways (`close_date desc`, then the id ascending) is sorted
+  // where an index gives each run of equal values the other way: SQLite sorted whole rows, every
+  // row of such runs and of an offset's skipped rows (a page at 90 % of a million leads: 7.6 s).
+  // The page's ids alone come from the index, then its rows by id (0.36 s; docs/performance.md).
+  const idsFirst = dialect === 'sqlite' && list.limit !== undefined && list.mixedDirections;
+  let sql = `${idsFirst ? idsOf(select) : select}${where.sql} order by ${list.orderBy}`;
   const bindings = [...where.bindings];
   if (list.limit !== undefined) {
     sql += ' limit ?';
@@ -295,6 +301,7 @@ export function listStatement(select: string, list: CompiledList, dialect: Diale
     sql += ' offset ?';
     bindings.push(list.offset);
   }
+  if (idsFirst) sql = `${select} where "id" in (${sql}) order by ${list.orderBy}`;
   return { sql, bindings };
 }
 

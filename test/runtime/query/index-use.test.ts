@@ -83,9 +83,16 @@ function sortedInputs(text: string): string[] {
   return sorted;
 }
 
-/** Whether the plan sorts whole results (a sort only of ties, the id tie-break, is fine). */
+/**
+ * SQLite's plan of a page whose ids come from an index first (an order whose keys go different
+ * ways, runtime/query/list-query.ts): the rows by id, the ids' query, and last the sort of the
+ * page's own rows.
+ */
+const IDS_FIRST = /^SEARCH \w+ USING INDEX sqlite_autoindex_\w+_1 \(id=\?\)\nLIST SUBQUERY \d+\n([^]*?)(\nUSE TEMP B-TREE FOR ORDER BY)?$/;
+
+/** Whether the plan sorts whole results (a sort only of ties, the id tie-break, or of a page's rows read by id, is fine). */
 function sortsEverything(text: string): boolean {
-  if (t.dialect === 'sqlite') return /USE TEMP B-TREE FOR ORDER BY/.test(text);
+  if (t.dialect === 'sqlite') return /USE TEMP B-TREE FOR ORDER BY/.test(IDS_FIRST.exec(text)?.[1] ?? text);
   return /^\s*(->\s*)?Sort\b/m.test(text) && !/Incremental Sort/.test(text);
 }
 
@@ -100,6 +107,27 @@ describe('the query plan uses the declared indexes', () => {
     const text = await plan(input);
     expect(text).toContain(index);
     expect(sortsEverything(text), text).toBe(false);
+  });
+
+  it('a page whose order goes two ways (a key descending, ties by ascending id) reads its ids from the index alone, even past a deep offset', async () => {
+    for (const input of [
+      { order: [{ field: 'close_date', dir: 'desc' }], limit: 50 },
+      { order: [{ field: 'close_date', dir: 'desc' }], limit: 50, offset: 3000 },
+      { filter: [{ field: 'stage', op: 'eq', value: 'won' }], order: [{ field: 'expected_revenue', dir: 'desc' }], limit: 50, offset: 100 },
+    ] as ListInput[]) {
+      const text = await plan(input);
+      if (t.dialect === 'sqlite') {
+        // Sorting the rows of each run of equal values read them whole, and every row an offset
+        // skips: 7.6 s for a page at 90 % of a million leads, against 0.36 s this way.
+        expect(text, text).toMatch(IDS_FIRST);
+        expect(text, text).toMatch(/USING COVERING INDEX rms_ix_lead_/);
+      } else {
+        expect(sortsEverything(text), text).toBe(false);
+      }
+      const all = (await t.command(admin, 'lead.list', { ...input, limit: 5000, offset: undefined })).body.value as { id: string }[];
+      const page = (await t.command(admin, 'lead.list', input)).body.value as { id: string }[];
+      expect(page.map((lead) => lead.id)).toEqual(all.slice(input.offset ?? 0, (input.offset ?? 0) + 50).map((lead) => lead.id));
+    }
   });
 
   it('a keyset page starts inside the index, for either direction: every part is a range of it, only a page is sorted', async () => {
