@@ -22,16 +22,24 @@ export async function batchAsSeen(
   owns?: readonly OwnWrite[],
 ): Promise<BatchAnswer> {
   const ids = items.map((item) => (item.result.shape === 'deleted' ? item.result.recordId : item.result.record.id));
+  // The masked fields an agent gave a value, on every record whether its stored value changed or
+  // not: left out where it was the same, they would tell the agent that the value it sent (a
+  // guess) is the one stored, record by record (a dry run of update_many tried a hundred at once).
+  const sentMasked = items.map((_, index) => Object.keys(owns?.[index]?.tokens ?? {}).filter((name) => rights.maskedNames.has(name)));
   const sides = items.flatMap((item, index) => {
     const change = item.result.change;
-    const from = { id: ids[index]!, ...change?.before } as StoredRecord;
-    const to = { id: ids[index]!, ...change?.after } as StoredRecord;
+    const stored = item.result.shape === 'record' ? (item.result.record as Readonly<Record<string, unknown>>) : {};
+    const unchanged = Object.fromEntries(sentMasked[index]!.map((name) => [name, stored[name] ?? null]));
+    const from = { id: ids[index]!, ...unchanged, ...change?.before } as StoredRecord;
+    const to = { id: ids[index]!, ...unchanged, ...change?.after } as StoredRecord;
     return [from, to];
   });
   const seen = owns ? await seenWithOwn(db, caller, rights, sides, owns) : ((await recordsAsSeen(db, caller, rights, sides)) as Readonly<Record<string, unknown>>[]);
   const changes = items.map((item, index) => {
     const change = item.result.change;
-    const names = [...new Set([...Object.keys(change?.before ?? {}), ...Object.keys(change?.after ?? {})])].filter((name) => rights.readableNames.has(name));
+    const changed = new Set([...Object.keys(change?.before ?? {}), ...Object.keys(change?.after ?? {}), ...sentMasked[index]!]);
+    // In the model's order of fields, whatever changed: an order by what changed would tell it too.
+    const names = [...rights.readableNames].filter((name) => changed.has(name));
     const from = seen[index * 2]!;
     const to = seen[index * 2 + 1]!;
     const fields: Record<string, FieldChangeInfo> = {};

@@ -261,6 +261,41 @@ describe('dry runs confirm nothing', () => {
     expect(shown).not.toContain(`"${later.body.value.notes}"`);
   });
 
+  it('of update_many list a masked field the agent set on every record alike, whether it held the value sent or not (REST, MCP, and the plan)', async () => {
+    const right = (await t.command(admin, 'party.create', { name: 'Guess Target', email: 'guess-target@example.com', notes: 'guess note' })).body.value.id as string;
+    const wrong = (await t.command(admin, 'party.create', { name: 'Guess Other', email: 'other@example.com', notes: 'another note' })).body.value.id as string;
+    const input = { ids: [right, wrong], set: { email: 'guess-target@example.com', notes: 'a fresh note' }, max_affected: 2 };
+    const shapeOf = (changes: any[]) =>
+      changes.map((change) => Object.entries(change.changes as Record<string, { from: unknown; to: unknown }>).map(([name, { from, to }]) => [name, typeof from === 'string' ? from.replace(/\d+$/, 'n') : from, to]));
+    const tried = await t.request('POST', '/api/party/update_many', { ...input, dry_run: true }, agent);
+    expect(tried.status, JSON.stringify(tried.body)).toBe(200);
+    const [held, other] = shapeOf(tried.body.value.changes);
+    // The record that holds the guessed email and the one that does not: the same fields, the same form.
+    expect(held).toEqual([
+      ['email', 'EMAIL_n', '[personal value not kept]'],
+      ['notes', 'NOTES_n', '[personal value not kept]'],
+    ]);
+    expect(other).toEqual(held);
+    expect(JSON.stringify(tried.body)).not.toContain('guess-target@example.com');
+
+    const mcp = await connectClient(t, agent);
+    try {
+      const result = (await mcp.client.callTool({ name: 'party__update_many', arguments: { ...input, dry_run: true } })) as { structuredContent: any };
+      const [mcpHeld, mcpOther] = shapeOf(result.structuredContent.value.changes);
+      expect(mcpOther).toEqual(mcpHeld);
+      expect(mcpHeld).toEqual(held);
+    } finally {
+      await mcp.close();
+    }
+
+    const proposed = await t.command(agent, 'party.update_many', input);
+    expect(proposed.status).toBe(202);
+    const plan = await t.request('GET', `/api/plans/${proposed.body.plan_id}`, undefined, agent);
+    // The plan shows the agent its input (its own tokens), not what each record held.
+    expect(plan.body.plan.input.set.email).toMatch(/^EMAIL_\d+$/);
+    expect(JSON.stringify(plan.body)).not.toContain('guess-target@example.com');
+  });
+
   it('are audited, with the agent\'s clear values not kept', async () => {
     const tried = await t.request('POST', '/api/party/create?dry_run=true', { name: SECRET, email: 'guess@example.com' }, agent);
     expect(tried.status).toBe(200);
