@@ -25,7 +25,10 @@ export async function batchAsSeen(
   // The masked fields an agent gave a value, on every record whether its stored value changed or
   // not: left out where it was the same, they would tell the agent that the value it sent (a
   // guess) is the one stored, record by record (a dry run of update_many tried a hundred at once).
-  const sentMasked = items.map((_, index) => Object.keys(owns?.[index]?.tokens ?? {}).filter((name) => rights.maskedNames.has(name)));
+  // (A record created has nothing before: each field it was given is listed as any create's.)
+  const sentMasked = items.map((item, index) =>
+    item.ctx.command.meta.kind === 'create' ? [] : Object.keys(owns?.[index]?.tokens ?? {}).filter((name) => rights.maskedNames.has(name)),
+  );
   const sides = items.flatMap((item, index) => {
     const change = item.result.change;
     const stored = item.result.shape === 'record' ? (item.result.record as Readonly<Record<string, unknown>>) : {};
