@@ -105,6 +105,15 @@ function checkUniques(model: ModelDraft, problems: ProblemList): void {
       const field = namedField(model, name);
       if (!fieldNames.includes(name)) report({ code: 'unknown-unique-field', message: `${where} names unknown field "${name}"`, fix: unknownNameHint(name, fieldNames, 'fields') });
       else if (field?.kind === 'longtext' || field?.kind === 'file') report({ code: 'unique-not-for-kind', message: `${where}: unique is not for ${field.kind} fields (${name})`, fix: `remove ${name}` });
+      else if (field?.personal && field.agents !== 'hidden') {
+        // As `unique: true` on the field (read.ts): an agent writing a guess with the other
+        // fields' values would learn from the refusal whether a record holds it.
+        report({
+          code: 'unique-personal',
+          message: `${where} names personal field ${name}: a unique index on a personal field agents may write would tell an agent whether a value it wrote is held by another record`,
+          fix: `remove ${name}, or add agents: 'hidden' to it`,
+        });
+      }
     }
     if (new Set(fields).size !== fields.length) report({ code: 'duplicate-unique', message: `${where} names a field twice`, fix: 'remove one' });
     for (const [name, value] of Object.entries(conditions)) {

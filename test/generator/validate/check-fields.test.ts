@@ -36,6 +36,18 @@ const cases: RefusalCase[] = [
     ],
   },
   {
+    name: 'unique naming a personal field agents may write (with other fields too): its refusal would tell an agent whether a guess is held',
+    model: `{ fields: { ssn: { kind: 'text', personal: true }, status: { kind: 'text' }, mail: { kind: 'email' }, code: { kind: 'text', personal: true, agents: 'hidden' } }, unique: [
+      ['ssn', 'status'],
+      ['mail'],
+      ['code', 'status'],
+    ] }`,
+    lines: (at) => [
+      `${F}:${at("['ssn', 'status']")}: model m: unique[0] names personal field ssn: a unique index on a personal field agents may write would tell an agent whether a value it wrote is held by another record (remove ssn, or add agents: 'hidden' to it)`,
+      `${F}:${at("['mail']")}: model m: unique[1] names personal field mail: a unique index on a personal field agents may write would tell an agent whether a value it wrote is held by another record (remove mail, or add agents: 'hidden' to it)`,
+    ],
+  },
+  {
     name: 'a partial unique whose where names an unknown field or a value its field cannot hold',
     model: `{ fields: { number: { kind: 'text' }, ${STATUS}, open: { kind: 'bool' } }, unique: [
       { fields: ['number'], where: { state: 'done' } },
