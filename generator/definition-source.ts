@@ -209,3 +209,11 @@ function isReference(node: ts.Identifier): boolean {
   if ((ts.isLabeledStatement(parent) || ts.isBreakOrContinueStatement(parent)) && parent.label === node) return false;
   return true;
 }
+
+/**
+ * Whether a function's text reads the field `name` of what it is given (`r.name`, `r['name']`).
+ * Found in the text, so a name it only mentions counts too.
+ */
+export function readsField(text: string, name: string): boolean {
+  return new RegExp(`(\\.\\s*${name}\\b|\\[\\s*['"\`]${name}['"\`]\\s*\\])`).test(text);
+}

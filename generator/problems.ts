@@ -76,6 +76,11 @@ export type ProblemCode =
   | 'index-not-for-kind'
   | 'unique-not-for-kind'
   | 'unique-personal'
+  // What a field shows, against the fields it comes from (validate/check-visibility.ts).
+  | 'computed-shows-personal'
+  | 'computed-shows-hidden'
+  | 'computed-shows-unreadable'
+  | 'governed-not-kept'
   | 'required-personal-not-erasable'
   | 'unknown-index-field'
   | 'empty-index'

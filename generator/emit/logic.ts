@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldIR, LineListIR, LogicSource, ModelIR } from '../ir.ts';
 import { allModels } from '../ir.ts';
+import { readsField } from '../definition-source.ts';
 import { camelCase, inSentence, pascalCase, plural } from '../names.ts';
 import { modelBase, projectSource, type EmitContext, type Emitter, type PlannedFile } from './context.ts';
 import { alwaysSet } from './model.ts';
@@ -82,7 +83,7 @@ export function logicFunctions(model: ModelIR): LogicFunction[] {
 export function inReadingOrder(fields: readonly FieldIR[]): FieldIR[] {
   const computed = fields.filter((field) => field.computed);
   const reads = new Map(
-    computed.map((field) => [field, computed.filter((other) => other !== field && new RegExp(`(\\.\\s*${other.name}\\b|\\[\\s*['"\`]${other.name}['"\`]\\s*\\])`).test(field.computed!.text))]),
+    computed.map((field) => [field, computed.filter((other) => other !== field && readsField(field.computed!.text, other.name))]),
   );
   const placed: FieldIR[] = [];
   const left = [...computed];

@@ -8,6 +8,7 @@ import { checkDependencies } from './check-dependencies.ts';
 import type { ActionSet } from '../../runtime/api-shapes.ts';
 import { checkFieldReferences, type LockedIn } from './check-fields.ts';
 import { checkGrants, type ModuleGrants } from './check-grants.ts';
+import { checkVisibility } from './check-visibility.ts';
 import type { ActionDraft, ModelDraft, ProjectDraft } from './drafts.ts';
 import type { ProblemList } from './problem-list.ts';
 import { ADMIN_ROLE } from './reserved.ts';
@@ -41,6 +42,7 @@ export function checkProject(project: ProjectDraft, problems: ProblemList): Reso
     const visibleModules = dependencies.reachable.get(module.name) ?? new Set<string>();
     for (const model of module.models) {
       lockedIn.set(model, checkFieldReferences(model, { modelsByName, roles, visibleModules, refused: project.refused }, problems));
+      checkVisibility(model, problems);
       const actions = checkActions(model, problems);
       for (const [action, field] of actions.moved) movedFields.set(action, field);
       for (const [action, sets] of actions.sets) actionSets.set(action, sets);
