@@ -14,7 +14,7 @@ import { HttpError, badRequest, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ADMIN_ROLE } from '../rights.ts';
 import { webhookUrl, webhookUrlProblem } from './address.ts';
-import { generateSecret, secretKey, secretProblem, withoutSecrets } from './secrets.ts';
+import { generateSecret, secretKey, secretProblem, textWithoutSecrets, withoutSecrets } from './secrets.ts';
 import { allWebhooks, deleteWebhook, findWebhook, webhookRow, type DeliveryRow, type Webhook } from './store.ts';
 import { DELIVERIES_TABLE, EVENTS_TABLE, WEBHOOKS_TABLE } from './tables.ts';
 import type { WebhookDeliveryInfo, WebhookInfo } from '../shapes/webhooks.ts';
@@ -46,7 +46,7 @@ export async function runServiceCommand(service: RecordService, settings: Webhoo
   } catch (error) {
     const input = typeof rawInput === 'object' && rawInput !== null && !Array.isArray(rawInput) ? withoutSecrets(rawInput as Record<string, unknown>) : undefined;
     const base = { ...auditActor(caller), command: id, access: kindTraits(kind).access, recordId, input };
-    await writeAudit(service.db, error instanceof HttpError ? { ...base, outcome: 'refused', status: error.status, error: error.message } : { ...base, outcome: 'failed', error: 'internal error' });
+    await writeAudit(service.db, error instanceof HttpError ? { ...base, outcome: 'refused', status: error.status, error: textWithoutSecrets(error.message) } : { ...base, outcome: 'failed', error: 'internal error' });
     throw error;
   }
 }

@@ -53,7 +53,12 @@ export function sign(secret: string, id: string, timestamp: number, body: string
  * `whsec_` secret written in another value.
  */
 export function withoutSecrets(input: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, /secret/i.test(key) ? secretMarkerOf(value) : secretsMasked(value)]));
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [textWithoutSecrets(key), /secret/i.test(key) ? secretMarkerOf(value) : secretsMasked(value)]));
+}
+
+/** A text (a refusal's, which may name what was given) with any `whsec_` secret written in it replaced by a marker. */
+export function textWithoutSecrets(text: string): string {
+  return text.replace(WRITTEN_SECRET, SECRET_MARKER);
 }
 
 const SECRET_MARKER = '[secret]';
@@ -65,7 +70,7 @@ function secretMarkerOf(value: unknown): unknown {
 }
 
 function secretsMasked(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(WRITTEN_SECRET, SECRET_MARKER);
+  if (typeof value === 'string') return textWithoutSecrets(value);
   if (Array.isArray(value)) return value.map(secretsMasked);
   if (typeof value === 'object' && value !== null) return withoutSecrets(value as Record<string, unknown>);
   return value;

@@ -464,11 +464,18 @@ describe('the webhook commands', () => {
       ['update', { id: webhook.id, secrets: { old: secret, new: secret } }],
       ['update', { id: webhook.id, signing_secret: secret }],
       ['update', { id: webhook.id, notes: `the key is ${secret}` }],
+      // A secret pasted where a name goes: the refusal names what was given.
+      ['create', { url: receiver.url, as_role: 'admin', models: [secret] }],
+      ['create', { url: receiver.url, as_role: secret }],
+      ['create', { url: receiver.url, as_role: 'admin', commands: [secret] }],
+      ['create', { url: receiver.url, as_role: 'admin', [secret]: 1 }],
     ];
     for (const [command, input] of refusals) expect((await hook(command, input)).status, JSON.stringify(Object.keys(input))).toBe(400);
     expect(refusedCount()).toBe(before + refusals.length);
-    const rows = t.inspect((db) => db.prepare("select input from rms_audit where command like 'webhook.%'").all()) as { input: string | null }[];
+    const rows = t.inspect((db) => db.prepare("select input, error from rms_audit where command like 'webhook.%'").all()) as { input: string | null; error: string | null }[];
     for (const row of rows) expect(row.input ?? '').not.toContain(secret.slice(6, 20));
+    for (const row of rows) expect(row.error ?? '').not.toContain(secret.slice(6, 20));
+    expect(rows.filter((row) => (row.error ?? '').includes('[secret]')).length).toBeGreaterThanOrEqual(3);
     expect(rows.filter((row) => (row.input ?? '').includes('the key is [secret]'))).toHaveLength(1);
   });
 
