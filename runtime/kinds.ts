@@ -207,7 +207,12 @@ export function unknownFieldError(model: string) {
 const filterCondition = z.strictObject(
   {
     field: z.string({ error: 'filter field must be a string' }),
-    op: z.enum(FILTER_OPERATORS, { error: (issue) => `unknown operator ${String((issue as { input?: unknown }).input)}` }),
+    op: z.enum(FILTER_OPERATORS, {
+      error: (issue) => {
+        const given = (issue as { input?: unknown }).input;
+        return given === undefined ? `filter op is missing: one of ${FILTER_OPERATORS.join(', ')}` : `unknown operator ${String(given)}`;
+      },
+    }),
     value: z.unknown().optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys[0]} in filter condition` : 'filter condition must be an object') },

@@ -427,6 +427,7 @@ describe('error texts', () => {
     'unknown key <key> in filter condition': () => filter({ field: 'title', op: 'eq', value: 'x', x: 1 }),
     'filter field must be a string': () => filter({ field: 5, op: 'eq', value: 'x' }),
     'unknown operator <op>': () => filter({ field: 'title', op: 'like', value: 'x' }),
+    'filter op is missing: one of eq, ne, contains, in, gt, gte, lt, lte, is_null': () => filter({ field: 'title', value: 'x' }),
     '<model>.<field>: <op> needs a value (use is_null for empty values)': () => filter({ field: 'title', op: 'eq' }),
     '<model>.<field>: contains works on text fields only': () => filter({ field: 'hot', op: 'contains', value: 'x' }),
     '<model>.<field>: contains needs a string': () => filter({ field: 'title', op: 'contains', value: 1 }),
