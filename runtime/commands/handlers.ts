@@ -17,6 +17,7 @@ import { keepBindingsRead, type TokenFor } from '../masking/bindings.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import { fileTextForAnswer } from '../query/values.ts';
 import type { CompiledList } from '../query/compiled-list.ts';
+import { ROWS_PER_PAGE } from '../query/list-pages.ts';
 import type { StoredRecord } from '../registry.ts';
 import { changeIsVisible } from '../view/caller-view.ts';
 import type { CommandContext, CompiledModel, PreparedCall } from './types.ts';
@@ -67,15 +68,29 @@ export const handlers: Record<CommandKind, Handler> = {
   },
 
   async list(ctx, db, prepared) {
-    if (answersByPage(ctx, prepared) && !db.isTransaction) return { shape: 'pages', search: false, open: () => ctx.command.model.queries.listPages(db, prepared.list!, false) };
+    if (answersByPage(ctx, prepared) && !db.isTransaction) {
+      // One statement, one snapshot: a page's worth or fewer is answered whole, as before, without
+      // the connection or transaction of its own that paging takes.
+      const list = prepared.list!;
+      const first = await ctx.command.model.queries.list(db, { ...list, limit: ROWS_PER_PAGE + 1 });
+      if (first.length <= ROWS_PER_PAGE) return { shape: 'list', records: first };
+      return { shape: 'pages', search: false, open: () => ctx.command.model.queries.listPages(db, list, false) };
+    }
     const { records, next } = await page(ctx, db, prepared.list!);
     return { shape: 'list', records: await withIncludedLines(ctx, db, records, prepared.input), ...(next ? { next } : {}) };
   },
 
   async search(ctx, db, prepared) {
     const list = prepared.list!;
-    // The count and the rows in one snapshot of the pages' own (query/list-pages.ts).
-    if (answersByPage(ctx, prepared) && !db.isTransaction) return { shape: 'pages', search: true, open: () => ctx.command.model.queries.listPages(db, list, true) };
+    if (answersByPage(ctx, prepared) && !db.isTransaction) {
+      // On SQLite the count and a page's worth read in one turn (see below) answer a small search
+      // whole; else the count and the rows in one snapshot of the pages' own (query/list-pages.ts).
+      if (ctx.service.dialect === 'sqlite') {
+        const [total, first] = await Promise.all([ctx.command.model.queries.count(db, list), ctx.command.model.queries.list(db, { ...list, limit: ROWS_PER_PAGE + 1 })]);
+        if (first.length <= ROWS_PER_PAGE) return { shape: 'search', records: first, total };
+      }
+      return { shape: 'pages', search: true, open: () => ctx.command.model.queries.listPages(db, list, true) };
+    }
     // The count and the page must see one state of the table. On PostgreSQL `db` is a repeatable
     // read transaction (see run.ts). On SQLite it is the database itself: both statements then run
     // on the read-only connection, synchronously, one right after the other in this same turn of

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { jsonText } from '../query/stored-json.ts';
+import { ROWS_PER_PAGE } from '../query/list-pages.ts';
 import { RecordPages } from '../view/record-pages.ts';
 
 /** The headers of every JSON answer: records may hold personal data, so no caching anywhere on the way. */
@@ -32,12 +33,19 @@ export async function sendAnswer(res: ServerResponse, status: number, body: obje
   const paged = (body as { readonly value?: unknown }).value;
   if (!(paged instanceof RecordPages)) return sendJson(res, status, body);
   const opened = await paged.open();
+  const first = await opened.pages.next();
+  const firstPage = first.done ? [] : first.value;
+  if (firstPage.length < ROWS_PER_PAGE) {
+    // The only page: sent whole, with its length, as any answer.
+    await opened.pages.return();
+    return sendJson(res, status, { ...body, value: paged.search ? { rows: firstPage, total: opened.total } : firstPage });
+  }
   // The envelope around the records, written as sendJson writes it, with their place marked.
   const [before, after] = jsonText({ ...body, value: paged.search ? { rows: PAGES_MARK, total: opened.total } : PAGES_MARK }).split(PAGES_MARK_JSON) as [string, string];
   res.writeHead(status, JSON_HEADERS);
   let separator = '';
   res.write(`${before}[`);
-  for await (const page of opened.pages) {
+  for await (const page of withFirst(firstPage, opened.pages)) {
     if (res.destroyed) break;
     if (page.length === 0) continue;
     const text = jsonText(page);
@@ -49,6 +57,12 @@ export async function sendAnswer(res: ServerResponse, status: number, body: obje
     separator = ',';
   }
   if (!res.destroyed) res.end(`]${after}`);
+}
+
+/** The pages: the first, read already, then the rest. */
+async function* withFirst<Page>(first: Page, rest: AsyncGenerator<Page, void, undefined>): AsyncGenerator<Page, void, undefined> {
+  yield first;
+  yield* rest;
 }
 
 /** Where the records go in a paged answer's envelope: a string no value holds without knowing this process's random part. */

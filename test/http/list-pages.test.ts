@@ -61,14 +61,22 @@ function post(token: string, command: string, input: unknown): Promise<RawAnswer
   });
 }
 
-/** The call without a limit is sent in pages; with `limit: 5000` (more than there are) it is read whole: the two texts are the same. */
+/**
+ * The call without a limit is sent in pages (when more than a page's worth, 500, match); with
+ * `limit: 5000` (more than there are) it is read whole: the two texts are the same.
+ */
 async function expectPagedAsWhole(token: string, command: string, input: Record<string, unknown>): Promise<unknown> {
   const paged = await post(token, command, input);
   const whole = await post(token, command, { ...input, limit: 5000 });
   expect(paged.status, paged.text.slice(0, 300)).toBe(200);
   expect(whole.status).toBe(200);
-  expect(paged.headers['transfer-encoding']).toBe('chunked');
-  expect(paged.headers['content-length']).toBeUndefined();
+  const { value } = JSON.parse(paged.text) as { value: unknown[] | { rows: unknown[] } };
+  if ((Array.isArray(value) ? value : value.rows).length > 500) {
+    expect(paged.headers['transfer-encoding']).toBe('chunked');
+    expect(paged.headers['content-length']).toBeUndefined();
+  } else {
+    expect(paged.headers['content-length']).toBe(String(Buffer.byteLength(paged.text)));
+  }
   expect(whole.headers['content-length']).toBe(String(Buffer.byteLength(whole.text)));
   expect(paged.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(paged.headers['cache-control']).toBe('no-store');
@@ -96,22 +104,44 @@ describe('a list without a limit, sent a page at a time', () => {
     expect(ordered.value.every((lead) => lead.hot)).toBe(true);
     await expectPagedAsWhole(admin, 'lead.list', { order: [{ field: 'title', dir: 'desc' }] });
     await expectPagedAsWhole(admin, 'lead.list', { filter: [{ field: 'title', op: 'contains', value: 'ead 1' }] });
+    const everyTitle = (await expectPagedAsWhole(admin, 'lead.list', { filter: [{ field: 'title', op: 'contains', value: 'EAD' }], order: [{ field: 'title' }] })) as { value: unknown[] };
+    expect(everyTitle.value).toHaveLength(LEADS);
     // Past the first page of a keyset walk: the rest of the records, after the cursor.
     const first = await t.command(admin, 'lead.list', { limit: 600, after: '' });
     expect(first.status).toBe(200);
     const rest = (await expectPagedAsWhole(admin, 'lead.list', { after: first.body.next })) as { value: unknown[] };
     expect(rest.value).toHaveLength(LEADS - 600);
-    // Nothing matches: an empty array, paged as well.
-    expect(await expectPagedAsWhole(admin, 'lead.list', { filter: [{ field: 'title', op: 'eq', value: 'none such' }] })).toEqual({ denied: [], value: [] });
+  });
+
+  it('answers a page\'s worth (500) or fewer whole, as before: with its length, read in one statement', async () => {
+    for (const [command, input] of [
+      ['lead.list', { filter: [{ field: 'title', op: 'eq', value: 'none such' }] }],
+      ['lead.list', { filter: [{ field: 'title', op: 'eq', value: 'Lead 7' }] }],
+      ['lead.search', { filter: [{ field: 'title', op: 'eq', value: 'Lead 7' }] }],
+      ['lead.list', { offset: LEADS - 500 }],
+      ['party.list', { filter: [{ field: 'email', op: 'contains', value: 'p1' }] }],
+    ] as [string, Record<string, unknown>][]) {
+      const whole = await post(admin, command, input);
+      expect(whole.status, whole.text.slice(0, 200)).toBe(200);
+      expect(whole.headers['content-length'], `${command} ${JSON.stringify(input)}`).toBe(String(Buffer.byteLength(whole.text)));
+      expect(whole.text).toBe((await post(admin, command, { ...input, limit: 5000 })).text);
+    }
+    expect(JSON.parse((await post(admin, 'lead.list', { filter: [{ field: 'title', op: 'eq', value: 'none such' }] })).text)).toEqual({ denied: [], value: [] });
+    // One more than a page: paged.
+    const paged = await post(admin, 'lead.list', { offset: LEADS - 501 });
+    expect(paged.headers['transfer-encoding']).toBe('chunked');
+    expect((JSON.parse(paged.text) as { value: unknown[] }).value).toHaveLength(501);
   });
 
   it('answers a search with its rows and the total counted with them', async () => {
     const all = (await expectPagedAsWhole(admin, 'lead.search', {})) as { value: { rows: unknown[]; total: number } };
     expect(all.value.total).toBe(LEADS);
     expect(all.value.rows).toHaveLength(LEADS);
-    const some = (await expectPagedAsWhole(admin, 'lead.search', { filter: [{ field: 'title', op: 'contains', value: 'lead 4' }], offset: 3 })) as { value: { rows: unknown[]; total: number } };
+    const some = (await expectPagedAsWhole(admin, 'lead.search', { filter: [{ field: 'hot', op: 'eq', value: false }], offset: 3 })) as { value: { rows: unknown[]; total: number } };
     expect(some.value.rows).toHaveLength(some.value.total - 3);
-    expect(some.value.total).toBeGreaterThan(100);
+    expect(some.value.total).toBe(LEADS / 2);
+    const few = (await expectPagedAsWhole(admin, 'lead.search', { filter: [{ field: 'title', op: 'contains', value: 'lead 4' }], offset: 3 })) as { value: { rows: unknown[]; total: number } };
+    expect(few.value.rows).toHaveLength(few.value.total - 3);
   });
 
   it("shows an agent each page as it sees a record: masked values by the same tokens, as MCP's answer read whole shows them", async () => {
