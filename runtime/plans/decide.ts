@@ -5,8 +5,10 @@
  */
 import type { PlanInfo } from '../api-shapes.ts';
 import { auditActor, writeAudit } from '../audit/store.ts';
+import { parseScopes } from '../auth/authenticate.ts';
+import { parseRoles } from '../auth/people.ts';
 import { PEOPLE_TABLE, TOKENS_TABLE } from '../auth/tables.ts';
-import type { Caller, PersonCaller } from '../caller.ts';
+import type { AgentCaller, Caller, PersonCaller } from '../caller.ts';
 import { revertWrites } from '../commands/handlers.ts';
 import { runApprovedCommand, type Proposal } from '../commands/pipeline.ts';
 import { parseStoredCommand, type CommandEnvelope, type PreparedCommand, type RecordService } from '../commands/types.ts';
@@ -126,17 +128,34 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
 
 /**
  * 409, the plan left as it is, while what proposed it may not act: its agent token was revoked
- * (revoking rejects the token's pending plans; this holds for those of a database from before),
- * or the person who made the token is disabled (enabled again, their plans may be approved).
+ * (revoking rejects the token's pending plans; this holds for those of a database from before) or
+ * has expired, the person who made the token is disabled (enabled again, their plans may be
+ * approved), or the token may no longer run the plan's command (its maker's roles changed).
  */
 async function refuseWhileProposerBarred(service: RecordService, row: PlanRow): Promise<void> {
-  const token: { revoked_at: string | null } | undefined = await service.db(TOKENS_TABLE).where('id', row.agent_token_id).first('revoked_at');
+  const token: { revoked_at: string | null; expires_at: string; scopes: string; label: string | null } | undefined = await service
+    .db(TOKENS_TABLE)
+    .where('id', row.agent_token_id)
+    .first('revoked_at', 'expires_at', 'scopes', 'label');
   if (!token || token.revoked_at !== null) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent token was revoked`);
-  const maker: { username: string; disabled: boolean | number } | undefined = await service.db(PEOPLE_TABLE).where('id', row.creator_id).first('username', 'disabled');
+  if (token.expires_at <= new Date(service.clock.now()).toISOString()) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent token has expired`);
+  const maker: { username: string; disabled: boolean | number; roles: string } | undefined = await service.db(PEOPLE_TABLE).where('id', row.creator_id).first('username', 'disabled', 'roles');
   if (!maker || Boolean(maker.disabled)) {
     const who = maker ? `${maker.username}, who made its agent token,` : 'the person who made its agent token';
     throw new HttpError(409, `plan ${row.id} cannot be approved while ${who} is disabled`);
   }
+  // The agent's rights now: its scopes cut down to its maker's current roles, as its next call's would be.
+  const agent: AgentCaller = {
+    kind: 'agent',
+    tokenId: row.agent_token_id,
+    label: token.label ?? '',
+    scopes: parseScopes(token.scopes),
+    creatorId: row.creator_id,
+    creatorUsername: maker.username,
+    creatorRoles: parseRoles(maker.roles),
+    limits: { requestsPerMinute: null, writesPerMinute: null },
+  };
+  if (!rightsOf(service.registry, agent).commands.has(row.command)) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent may no longer run ${row.command}`);
 }
 
 /** Rejects a pending plan (409 when it was decided before or meanwhile). */

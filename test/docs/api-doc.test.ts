@@ -547,6 +547,22 @@ describe('error texts', () => {
       await t.execute({ sqlite: `update rms_people set disabled = 1 where username = 'dora'`, postgres: `update rms_people set disabled = true where username = 'dora'` });
       return t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
     },
+    'plan <plan_id> cannot be approved: its agent token has expired': async () => {
+      const bot = await newToken(admin, { scopes: ['lead.delete'], label: 'expired with its plan pending' });
+      const proposed = await t.command(bot.body.token, 'lead.delete', { id: lead.id });
+      expect(proposed.status).toBe(202);
+      const past = new Date(Date.now() - 1000).toISOString();
+      await t.execute({ sqlite: `update rms_tokens set expires_at = '${past}' where id = '${bot.body.id}'`, postgres: `update rms_tokens set expires_at = '${past}' where id = '${bot.body.id}'` });
+      return t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    },
+    'plan <plan_id> cannot be approved: its agent may no longer run <command>': async () => {
+      const person = await t.addPerson('demi', ['sales']);
+      const bot = await newToken(person, { scopes: ['lead.delete'], label: 'maker demoted' });
+      const proposed = await t.command(bot.body.token, 'lead.delete', { id: lead.id });
+      expect(proposed.status).toBe(202);
+      await t.execute({ sqlite: `update rms_people set roles = '["accountant"]' where username = 'demi'`, postgres: `update rms_people set roles = '["accountant"]' where username = 'demi'` });
+      return t.request('POST', `/api/approve/${proposed.body.plan_id}`, undefined, admin);
+    },
     'POST /api/<decision>/<plan_id> takes no dry_run: a plan is approved or rejected for real': async () => {
       const proposed = await t.command(agent, 'lead.delete', { id: lead.id });
       expect(proposed.status).toBe(202);

@@ -313,6 +313,34 @@ describe('what a token may no longer do, the plans it proposed may not do either
     expect((await server.command(admin, 'lead.get', { id })).body).toEqual({ error: `lead ${id} not found` });
   });
 
+  it("a plan is not approved once its token has expired, or its maker's roles no longer give it the command; it stays pending, for a person to reject", async () => {
+    await createPerson(db, { username: 'remy', password: 'remy-password', roles: ['sales'] });
+    const remy = await server.login('remy', 'remy-password');
+    const made = await create(remy, { scopes: ['lead.*'], label: 'remy bot' });
+    const [first, second] = [await lead(), await lead()];
+    const expiring = (await server.command(made.body.token, 'lead.delete', { id: first })).body.plan_id as string;
+    const demoted = (await server.command(made.body.token, 'lead.delete', { id: second })).body.plan_id as string;
+
+    // Its maker now an accountant, who reads leads but may not delete them: nor may the agent.
+    await setRoles(db, 'remy', ['accountant']);
+    expect((await server.command(made.body.token, 'lead.delete', { id: second })).status).toBe(404);
+    const refused = await server.request('POST', `/api/approve/${demoted}`, undefined, admin);
+    expect([refused.status, refused.body]).toEqual([409, { error: `plan ${demoted} cannot be approved: its agent may no longer run lead.delete` }]);
+    expect(await planOf(admin, demoted)).toMatchObject({ status: 'pending' });
+    expect((await server.command(admin, 'lead.get', { id: second })).status).toBe(200);
+    // Given the role back, the plan may be approved.
+    await setRoles(db, 'remy', ['sales']);
+    expect((await server.request('POST', `/api/approve/${demoted}`, undefined, admin)).status).toBe(200);
+
+    // Expired: its token no longer answers, and its plan is not approved.
+    await db('rms_tokens').where('id', made.body.id).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    expect((await server.command(made.body.token, 'lead.get', { id: first })).status).toBe(401);
+    const expired = await server.request('POST', `/api/approve/${expiring}`, undefined, admin);
+    expect([expired.status, expired.body]).toEqual([409, { error: `plan ${expiring} cannot be approved: its agent token has expired` }]);
+    expect((await server.command(admin, 'lead.get', { id: first })).status).toBe(200);
+    expect((await server.request('POST', `/api/reject/${expiring}`, undefined, admin)).status).toBe(200);
+  });
+
   it('a plan of a token revoked before revoking rejected plans (its row says revoked, the plan pending) is refused, and stays for a person to reject', async () => {
     const made = await create(sales, { scopes: ['lead.*'], label: 'old bot' });
     const id = await lead();
