@@ -440,6 +440,10 @@ describe.skipIf(!existsSync(CHROMIUM))('web app in Chromium', () => {
     await server.request('POST', '/api/auth/logout', {}, token!);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Your session has expired. Please sign in again.').waitFor();
+    // The page beneath is kept, but not shown: whoever comes to the screen next may not read it.
+    expect(await page.locator('h1:has-text("Edit lead")').count()).toBe(1);
+    expect(await page.locator('h1:has-text("Edit lead")').isVisible()).toBe(false);
+    expect(await page.locator('.signed-in textarea').first().isVisible()).toBe(false);
     await shot('16b-session-expired-over-a-form');
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill(ADMIN_PASSWORD);
