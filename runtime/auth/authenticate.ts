@@ -66,27 +66,33 @@ export async function authenticate(db: Knex, authorization: string | undefined, 
     throw new HttpError(401, INVALID_TOKEN);
   }
 
-  const roles = parseRoles(row.roles);
   if (row.kind === 'session') {
-    const person: PersonCaller = { kind: 'person', userId: row.user_id, username: row.username, roles, tokenId: row.id };
+    const person: PersonCaller = { kind: 'person', userId: row.user_id, username: row.username, roles: parseRoles(row.roles), tokenId: row.id };
     return person;
   }
 
   if (row.last_used_at === null || Date.parse(row.last_used_at) < now - LAST_USED_RESOLUTION_MS) {
     await touchAgentToken(db, row.id, now);
   }
-  const agent: AgentCaller = {
+  return agentCallerOf(row);
+}
+
+/** An agent token's row, with its maker's id, username and roles. */
+export type AgentTokenRow = Pick<TokenWithPerson, 'id' | 'label' | 'scopes' | 'requests_per_minute' | 'writes_per_minute' | 'max_affected' | 'user_id' | 'username' | 'roles'>;
+
+/** The agent a token's row stands for: its scopes, to be cut down to its maker's roles (rights.ts). */
+export function agentCallerOf(row: AgentTokenRow): AgentCaller {
+  return {
     kind: 'agent',
     tokenId: row.id,
     label: row.label ?? '',
     scopes: parseScopes(row.scopes),
     creatorId: row.user_id,
     creatorUsername: row.username,
-    creatorRoles: roles,
+    creatorRoles: parseRoles(row.roles),
     limits: { requestsPerMinute: numberOrNull(row.requests_per_minute), writesPerMinute: numberOrNull(row.writes_per_minute) },
     ...(row.max_affected !== null ? { maxAffected: Number(row.max_affected) } : {}),
   };
-  return agent;
 }
 
 async function touchAgentToken(db: Knex, tokenId: string, now: number): Promise<void> {

@@ -19,7 +19,8 @@ import { batchAsSeen } from './batch-view.ts';
 import { keepBindings } from './keep-bindings.ts';
 import type { StoredLine } from '../registry.ts';
 import { answersByPage, handlers, type RunResult } from './handlers.ts';
-import { RecordPages, viewedPages } from '../view/record-pages.ts';
+import { RecordPages } from '../view/record-pages.ts';
+import { withPagesMapped } from '../query/list-pages.ts';
 import { changeEventOf, writeEvents, writeHistoryAndEvent, type ChangeEvent } from '../webhooks/outbox.ts';
 import type { BatchItem } from './results.ts';
 import { storedForm, type CommandContext, type CommandEnvelope, type PreparedCall, type PreparedCommand } from './types.ts';
@@ -177,10 +178,7 @@ async function present(ctx: CommandContext, result: RunResult, db: Knex, own: Ow
     case 'search':
       return { rows: await recordsAsSeen(db, caller, fields, result.records), total: result.total };
     case 'pages':
-      return new RecordPages(result.search, async () => {
-        const opened = await result.open();
-        return { total: opened.total, pages: viewedPages(opened.pages, (page) => recordsAsSeen(db, caller, fields, page)) };
-      });
+      return new RecordPages(result.search, async () => withPagesMapped(await result.open(), (page) => recordsAsSeen(db, caller, fields, page)));
     case 'history':
       return { rows: await historyAsSeen(db, caller, fields, result.entries), total: result.total };
     case 'deleted':

@@ -5,10 +5,9 @@
  */
 import type { PlanInfo } from '../api-shapes.ts';
 import { auditActor, writeAudit } from '../audit/store.ts';
-import { parseScopes } from '../auth/authenticate.ts';
-import { parseRoles } from '../auth/people.ts';
+import { agentCallerOf, type AgentTokenRow } from '../auth/authenticate.ts';
 import { PEOPLE_TABLE, TOKENS_TABLE } from '../auth/tables.ts';
-import type { AgentCaller, Caller, PersonCaller } from '../caller.ts';
+import type { Caller, PersonCaller } from '../caller.ts';
 import { revertWrites } from '../commands/handlers.ts';
 import { runApprovedCommand, type Proposal } from '../commands/pipeline.ts';
 import { parseStoredCommand, type CommandEnvelope, type PreparedCommand, type RecordService } from '../commands/types.ts';
@@ -133,10 +132,12 @@ export async function approvePlan(service: RecordService, person: PersonCaller, 
  * approved), or the token may no longer run the plan's command (its maker's roles changed).
  */
 async function refuseWhileProposerBarred(service: RecordService, row: PlanRow): Promise<void> {
-  const token: { revoked_at: string | null; expires_at: string; scopes: string; label: string | null } | undefined = await service
+  const token = (await service
     .db(TOKENS_TABLE)
     .where('id', row.agent_token_id)
-    .first('revoked_at', 'expires_at', 'scopes', 'label');
+    .first('id', 'revoked_at', 'expires_at', 'label', 'scopes', 'requests_per_minute', 'writes_per_minute', 'max_affected')) as
+    | (Omit<AgentTokenRow, 'user_id' | 'username' | 'roles'> & { revoked_at: string | null; expires_at: string })
+    | undefined;
   if (!token || token.revoked_at !== null) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent token was revoked`);
   if (token.expires_at <= new Date(service.clock.now()).toISOString()) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent token has expired`);
   const maker: { username: string; disabled: boolean | number; roles: string } | undefined = await service.db(PEOPLE_TABLE).where('id', row.creator_id).first('username', 'disabled', 'roles');
@@ -145,16 +146,7 @@ async function refuseWhileProposerBarred(service: RecordService, row: PlanRow): 
     throw new HttpError(409, `plan ${row.id} cannot be approved while ${who} is disabled`);
   }
   // The agent's rights now: its scopes cut down to its maker's current roles, as its next call's would be.
-  const agent: AgentCaller = {
-    kind: 'agent',
-    tokenId: row.agent_token_id,
-    label: token.label ?? '',
-    scopes: parseScopes(token.scopes),
-    creatorId: row.creator_id,
-    creatorUsername: maker.username,
-    creatorRoles: parseRoles(maker.roles),
-    limits: { requestsPerMinute: null, writesPerMinute: null },
-  };
+  const agent = agentCallerOf({ ...token, user_id: row.creator_id, username: maker.username, roles: maker.roles });
   if (!rightsOf(service.registry, agent).commands.has(row.command)) throw new HttpError(409, `plan ${row.id} cannot be approved: its agent may no longer run ${row.command}`);
 }
 

@@ -38,10 +38,15 @@ export async function openListPages(db: Knex, select: string, count: string, lis
 
 /** The pages of `pages` with each row made into what `fromRow` makes of it. */
 export function mapListPages<Row, Out>(opened: ListPages<Row>, fromRow: (row: Row) => Out): ListPages<Out> {
+  return withPagesMapped(opened, (page) => page.map(fromRow));
+}
+
+/** The pages of `opened` with `map` applied to each page as it is read (ending them ends what they read). */
+export function withPagesMapped<Row, Out>(opened: ListPages<Row>, map: (page: Row[]) => Out[] | Promise<Out[]>): ListPages<Out> {
   return {
     total: opened.total,
     pages: (async function* () {
-      for await (const page of opened.pages) yield page.map(fromRow);
+      for await (const page of opened.pages) yield await map(page);
     })(),
   };
 }

@@ -21,8 +21,3 @@ export class RecordPages {
     throw new Error('a paged answer is written out by sendAnswer (http/send.ts), not serialised whole');
   }
 }
-
-/** `pages` with `view` (the caller's view of records, view/caller-view.ts) applied to each page as it is read. */
-export async function* viewedPages<Row>(pages: AsyncGenerator<Row[], void, undefined>, view: (page: Row[]) => Promise<unknown[]> | unknown[]): AsyncGenerator<unknown[], void, undefined> {
-  for await (const page of pages) yield await view(page);
-}
